@@ -1,0 +1,70 @@
+// @ts-check
+import js from '@eslint/js';
+import vitest from '@vitest/eslint-plugin';
+import prettier from 'eslint-config-prettier';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+/** The boundary rule: the domain core imports no SDK, no middy, no filesystem and no outer layer. */
+export const coreBoundary = {
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          group: ['@aws-sdk/*', '@middy/*', 'aws-lambda', 'node:fs*', 'fs', 'fs/*'],
+          message: 'core is infrastructure-free; use a port',
+        },
+        {
+          group: [
+            '**/adapters/**',
+            '**/api/**',
+            '**/engines/**',
+            '**/providers/**',
+            '**/*.handler*',
+            '**/container*',
+            '**/config*',
+          ],
+          message: 'core may not import outer layers',
+        },
+      ],
+    },
+  ],
+};
+
+export default defineConfig(
+  globalIgnores([
+    'cdk.out',
+    'coverage',
+    '.data',
+    '.local',
+    'bench/out',
+    'node_modules',
+    'test/fixtures/boundary-violation/**',
+    'eslint.config.mjs',
+  ]),
+  js.configs.recommended,
+  tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
+    rules: {
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+    },
+  },
+  { files: ['functions/core/**/*.ts'], rules: coreBoundary },
+  {
+    files: ['test/**/*.ts'],
+    plugins: { vitest },
+    rules: {
+      'vitest/no-focused-tests': 'error',
+      'vitest/no-disabled-tests': 'error',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  prettier,
+);

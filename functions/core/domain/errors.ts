@@ -1,0 +1,122 @@
+/**
+ * Transport-neutral error kinds; the HTTP layer maps kinds (never class names) to status codes:
+ * invalid 400, unauthenticated 401, plan_limit 402, not_found 404, too_large 413,
+ * unprocessable 422, rate_limited 429, unavailable 503, transient 503 (retryable inside the pipeline).
+ */
+export type ErrorKind =
+  | 'invalid'
+  | 'unauthenticated'
+  | 'plan_limit'
+  | 'not_found'
+  | 'conflict'
+  | 'too_large'
+  | 'unprocessable'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'transient';
+
+/** Base for deliberate failures. Subclasses set `name` literally: bundles are minified and Step Functions matches on it. */
+export abstract class AppError extends Error {
+  abstract readonly kind: ErrorKind;
+  readonly details: Readonly<Record<string, unknown>> | undefined;
+  /** Extra response headers (e.g. `Retry-After`). */
+  readonly headers: Readonly<Record<string, string>> | undefined;
+
+  constructor(
+    message: string,
+    options?: ErrorOptions & { details?: Record<string, unknown>; headers?: Record<string, string> },
+  ) {
+    super(message, options);
+    this.details = options?.details;
+    this.headers = options?.headers;
+  }
+}
+
+/** Malformed input the caller can fix (bad form field, missing file). 400. */
+export class BadRequestError extends AppError {
+  override readonly name = 'BadRequestError';
+  override readonly kind = 'invalid';
+}
+
+/** The bytes are not a supported DocumentFormat, or are too damaged to open. 400. */
+export class UnsupportedDocumentError extends AppError {
+  override readonly name = 'UnsupportedDocumentError';
+  override readonly kind = 'invalid';
+}
+
+/** The document opened but cannot be parsed as given (encrypted with a password, zero pages, nothing readable, too many pages). 422. */
+export class DocumentRejectedError extends AppError {
+  override readonly name = 'DocumentRejectedError';
+  override readonly kind = 'unprocessable';
+}
+
+/** Missing or unknown API key. 401. */
+export class UnauthenticatedError extends AppError {
+  override readonly name = 'UnauthenticatedError';
+  override readonly kind = 'unauthenticated';
+}
+
+/** Unknown id, or an id owned by another tenant (never disclosed). 404. */
+export class NotFoundError extends AppError {
+  override readonly name = 'NotFoundError';
+  override readonly kind = 'not_found';
+}
+
+/** Upload larger than the configured maximum. 413. */
+export class PayloadTooLargeError extends AppError {
+  override readonly name = 'PayloadTooLargeError';
+  override readonly kind = 'too_large';
+}
+
+/** A conditional write lost (the item exists, or is not in the expected state). */
+export class ConflictError extends AppError {
+  override readonly name = 'ConflictError';
+  override readonly kind = 'conflict';
+}
+
+/** Nothing stored under an object key. */
+export class ObjectNotFoundError extends AppError {
+  override readonly name = 'ObjectNotFoundError';
+  override readonly kind = 'not_found';
+
+  constructor(key: string, options?: ErrorOptions) {
+    super(`no object stored under ${key}`, { ...options, details: { key } });
+  }
+}
+
+/** A provider or dependency failed in a way worth retrying. */
+export class ProviderUnavailableError extends AppError {
+  override readonly name = 'ProviderUnavailableError';
+  override readonly kind = 'transient';
+}
+
+/** One entry of an HTTPValidationError body (spec §2). */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+/** Invalid input answered with 422 and the HTTPValidationError body `{ detail: ValidationIssue[] }`. */
+export class ValidationError extends AppError {
+  override readonly name = 'ValidationError';
+  override readonly kind = 'unprocessable';
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(issues: ValidationIssue[], options?: ErrorOptions) {
+    super(issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '), options);
+    this.issues = issues;
+  }
+}
+
+/** Every error class a pipeline stage may throw, by `name`, so a failed execution maps back to its kind. */
+export const ERROR_KIND_BY_NAME: Readonly<Record<string, ErrorKind>> = {
+  BadRequestError: 'invalid',
+  UnsupportedDocumentError: 'invalid',
+  DocumentRejectedError: 'unprocessable',
+  PayloadTooLargeError: 'too_large',
+  NotFoundError: 'not_found',
+  ProviderUnavailableError: 'unavailable',
+};

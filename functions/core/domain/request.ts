@@ -1,0 +1,75 @@
+import type { DocumentFormat, OperationMode, Tier } from './schemas.js';
+import type { Page } from './schemas.js';
+
+export type Plan = 'free' | 'pro' | 'scale';
+
+/** Life of a parse request. `queued` → `processing` → `completed` | `failed` | `cancelled`. */
+export type RequestStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
+
+/** Options of one parse, from the upload's form fields and query parameters (spec §4). */
+export interface ParseOptions {
+  operation_mode: OperationMode;
+  maintain_format: boolean;
+  max_pages: number | null;
+  enable_verification: boolean | null;
+  dpi: number | null;
+  include_warnings: boolean;
+  extraction_strict: boolean;
+  legacy_events: boolean;
+}
+
+/** The uploaded document as stored. `key` addresses its bytes in the ObjectStore. */
+export interface StoredDocument {
+  key: string;
+  format: DocumentFormat;
+  hash: string;
+  filename: string | null;
+  sizeBytes: number;
+  /** Pages in the document (before `max_pages`), known after ingestion. */
+  pageCount?: number;
+}
+
+/** Stage durations in milliseconds, written by each pipeline stage. */
+export interface StageTimings {
+  ingest_ms?: number;
+  classification_ms?: number;
+  routing_ms?: number;
+  vlm_processing_ms?: number;
+  verification_ms?: number;
+  delivery_ms?: number;
+}
+
+/** The request record (`REQ#<id>` / `META`). */
+export interface RequestRecord {
+  id: string;
+  tenant: string;
+  status: RequestStatus;
+  createdAt: string;
+  updatedAt: string;
+  options: ParseOptions;
+  document: StoredDocument;
+  executionId?: string;
+  /** Per-page routing decided by the Route stage. */
+  routes?: PageRoute[];
+  /** ObjectStore key of the ParseResponse JSON, once completed. */
+  resultKey?: string;
+  error?: { name: string; kind: string; message: string };
+  timings?: StageTimings;
+  /** Epoch milliseconds at which processing of pages began (end of routing). */
+  pagesStartedAt?: number;
+}
+
+/** Where one page goes: its complexity score, tier and provider. */
+export interface PageRoute {
+  pageNumber: number;
+  complexity: number;
+  tier: Tier;
+  provider: string;
+}
+
+/** A page checkpoint (`REQ#<id>` / `PAGE#<0001>`): the finished Page inline, or a pointer to it when large. */
+export interface PageCheckpoint {
+  pageNumber: number;
+  page?: Page;
+  pageKey?: string;
+}

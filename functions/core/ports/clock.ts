@@ -1,0 +1,4 @@
+/** Time and ids, injectable for tests. */
+export interface Clock {
+  now(): Date;
+}

@@ -1,0 +1,20 @@
+/** One progress event (spec §6): `event` is its name, the other keys its fields. */
+export interface ProgressEvent {
+  event: string;
+  [field: string]: unknown;
+}
+
+/** A stored event with its position in the request's log (1, 2, 3, ...). */
+export interface LoggedEvent {
+  seq: number;
+  at: string;
+  body: ProgressEvent;
+}
+
+/** Append-only per-request event log (`REQ#<id>` / `EVT#<seq>`), tailed by the SSE handlers. */
+export interface EventLog {
+  /** Appends and returns the event's sequence number; concurrent appends get distinct, increasing numbers. */
+  append(requestId: string, event: ProgressEvent): Promise<number>;
+  /** Events with `seq > afterSeq` (all when omitted), ascending. */
+  list(requestId: string, afterSeq?: number): Promise<LoggedEvent[]>;
+}

@@ -1,0 +1,54 @@
+import type { BBoxLabel } from '../domain/schemas.js';
+import type { DocumentRef } from './document-engine.js';
+
+/** What a provider is asked to do for one page. */
+export interface PageParseRequest {
+  document: DocumentRef;
+  pageNumber: number;
+  /** Requested rasterisation DPI, or null for the provider's automatic choice. */
+  dpi: number | null;
+  /** The document profile from `DocumentEngine.inspect`. */
+  profile: unknown;
+  /** Keep heading and list shape (spec `maintain_format`). */
+  maintainFormat: boolean;
+}
+
+/** One recognised element with its box in pixels of the page image at `dpi`, origin top-left. */
+export interface ProviderElement {
+  text: string;
+  bbox: { x: number; y: number; w: number; h: number };
+  label: BBoxLabel;
+  /** Finer type: title, heading, paragraph, list_item, table, code, caption, header, footer, page_number... */
+  elementType: string;
+  /** Detector confidence in [0, 1]. */
+  confidence: number;
+}
+
+/** A provider's answer for one page. */
+export interface ProviderPageResult {
+  markdown: string;
+  elements: ProviderElement[];
+  /** The page image geometry the boxes refer to. */
+  dpi: number;
+  width: number;
+  height: number;
+  model: string;
+  tokens: { input: number; output: number };
+  /** Recognition confidence in [0, 1] (mean word confidence, token probabilities), or null when not applicable. */
+  ocrScore: number | null;
+  /** Confidence of element recognition in [0, 1]. */
+  layoutScore: number;
+  /** Independent text of the page (e.g. the PDF text layer) for verification, or null. */
+  evidenceText: string | null;
+}
+
+/** A parsing provider (offline engine or remote model) behind the router. */
+export interface PageProvider {
+  readonly id: string;
+  readonly model: string;
+  /**
+   * @throws {ProviderUnavailableError} retryable failure.
+   * @throws {DocumentRejectedError} the page cannot be parsed by anyone.
+   */
+  parsePage(request: PageParseRequest): Promise<ProviderPageResult>;
+}

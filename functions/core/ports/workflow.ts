@@ -1,0 +1,15 @@
+/** Terminal outcome of one parse execution. */
+export type ExecutionOutcome =
+  | { status: 'SUCCEEDED' }
+  | { status: 'FAILED'; error: string; cause: string }
+  | { status: 'ABORTED' };
+
+/** Starts and awaits executions of the parse state machine (`statemachine/parse-document.asl.json`). */
+export interface Workflow {
+  /** Starts an execution named after `requestId` (idempotent per name) with `input` as its state. */
+  start(requestId: string, input: Record<string, unknown>): Promise<{ executionId: string }>;
+  /** Resolves when the execution ends. */
+  wait(executionId: string): Promise<ExecutionOutcome>;
+  /** Stops a running execution; stopping a finished one is not an error. */
+  stop(executionId: string): Promise<void>;
+}

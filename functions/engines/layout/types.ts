@@ -1,0 +1,53 @@
+/**
+ * Input and output of the layout analysis shared by the PDF text-layer engine and the OCR engine.
+ * All geometry is in pixels of the page image rendered at `dpi`, origin top-left.
+ */
+
+/** A run of text as the producer (PDF content stream or OCR word) gave it. */
+export interface TextRun {
+  text: string;
+  /** Box of the run: left, top, width, height. */
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  /** Baseline y (pixels from top). */
+  baseline: number;
+  /** Font size in pixels (for OCR: estimated from the line's x-height / cap height). */
+  fontSize: number;
+  /** Font name when known (PostScript name for PDFs), '' otherwise. */
+  fontName: string;
+  bold: boolean;
+  italic: boolean;
+  monospace: boolean;
+  /** OCR word confidence in [0, 1]; undefined for text-layer runs. */
+  confidence?: number;
+}
+
+/** A rule line segment (or a rectangle edge) from the page's drawing operations. */
+export interface Segment {
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+}
+
+/** A rectangle (e.g. a raster image's placement). */
+export interface Rect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** Everything the layout analysis needs of one page. */
+export interface PageText {
+  pageNumber: number;
+  /** Page image size in pixels at `dpi`. */
+  width: number;
+  height: number;
+  dpi: number;
+  runs: TextRun[];
+  rules: Segment[];
+  images: Rect[];
+}
