@@ -1,0 +1,86 @@
+import '../../polyfills.js';
+import { readFile } from 'node:fs/promises';
+import {
+  ExecutionAbortedError,
+  StateMachine,
+  type StateMachineDefinition,
+} from 'aws-local-stepfunctions';
+import type { ExecutionOutcome, Workflow } from '../../core/ports/workflow.js';
+
+/** A Task state bound in-process: receives the state input, returns the state output. */
+export type LocalTask = (input: unknown) => Promise<unknown>;
+
+interface Running {
+  abort: () => void;
+  outcome: Promise<ExecutionOutcome>;
+}
+
+/**
+ * Runs the state machine's ASL file with aws-local-stepfunctions, each Task state bound to its
+ * stage handler in the same process: the local stand-in for Step Functions (same definition, no
+ * second copy of the orchestration).
+ *
+ * `${<State>Arn}` placeholders are substituted with local function ARNs, as CDK substitutes real ones.
+ */
+export class LocalStepFunctionsWorkflow implements Workflow {
+  readonly #aslPath: string;
+  readonly #loadTasks: () => Promise<Record<string, LocalTask>>;
+  readonly #executions = new Map<string, Running>();
+  #machine: Promise<{ machine: StateMachine; tasks: Record<string, LocalTask> }> | undefined;
+
+  constructor(aslPath: string, loadTasks: () => Promise<Record<string, LocalTask>>) {
+    this.#aslPath = aslPath;
+    this.#loadTasks = loadTasks;
+  }
+
+  async start(requestId: string, input: Record<string, unknown>): Promise<{ executionId: string }> {
+    const executionId = `local:parse-document:${requestId}`;
+    if (this.#executions.has(executionId)) return { executionId };
+    const { machine, tasks } = await this.#load();
+    const run = machine.run(input as never, {
+      overrides: { taskResourceLocalHandlers: tasks as never },
+    });
+    const outcome = run.result.then(
+      (): ExecutionOutcome => ({ status: 'SUCCEEDED' }),
+      (error: unknown): ExecutionOutcome => {
+        if (error instanceof ExecutionAbortedError) return { status: 'ABORTED' };
+        const cause = (error as { cause?: { name?: string; message?: string } }).cause;
+        return {
+          status: 'FAILED',
+          error: cause?.name ?? 'States.Runtime',
+          cause: cause?.message ?? String(error),
+        };
+      },
+    );
+    this.#executions.set(executionId, { abort: run.abort, outcome });
+    // Finished executions are forgotten after a while; their results live in the stores.
+    void outcome.then(() =>
+      setTimeout(() => this.#executions.delete(executionId), 60_000).unref(),
+    );
+    return { executionId };
+  }
+
+  async wait(executionId: string): Promise<ExecutionOutcome> {
+    const running = this.#executions.get(executionId);
+    if (!running) throw new Error(`no local execution ${executionId}`);
+    return running.outcome;
+  }
+
+  stop(executionId: string): Promise<void> {
+    this.#executions.get(executionId)?.abort();
+    return Promise.resolve();
+  }
+
+  #load() {
+    this.#machine ??= (async () => {
+      const text = await readFile(this.#aslPath, 'utf8');
+      const substituted = text.replace(
+        /\$\{(\w+)Arn\}/g,
+        (_, state: string) => `arn:aws:lambda:us-east-1:000000000000:function:${state}`,
+      );
+      const definition = JSON.parse(substituted) as StateMachineDefinition;
+      return { machine: new StateMachine(definition), tasks: await this.#loadTasks() };
+    })();
+    return this.#machine;
+  }
+}

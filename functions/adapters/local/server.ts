@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { matchRoute, type Route } from '../../api/routes.js';
+import { initDeps, resetDeps, type Deps } from '../../container.js';
+import type { Config } from '../../config.js';
+import { bootstrapApiKeys } from './api-key-bootstrap.js';
+import { lambdaContext } from './lambda-context.js';
+
+type ApiHandler = (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult>;
+
+/** Multipart framing allowed on top of `MAX_UPLOAD_BYTES` before the body is refused outright. */
+const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
+
+/** A running local server. */
+export interface LocalServer {
+  url: string;
+  port: number;
+  deps: Deps;
+  /** The demo API key when `API_KEYS` is unset. */
+  demoKey: string | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the route table over HTTP through the same handler modules the Lambdas use: each request
+ * becomes an API Gateway (REST) proxy event, bodies base64-encoded as with `binaryMediaTypes`.
+ * Bodies above `MAX_UPLOAD_BYTES` plus multipart framing are refused with 413 before buffering.
+ */
+export async function startLocalServer(config: Config & { RUNTIME_MODE: 'local' }): Promise<LocalServer> {
+  const deps = await initDeps(config);
+  const { demoKey } = await bootstrapApiKeys(deps.apiKeys, config.API_KEYS, config.DATA_DIR, new Date());
+  const handlers = new Map<string, Promise<ApiHandler>>();
+  const handlerFor = (route: Route): Promise<ApiHandler> => {
+    let h = handlers.get(route.entry);
+    if (!h) {
+      h = import(`../../api/${route.entry.replace(/\.ts$/, '.js')}`).then(
+        (m: { handler: ApiHandler }) => m.handler,
+      );
+      handlers.set(route.entry, h);
+    }
+    return h;
+  };
+  const maxBody = config.MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES;
+
+  const server = createServer((req, res) => {
+    serve(req, res).catch((error: unknown) => {
+      const id = randomUUID();
+      console.error(`request ${id} failed`, error);
+      if (!res.headersSent) send(res, 500, { detail: `internal error (request ${id})` });
+      else res.destroy();
+    });
+  });
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const match = matchRoute(req.method ?? 'GET', url.pathname);
+    if (match === undefined) {
+      send(res, 404, { detail: `no route for ${req.method ?? 'GET'} ${url.pathname}` });
+      req.resume();
+      return;
+    }
+    if (match === 'method') {
+      send(res, 405, { detail: `method ${req.method ?? ''} is not allowed on ${url.pathname}` });
+      req.resume();
+      return;
+    }
+    const declared = Number(req.headers['content-length'] ?? '0');
+    if (declared > maxBody) {
+      tooLarge(res);
+      req.resume();
+      return;
+    }
+    const body = await readBody(req, maxBody);
+    if (body === 'too_large') {
+      tooLarge(res);
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (typeof v === 'string') headers[k] = v;
+      else if (Array.isArray(v)) headers[k] = v.join(', ');
+    }
+    const query: Record<string, string> = {};
+    for (const [k, v] of url.searchParams) query[k] = v;
+    const event = {
+      resource: match.route.path,
+      path: url.pathname,
+      httpMethod: req.method ?? 'GET',
+      headers,
+      multiValueHeaders: {},
+      queryStringParameters: Object.keys(query).length ? query : null,
+      multiValueQueryStringParameters: null,
+      pathParameters: Object.keys(match.params).length ? match.params : null,
+      stageVariables: null,
+      requestContext: { requestId: randomUUID() },
+      body: body.length ? body.toString('base64') : null,
+      isBase64Encoded: body.length > 0,
+    } as unknown as APIGatewayProxyEvent;
+    const handler = await handlerFor(match.route);
+    const result = await handler(event, lambdaContext(match.route.entry));
+    res.writeHead(result.statusCode, result.headers as Record<string, string> | undefined);
+    res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => resolve());
+  });
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${config.HOST}:${port}`,
+    port,
+    deps,
+    demoKey,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await resetDeps();
+    },
+  };
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function tooLarge(res: ServerResponse): void {
+  res.setHeader('connection', 'close');
+  send(res, 413, { detail: 'the request body exceeds the maximum upload size (MAX_UPLOAD_BYTES)' });
+}
+
+/** Reads the whole body, or stops at `limit` bytes. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > limit) {
+        over = true;
+        chunks.length = 0;
+        resolve('too_large');
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!over) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+  });
+}

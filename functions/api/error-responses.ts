@@ -1,0 +1,56 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { AppError, ValidationError, type ErrorKind } from '../core/domain/errors.js';
+import { logger } from './logger.js';
+import { json } from './responses.js';
+
+/** HTTP status per error kind (spec §7). The Record is exhaustive: a new kind does not compile until mapped. */
+export const STATUS_BY_KIND: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  plan_limit: 402,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  unprocessable: 422,
+  rate_limited: 429,
+  unavailable: 503,
+  transient: 503,
+};
+
+interface HttpLikeError {
+  statusCode: number;
+  message: string;
+}
+
+const isHttpError = (e: unknown): e is HttpLikeError =>
+  e instanceof Error && typeof (e as Partial<HttpLikeError>).statusCode === 'number';
+
+/**
+ * Errors to responses: ValidationError → 422 HTTPValidationError body; AppError → `{ detail }`
+ * with its kind's status; middy's body-parser errors → 400; anything else → 500 whose detail
+ * names the request id (the message is logged, never returned).
+ */
+export const errorResponses = (): MiddlewareObj<
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Error,
+  Context
+> => ({
+  onError: (request) => {
+    const { error } = request;
+    if (error instanceof ValidationError) {
+      request.response = json(422, { detail: error.issues });
+    } else if (error instanceof AppError) {
+      request.response = json(STATUS_BY_KIND[error.kind], { detail: error.message }, error.headers);
+    } else if (isHttpError(error) && error.statusCode < 500) {
+      request.response = json(400, {
+        detail: `malformed request body: ${error.message}; send multipart/form-data with a "file" part`,
+      });
+    } else {
+      const requestId = request.context.awsRequestId;
+      logger.error('unhandled error', { error, requestId });
+      request.response = json(500, { detail: `internal error (request ${requestId})` });
+    }
+  },
+});

@@ -1,0 +1,208 @@
+import middy from '@middy/core';
+import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { z } from 'zod';
+import { authenticate } from '../core/app/authenticate.js';
+import { PayloadTooLargeError, ValidationError, BadRequestError } from '../core/domain/errors.js';
+import type { ApiKeyRecord } from '../core/ports/api-key-store.js';
+import type { Deps } from '../container.js';
+import { errorResponses } from './error-responses.js';
+import { json } from './responses.js';
+
+/** A file part of a multipart body. */
+export interface UploadedFile {
+  filename: string | null;
+  mimetype: string;
+  content: Buffer;
+}
+
+/** What a handler function receives once the event is authenticated and validated. */
+export interface HttpRequest<P, Q, F> {
+  params: P;
+  query: Q;
+  form: F;
+  file: UploadedFile | undefined;
+  caller: ApiKeyRecord | undefined;
+  headers: Readonly<Record<string, string | undefined>>;
+  /** The request path, e.g. `/v1/health`. */
+  path: string;
+  deps: Deps;
+}
+
+/** A handler's reply; `body` is serialised as JSON. */
+export interface HttpReply {
+  statusCode: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+type Schema = z.ZodType;
+
+interface HandlerSpec<P extends Schema, Q extends Schema, F extends Schema> {
+  /** Path parameters schema. */
+  params?: P;
+  /** Query string schema. */
+  query?: Q;
+  /** Multipart form fields schema; setting it enables the multipart body parser. */
+  form?: F;
+  /** Require `X-API-Key` (default true). */
+  auth?: boolean;
+}
+
+/**
+ * The one place where middy is composed: error responses first, then the multipart parser when a
+ * form schema is given, then authentication and validation, then the handler.
+ * Validation failures become 422 with the HTTPValidationError body (`loc` starts with `path`,
+ * `query` or `body`); a file above `MAX_UPLOAD_BYTES` becomes 413.
+ */
+export function httpHandler<P extends Schema, Q extends Schema, F extends Schema>(
+  getDeps: () => Promise<Deps>,
+  spec: HandlerSpec<P, Q, F>,
+  fn: (request: HttpRequest<z.infer<P>, z.infer<Q>, z.infer<F>>) => Promise<HttpReply>,
+) {
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>().use(
+    errorResponses(),
+  );
+  if (spec.form) {
+    handler.use({
+      before: async (request) => {
+        const deps = await getDeps();
+        // The size limit is enforced through busboy; a truncated file is answered with 413.
+        await httpMultipartBodyParser({
+          busboy: { limits: { fileSize: deps.limits.maxUploadBytes, files: 1, fields: 50 } },
+          charset: 'utf8',
+        }).before?.(request as never);
+      },
+    });
+  }
+  return handler.handler(async (event) => {
+    const deps = await getDeps();
+    const headers = lowerCaseHeaders(event.headers);
+    const caller =
+      spec.auth === false ? undefined : await authenticate(deps.apiKeys, headers['x-api-key']);
+    const params = parseWith('path', spec.params, event.pathParameters ?? {});
+    const query = parseWith('query', spec.query, event.queryStringParameters ?? {});
+    let form: unknown = {};
+    let file: UploadedFile | undefined;
+    if (spec.form) {
+      const body = (event.body ?? {}) as unknown as Record<string, unknown>;
+      file = fileOf(body.file, deps.limits.maxUploadBytes);
+      const fields = Object.fromEntries(
+        Object.entries(body).filter(([k, v]) => k !== 'file' && typeof v === 'string'),
+      );
+      form = parseWith('body', spec.form, fields);
+    }
+    const reply = await fn({
+      params: params as z.infer<P>,
+      query: query as z.infer<Q>,
+      form: form as z.infer<F>,
+      file,
+      caller,
+      headers,
+      path: event.path,
+      deps,
+    });
+    return json(reply.statusCode, reply.body, reply.headers);
+  });
+}
+
+function fileOf(part: unknown, maxBytes: number): UploadedFile | undefined {
+  if (part === undefined) return undefined;
+  if (Array.isArray(part)) throw new BadRequestError('send exactly one "file" part');
+  const p = part as { filename?: unknown; mimetype?: unknown; content?: unknown; truncated?: unknown };
+  if (!Buffer.isBuffer(p.content)) throw new BadRequestError('the "file" field must be a file part');
+  if (p.truncated === true) {
+    throw new PayloadTooLargeError(
+      `the file exceeds the maximum upload size of ${maxBytes} bytes (${(maxBytes / 1048576).toFixed(0)} MB)`,
+    );
+  }
+  return {
+    filename: typeof p.filename === 'string' && p.filename !== '' ? p.filename : null,
+    mimetype: typeof p.mimetype === 'string' ? p.mimetype : 'application/octet-stream',
+    content: p.content,
+  };
+}
+
+function lowerCaseHeaders(
+  headers: APIGatewayProxyEvent['headers'] | null,
+): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(headers ?? {})) out[k.toLowerCase()] = v;
+  return out;
+}
+
+/**
+ * Validates `value` with `schema`, turning zod issues into the HTTPValidationError shape.
+ * @throws {ValidationError} (422) listing every issue.
+ */
+export function parseWith(
+  where: 'path' | 'query' | 'body',
+  schema: Schema | undefined,
+  value: unknown,
+): unknown {
+  if (!schema) return value;
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new ValidationError(
+    result.error.issues.map((issue) => {
+      const field = issue.path[0];
+      const input =
+        typeof field === 'string' && value !== null && typeof value === 'object'
+          ? (value as Record<string, unknown>)[field]
+          : undefined;
+      return {
+        loc: [where, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
+        msg: issue.message,
+        type: issue.code,
+        ...(input === undefined ? {} : { input }),
+      };
+    }),
+  );
+}
+
+/** Form and query booleans: true/false, 1/0, yes/no, on/off (case-insensitive). */
+export const formBoolean = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((s) => ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(s), {
+    message: 'must be a boolean (true or false)',
+  })
+  .transform((s) => ['true', '1', 'yes', 'on'].includes(s));
+
+/** Form integers where an empty value or `null` means null. */
+export const formNullableInt = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .transform((s, ctx) => {
+      if (s === '' || s.toLowerCase() === 'null') return null;
+      if (!/^[+-]?\d+$/.test(s)) {
+        ctx.addIssue({ code: 'custom', message: 'must be an integer or null' });
+        return z.NEVER;
+      }
+      const n = Number(s);
+      if (n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `must be between ${min} and ${max}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+/** Form booleans where an empty value or `null` means null (auto). */
+export const formNullableBoolean = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .transform((s, ctx) => {
+    if (s === '' || s === 'null' || s === 'auto') return null;
+    const parsed = formBoolean.safeParse(s);
+    if (!parsed.success) {
+      ctx.addIssue({ code: 'custom', message: 'must be a boolean (true or false) or null' });
+      return z.NEVER;
+    }
+    return parsed.data;
+  });
+
+/** A 404-style helper for the local server's unknown routes. */
+export const notFound = (detail: string): APIGatewayProxyResult => json(404, { detail });

@@ -1,0 +1,49 @@
+/** One API route: the single source for the local server and the CDK API construct. */
+export interface Route {
+  method: 'GET' | 'POST';
+  /** Path with `{param}` placeholders, as API Gateway writes them. */
+  path: string;
+  /** Handler module under `functions/api/`, exporting `handler`. */
+  entry: string;
+  /** The handler needs response streaming (SSE, long synchronous uploads) on AWS. */
+  streaming: boolean;
+}
+
+export const routes: readonly Route[] = [
+  { method: 'POST', path: '/v1/parse/upload', entry: 'parse-upload.handler.ts', streaming: true },
+  { method: 'GET', path: '/v1/parse/{request_id}', entry: 'get-parse.handler.ts', streaming: false },
+  { method: 'GET', path: '/v1/live', entry: 'live.handler.ts', streaming: false },
+  { method: 'GET', path: '/v1/health', entry: 'health.handler.ts', streaming: false },
+  { method: 'GET', path: '/health', entry: 'health.handler.ts', streaming: false },
+];
+
+/**
+ * Matches a method and path against the table.
+ * @returns the route and its path parameters, `'method'` when the path exists with another
+ * method, or undefined.
+ */
+export function matchRoute(
+  method: string,
+  path: string,
+): { route: Route; params: Record<string, string> } | 'method' | undefined {
+  let pathMatched = false;
+  for (const route of routes) {
+    const names: string[] = [];
+    const pattern = new RegExp(
+      '^' +
+        route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+          names.push(name);
+          return '([^/]+)';
+        }) +
+        '/?$',
+    );
+    const m = pattern.exec(path);
+    if (!m) continue;
+    pathMatched = true;
+    if (route.method !== method) continue;
+    const params: Record<string, string> = {};
+    names.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1] ?? '')));
+    return { route, params };
+  }
+  return pathMatched ? 'method' : undefined;
+}

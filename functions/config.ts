@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import type { Plan } from './core/domain/request.js';
+import type { Tier } from './core/domain/schemas.js';
+
+const PLANS = ['free', 'pro', 'scale'] as const;
+
+/** `KEY=TENANT:PLAN` entries, comma-separated (plan: free, pro or scale). */
+const ApiKeysEnv = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    if (raw === undefined || raw.trim() === '') return undefined;
+    const keys: { key: string; tenant: string; plan: Plan }[] = [];
+    for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+      const match = /^([^=\s]{8,})=([A-Za-z0-9_.-]+):([a-z]+)$/.exec(entry);
+      const plan = match?.[3];
+      if (!match || !PLANS.includes(plan as Plan)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `API_KEYS entry "${entry.split('=')[0] ?? ''}=…" must be KEY=TENANT:PLAN with a key of at least 8 characters and plan free, pro or scale`,
+        });
+        return z.NEVER;
+      }
+      keys.push({ key: match[1] ?? '', tenant: match[2] ?? '', plan: plan as Plan });
+    }
+    return keys;
+  });
+
+const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const common = {
+  API_KEYS: ApiKeysEnv,
+  /** Largest accepted upload in bytes (spec §8: 50 MB by default). */
+  MAX_UPLOAD_BYTES: int(50 * 1024 * 1024),
+  /** Largest page count parsed in one request; longer documents need `max_pages`. */
+  MAX_DOCUMENT_PAGES: int(1000),
+  /** Largest page image in pixels; rendering DPI is lowered to stay under it. */
+  MAX_PAGE_PIXELS: int(40_000_000),
+  /** Pages processed in parallel by the ProcessPages map. */
+  PAGE_CONCURRENCY: int(4),
+  /** Router thresholds on the complexity score in [0, 1]. */
+  FAST_CEILING: z.coerce.number().min(0).max(1).default(0.35),
+  PRO_CEILING: z.coerce.number().min(0).max(1).default(0.7),
+  /** Price per page in USD by tier, used for `usage.estimated_cost_usd`. */
+  PRICE_FAST_USD: z.coerce.number().min(0).default(0.001),
+  PRICE_PRO_USD: z.coerce.number().min(0).default(0.01),
+  PRICE_PREMIUM_USD: z.coerce.number().min(0).default(0.03),
+  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+};
+
+const LocalEnv = z.object({
+  RUNTIME_MODE: z.literal('local'),
+  DATA_DIR: z.string().min(1).default('.data'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('127.0.0.1'),
+  ...common,
+});
+
+const AwsEnv = z.object({
+  RUNTIME_MODE: z.literal('aws'),
+  BUCKET_NAME: z.string().min(1),
+  TABLE_NAME: z.string().min(1),
+  STATE_MACHINE_ARN: z.string().min(1),
+  ...common,
+});
+
+const Env = z.discriminatedUnion('RUNTIME_MODE', [LocalEnv, AwsEnv]);
+
+type EnvShape = z.infer<typeof Env>;
+
+/** Validated service configuration (the only reader of `process.env`). */
+export type Config = Readonly<
+  EnvShape & {
+    priceByTier: Readonly<Record<Tier, number>>;
+  }
+>;
+
+/** Configuration errors at start-up list every bad variable at once. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * Parses the environment once. `RUNTIME_MODE` defaults to `local`.
+ * @throws {ConfigError} naming every invalid variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = Env.safeParse({ RUNTIME_MODE: 'local', ...stripEmpty(env) });
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || 'env'}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const cfg = parsed.data;
+  if (cfg.FAST_CEILING > cfg.PRO_CEILING) {
+    throw new ConfigError('invalid configuration: FAST_CEILING must not exceed PRO_CEILING');
+  }
+  return Object.freeze({
+    ...cfg,
+    priceByTier: Object.freeze({
+      fast: cfg.PRICE_FAST_USD,
+      pro: cfg.PRICE_PRO_USD,
+      premium: cfg.PRICE_PREMIUM_USD,
+    }),
+  });
+}
+
+function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') out[k] = v;
+  return out;
+}

@@ -1,0 +1,164 @@
+import './polyfills.js';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DynamoDbApiKeyStore } from './adapters/aws/dynamodb-api-key-store.js';
+import { DynamoDbEventLog } from './adapters/aws/dynamodb-event-log.js';
+import { DynamoDbRequestStore } from './adapters/aws/dynamodb-request-store.js';
+import { serviceTable } from './adapters/aws/service-table.js';
+import { startEmbeddedDynamo } from './adapters/local/embedded-dynamo.js';
+import { FsObjectStore } from './adapters/local/fs-object-store.js';
+import { lambdaContext } from './adapters/local/lambda-context.js';
+import { LocalStepFunctionsWorkflow, type LocalTask } from './adapters/local/local-workflow.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import type { AppDeps } from './core/app/app-deps.js';
+import type { ProviderRegistry } from './core/domain/pipeline/pipeline-ports.js';
+import type { ProviderCapability } from './core/domain/routing.js';
+import type { DocumentFormat, Tier } from './core/domain/schemas.js';
+import type { DocumentEngine, DocumentRef } from './core/ports/document-engine.js';
+import type { PageProvider } from './core/ports/page-provider.js';
+import { detectFormat } from './engines/image/detect-format.js';
+import { ImageEngine } from './engines/image/image-engine.js';
+import { ImageRasterizer } from './engines/image/image-rasterizer.js';
+import { LocalOcrProvider } from './engines/ocr/local-ocr-provider.js';
+import { TesseractOcr } from './engines/ocr/tesseract-ocr.js';
+import { LocalTextProvider } from './engines/pdf/local-text-provider.js';
+import { PdfDocumentCache } from './engines/pdf/pdf-document-cache.js';
+import { PdfEngine } from './engines/pdf/pdf-engine.js';
+import { PdfRasterizer } from './engines/pdf/pdf-rasterizer.js';
+import type { PageRasterizer } from './engines/raster.js';
+import { PARSE_DOCUMENT_ASL, stages } from './pipeline/stages.js';
+
+/** Everything handlers and stages use, built once per process (local) or cold start (Lambda). */
+export interface Deps extends AppDeps {
+  config: Config;
+  /** Stops background resources (embedded DynamoDB, OCR worker). */
+  close(): Promise<void>;
+}
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const IMAGE_FORMATS: readonly DocumentFormat[] = ['png', 'jpeg', 'webp', 'tiff', 'heic'];
+
+let built: Promise<Deps> | undefined;
+
+/** The process's dependencies, built from the environment on first use. */
+export const deps = (): Promise<Deps> => (built ??= buildDeps(loadConfig()));
+
+/** Builds the dependencies from `config` and makes them the process's (local server, tests). */
+export function initDeps(config: Config): Promise<Deps> {
+  built = buildDeps(config);
+  return built;
+}
+
+/** Forgets the process's dependencies after closing them. */
+export async function resetDeps(): Promise<void> {
+  const current = built;
+  built = undefined;
+  if (current) await (await current).close();
+}
+
+/**
+ * The composition root: the only module that knows both adapter families.
+ * @throws {ConfigError} for a runtime mode whose adapters this build lacks.
+ */
+export async function buildDeps(config: Config): Promise<Deps> {
+  if (config.RUNTIME_MODE !== 'local') {
+    throw new ConfigError(
+      'RUNTIME_MODE=aws needs the S3 and Step Functions adapters, which this build does not include yet; run with RUNTIME_MODE=local',
+    );
+  }
+  const dataDir = config.DATA_DIR;
+  const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb'), port: 0 });
+  const tableName = 'docparse';
+  await dynamo.ensureTable(serviceTable(tableName));
+  const objects = new FsObjectStore(join(dataDir, 'objects'));
+
+  const pdfCache = new PdfDocumentCache(objects, { maxPagesPerDocument: config.MAX_DOCUMENT_PAGES });
+  const pdfEngine = new PdfEngine(objects, { cache: pdfCache, maxPages: 100_000 });
+  const imageEngine = new ImageEngine(objects);
+  const pdfRasterizer = new PdfRasterizer(pdfCache, { maxPixels: config.MAX_PAGE_PIXELS });
+  const imageRasterizer = new ImageRasterizer(objects);
+  const rasterizer: PageRasterizer = {
+    rasterize: (ref: DocumentRef, pageNumber: number, dpi: number | null) =>
+      ref.format === 'pdf'
+        ? pdfRasterizer.rasterize(ref, pageNumber, dpi)
+        : imageRasterizer.rasterize(ref, pageNumber, dpi),
+  };
+  const ocr = new TesseractOcr();
+  const providers = providerRegistry([
+    { provider: new LocalTextProvider(pdfCache), needsTextLayer: true },
+    { provider: new LocalOcrProvider(rasterizer, ocr), needsTextLayer: false },
+  ]);
+
+  const requests = new DynamoDbRequestStore(dynamo.documentClient, tableName);
+  const workflow = new LocalStepFunctionsWorkflow(join(REPO_ROOT, PARSE_DOCUMENT_ASL), loadLocalTasks);
+
+  return {
+    config,
+    requests,
+    events: new DynamoDbEventLog(dynamo.documentClient, tableName),
+    apiKeys: new DynamoDbApiKeyStore(dynamo.documentClient, tableName),
+    objects,
+    engineFor: (format: DocumentFormat): DocumentEngine | undefined =>
+      format === 'pdf' ? pdfEngine : IMAGE_FORMATS.includes(format) ? imageEngine : undefined,
+    providers,
+    workflow,
+    detectFormat,
+    clock: { now: () => new Date() },
+    newId: () => randomId(24),
+    settings: {
+      maxDocumentPages: config.MAX_DOCUMENT_PAGES,
+      thresholds: { fastCeiling: config.FAST_CEILING, proCeiling: config.PRO_CEILING },
+      priceByTier: config.priceByTier,
+    },
+    limits: { maxUploadBytes: config.MAX_UPLOAD_BYTES, pageConcurrency: config.PAGE_CONCURRENCY },
+    close: async () => {
+      await ocr.terminate();
+      await dynamo.stop();
+    },
+  };
+}
+
+/**
+ * The provider chains of the embedded default: every tier tries the text-layer engine first and
+ * falls to OCR for pages without a usable text layer.
+ */
+function providerRegistry(
+  entries: { provider: PageProvider; needsTextLayer: boolean }[],
+): ProviderRegistry {
+  const byId = new Map(entries.map((e) => [e.provider.id, e.provider]));
+  const chain: ProviderCapability[] = entries.map((e) => ({
+    id: e.provider.id,
+    needsTextLayer: e.needsTextLayer,
+  }));
+  return {
+    get(id: string): PageProvider {
+      const provider = byId.get(id);
+      if (!provider) throw new Error(`provider ${id} is not registered`);
+      return provider;
+    },
+    chain: (_tier: Tier) => chain,
+  };
+}
+
+/** Binds each Task state to its handler module, loaded lazily (the modules import this one). */
+async function loadLocalTasks(): Promise<Record<string, LocalTask>> {
+  const tasks: Record<string, LocalTask> = {};
+  for (const { state, entry } of stages) {
+    const mod = (await import(`./pipeline/${entry.replace(/\.ts$/, '.js')}`)) as {
+      handler: (event: unknown, context: unknown) => Promise<unknown>;
+    };
+    tasks[state] = (input) => mod.handler(input, lambdaContext(state));
+  }
+  return tasks;
+}
+
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** A random alphanumeric id of `length` characters (about 5.95 bits each). */
+function randomId(length: number): string {
+  const bytes = randomBytes(length);
+  let out = '';
+  for (const b of bytes) out += ALPHABET[b % ALPHABET.length];
+  return out;
+}

@@ -1,0 +1,18 @@
+import type { PipelinePorts } from '../domain/pipeline/pipeline-ports.js';
+import type { DocumentFormat } from '../domain/schemas.js';
+import type { ApiKeyStore } from '../ports/api-key-store.js';
+import type { Workflow } from '../ports/workflow.js';
+
+/** Result of sniffing a document's format from its first bytes. */
+export type FormatDetection = { format: DocumentFormat } | { format: null; detected: string };
+
+/** What the application services need: the pipeline's ports plus the API-side ones. */
+export interface AppDeps extends PipelinePorts {
+  apiKeys: ApiKeyStore;
+  workflow: Workflow;
+  /** Magic-byte format detection (pure). */
+  detectFormat: (bytes: Uint8Array) => FormatDetection;
+  /** New random id suffix (alphanumeric). */
+  newId: () => string;
+  limits: { maxUploadBytes: number; pageConcurrency: number };
+}

@@ -1,0 +1,116 @@
+import { distance } from 'fastest-levenshtein';
+
+/** Markdown (GFM, with HTML tables) to plain text: syntax removed, whitespace collapsed. */
+export function plainText(markdown: string): string {
+  return markdown
+    .replace(/<br\s*\/?>/gi, ' ')
+    .replace(/<[a-zA-Z/][^>]*>/g, ' ')
+    .replace(/^```.*$/gm, ' ')
+    .replace(/^\s{0,3}#{1,6}\s+/gm, '')
+    .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, '')
+    .replace(/^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$/gm, ' ')
+    .replace(/\|/g, ' ')
+    .replace(/(\*\*|__|\*|_|`)(?=\S)([\s\S]*?\S)\1/g, '$2')
+    .replace(/\\([\\`*_{}[\]()#+\-.!|<>])/g, '$1')
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+const normalise = (s: string): string =>
+  s
+    .normalize('NFKC')
+    .replace(/[\u2018\u2019`´]/g, "'")
+    .replace(/[\u201c\u201d]/g, '"')
+    .replace(/[\u2010-\u2015\u2212]/g, '-')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .toLowerCase()
+    .trim();
+
+/** Longest texts compared character by character; longer ones are compared on sorted word lists. */
+const MAX_EDIT_CHARS = 20_000;
+
+/**
+ * Similarity in [0, 1] of two texts: 1 minus the character edit distance normalised by the longer
+ * length, after folding case, punctuation and whitespace. Two empty texts are identical (1).
+ * With `orderInsensitive` (or beyond 20,000 characters) the words of each text are sorted first, so
+ * the score measures the fidelity of the words and not the reading order.
+ */
+export function textSimilarity(
+  a: string,
+  b: string,
+  options: { orderInsensitive?: boolean } = {},
+): number {
+  let x = normalise(a);
+  let y = normalise(b);
+  if (options.orderInsensitive === true || x.length > MAX_EDIT_CHARS || y.length > MAX_EDIT_CHARS) {
+    x = x.split(' ').sort().join(' ').slice(0, MAX_EDIT_CHARS);
+    y = y.split(' ').sort().join(' ').slice(0, MAX_EDIT_CHARS);
+  }
+  const longest = Math.max(x.length, y.length);
+  if (longest === 0) return 1;
+  return 1 - distance(x, y) / longest;
+}
+
+const TABLE_RULE = /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/;
+
+function splitRow(line: string): string[] {
+  return line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim());
+}
+
+/** GFM pipe tables of a Markdown text, as rows of trimmed cell strings (header row first). */
+export function gfmTables(markdown: string): string[][][] {
+  const tables: string[][][] = [];
+  const lines = markdown.split('\n');
+  let i = 0;
+  while (i < lines.length - 1) {
+    const header = lines[i] ?? '';
+    if (!header.includes('|') || !TABLE_RULE.test(lines[i + 1] ?? '')) {
+      i++;
+      continue;
+    }
+    const rows = [splitRow(header)];
+    i += 2;
+    while (i < lines.length && (lines[i] ?? '').includes('|')) rows.push(splitRow(lines[i++] ?? ''));
+    tables.push(rows);
+  }
+  return tables;
+}
+
+/** HTML tables of a Markdown text, counted (their structure is checked by the HTML writer). */
+export function htmlTableCount(markdown: string): number {
+  return (markdown.match(/<table[\s>]/gi) ?? []).length;
+}
+
+/**
+ * Integrity of the page's tables in [0, 1], or null when it has none: the share of rows whose
+ * cell count matches the header, less 0.25 for an empty header cell, and the share of numbers of
+ * the tables also found in `evidence` when evidence is given.
+ */
+export function tableIntegrity(markdown: string, evidence: string | null): number | null {
+  const tables = gfmTables(markdown);
+  const html = htmlTableCount(markdown);
+  if (tables.length === 0 && html === 0) return null;
+  const scores: number[] = [];
+  for (const rows of tables) {
+    const width = rows[0]?.length ?? 0;
+    const consistent = rows.filter((r) => r.length === width).length / Math.max(1, rows.length);
+    const emptyHeader = (rows[0] ?? []).every((c) => c === '') ? 0.25 : 0;
+    let numbers = 1;
+    if (evidence !== null) {
+      const nums = rows.flat().join(' ').match(/\d[\d.,]*/g) ?? [];
+      const source = evidence.replace(/\s+/g, '');
+      if (nums.length > 0) numbers = nums.filter((n) => source.includes(n)).length / nums.length;
+    }
+    scores.push(Math.max(0, consistent - emptyHeader) * (0.5 + 0.5 * numbers));
+  }
+  for (let k = 0; k < html; k++) scores.push(1);
+  return scores.reduce((a, b) => a + b, 0) / scores.length;
+}

@@ -1,0 +1,56 @@
+import { complexityScore } from '../routing.js';
+import { documentRef, loadRequest, selectedPages } from './load-request.js';
+import { workKeys, type PipelinePorts, type StageInput } from './pipeline-ports.js';
+import type { DocumentInspection } from '../../ports/document-engine.js';
+
+/** What Classify stores for the later stages (`work/<id>/inspection.json`). */
+export interface StoredInspection extends DocumentInspection {
+  complexity: Record<number, number>;
+}
+
+/**
+ * Classify: measures every selected page with the format's engine, scores its complexity and
+ * stores the inspection (features, complexity and the engine's document profile). Emits
+ * `classify.page` per page.
+ *
+ * Safe to retry: the inspection key derives from the request id.
+ */
+export async function classify(
+  input: StageInput,
+  ports: Pick<PipelinePorts, 'requests' | 'events' | 'objects' | 'engineFor' | 'clock'>,
+): Promise<{ requestId: string }> {
+  const started = ports.clock.now().getTime();
+  const record = await loadRequest(ports.requests, input.requestId);
+  const engine = ports.engineFor(record.document.format);
+  if (!engine) throw new Error(`no engine for ${record.document.format} after ingestion`);
+  const inspection = await engine.inspect(documentRef(record), selectedPages(record));
+  const complexity: Record<number, number> = {};
+  for (const page of inspection.pages) complexity[page.pageNumber] = complexityScore(page);
+  const stored: StoredInspection = { ...inspection, complexity };
+  await ports.objects.put(
+    workKeys.inspection(input.requestId),
+    new TextEncoder().encode(JSON.stringify(stored)),
+    'application/json',
+  );
+  for (const page of inspection.pages) {
+    await ports.events.append(input.requestId, {
+      event: 'classify.page',
+      page: page.pageNumber,
+      complexity: complexity[page.pageNumber],
+    });
+  }
+  await ports.requests.update(input.requestId, {
+    updatedAt: ports.clock.now().toISOString(),
+    timings: { ...record.timings, classification_ms: ports.clock.now().getTime() - started },
+  });
+  return { requestId: input.requestId };
+}
+
+/** Reads the inspection Classify stored. @throws {ObjectNotFoundError} before Classify ran. */
+export async function readInspection(
+  objects: PipelinePorts['objects'],
+  requestId: string,
+): Promise<StoredInspection> {
+  const bytes = await objects.get(workKeys.inspection(requestId));
+  return JSON.parse(new TextDecoder().decode(bytes)) as StoredInspection;
+}

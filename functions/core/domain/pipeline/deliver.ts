@@ -1,0 +1,73 @@
+import type { ParseResponse, Tier } from '../schemas.js';
+import { loadRequest } from './load-request.js';
+import { readCheckpoints } from './parse-page.js';
+import { workKeys, type PipelinePorts, type StageInput } from './pipeline-ports.js';
+
+/**
+ * Deliver: assembles the ParseResponse from the page checkpoints, stores it under
+ * `results/<tenant>/<id>.json` (and the joined Markdown as `.md`), and marks the request
+ * completed. Warnings are kept in the stored result; the API drops them unless
+ * `include_warnings` is set.
+ *
+ * Safe to retry: the result keys derive from the request.
+ */
+export async function deliver(
+  input: StageInput,
+  ports: Pick<PipelinePorts, 'requests' | 'events' | 'objects' | 'clock' | 'settings'>,
+): Promise<{ requestId: string }> {
+  const record = await loadRequest(ports.requests, input.requestId);
+  const pages = await readCheckpoints(ports, input.requestId);
+  const pagesByTier: Record<Tier, number> = { fast: 0, pro: 0, premium: 0 };
+  let cost = 0;
+  for (const page of pages) {
+    pagesByTier[page.tier_used] += 1;
+    cost += ports.settings.priceByTier[page.tier_used];
+  }
+  const timings = record.timings ?? {};
+  const now = ports.clock.now();
+  const response: ParseResponse = {
+    id: record.id,
+    status: 'completed',
+    document: {
+      hash: record.document.hash,
+      pages: record.document.pageCount ?? pages.length,
+      format: record.document.format,
+      cached: false,
+      filename: record.document.filename,
+      size_bytes: record.document.sizeBytes,
+    },
+    pages,
+    extracted: null,
+    usage: {
+      total_input_tokens: pages.reduce((n, p) => n + p.tokens.input_tokens, 0),
+      total_output_tokens: pages.reduce((n, p) => n + p.tokens.output_tokens, 0),
+      estimated_cost_usd: Math.round(cost * 1e6) / 1e6,
+      pages_by_tier: pagesByTier,
+    },
+    timing: {
+      total_ms: Math.max(0, now.getTime() - Date.parse(record.createdAt)),
+      classification_ms: timings.classification_ms ?? 0,
+      routing_ms: timings.routing_ms ?? 0,
+      vlm_processing_ms: timings.vlm_processing_ms ?? 0,
+      verification_ms: timings.verification_ms ?? 0,
+    },
+    document_type: null,
+    created_at: record.createdAt,
+    errors: [],
+  };
+  const resultKey = workKeys.resultJson(record.tenant, record.id);
+  const encoder = new TextEncoder();
+  await ports.objects.put(resultKey, encoder.encode(JSON.stringify(response)), 'application/json');
+  await ports.objects.put(
+    workKeys.resultMarkdown(record.tenant, record.id),
+    encoder.encode(pages.map((p) => p.content_markdown).join('\n\n')),
+    'text/markdown',
+  );
+  await ports.requests.update(input.requestId, {
+    status: 'completed',
+    resultKey,
+    updatedAt: now.toISOString(),
+  });
+  await ports.events.append(input.requestId, { event: 'result.final', result_key: resultKey });
+  return { requestId: input.requestId };
+}

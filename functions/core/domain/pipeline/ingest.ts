@@ -1,0 +1,43 @@
+import { DocumentRejectedError, UnsupportedDocumentError } from '../errors.js';
+import { documentRef, loadRequest, selectedPages } from './load-request.js';
+import type { PipelinePorts, StageInput } from './pipeline-ports.js';
+
+/**
+ * Ingest: opens the stored document with its format's engine, counts its pages and applies the
+ * page caps. Emits `ingest.start` with the page count to be processed.
+ *
+ * Safe to retry: it only rewrites the record's page count.
+ * @throws {UnsupportedDocumentError} no engine for the format, or the bytes cannot be opened (400).
+ * @throws {DocumentRejectedError} zero pages, password, or more pages than the cap without `max_pages` (422).
+ */
+export async function ingest(
+  input: StageInput,
+  ports: Pick<PipelinePorts, 'requests' | 'events' | 'engineFor' | 'clock' | 'settings'>,
+): Promise<{ requestId: string; pageCount: number }> {
+  const started = ports.clock.now().getTime();
+  const record = await loadRequest(ports.requests, input.requestId);
+  const engine = ports.engineFor(record.document.format);
+  if (!engine) {
+    throw new UnsupportedDocumentError(
+      `${record.document.format} documents are recognised but this deployment has no engine for them yet; supported now: PDF and images (png, jpeg, webp, tiff, heic)`,
+    );
+  }
+  const { pageCount } = await engine.open(documentRef(record));
+  if (pageCount === 0) throw new DocumentRejectedError('the document has no pages');
+  const limit = record.options.max_pages ?? pageCount;
+  const cap = ports.settings.maxDocumentPages;
+  if (Math.min(limit, pageCount) > cap) {
+    throw new DocumentRejectedError(
+      `the document has ${pageCount} pages and at most ${cap} are parsed per request; set max_pages to ${cap} or less to parse the first pages`,
+    );
+  }
+  const updated = await ports.requests.update(input.requestId, {
+    status: 'processing',
+    document: { ...record.document, pageCount },
+    updatedAt: ports.clock.now().toISOString(),
+    timings: { ...record.timings, ingest_ms: ports.clock.now().getTime() - started },
+  });
+  const pages = selectedPages(updated).length;
+  await ports.events.append(input.requestId, { event: 'ingest.start', page_count: pages });
+  return { requestId: input.requestId, pageCount: pages };
+}

@@ -1,0 +1,152 @@
+import { confidenceReport } from '../confidence.js';
+import { NotFoundError } from '../errors.js';
+import { plainText, tableIntegrity, textSimilarity } from '../markdown.js';
+import type { PageCheckpoint } from '../request.js';
+import type { GroundingEntry, Page } from '../schemas.js';
+import type { ProviderPageResult } from '../../ports/page-provider.js';
+import { readInspection } from './classify.js';
+import { documentRef, loadRequest } from './load-request.js';
+import { workKeys, type PageStageInput, type PipelinePorts } from './pipeline-ports.js';
+
+/** Checkpoints above this many bytes of JSON go to the ObjectStore behind a pointer (DynamoDB items hold 400 KB). */
+const INLINE_CHECKPOINT_BYTES = 300_000;
+
+/**
+ * ParsePage: runs the page's routed provider, scores the result, and writes the page checkpoint.
+ * Emits `vlm.page.done` with the page's mean confidence.
+ *
+ * Safe to retry: the checkpoint is keyed by request and page number.
+ * @throws {ProviderUnavailableError} retryable; the state machine backs off.
+ */
+export async function parsePage(
+  input: PageStageInput,
+  ports: Pick<PipelinePorts, 'requests' | 'events' | 'objects' | 'providers' | 'clock'>,
+): Promise<{ pageNumber: number }> {
+  const started = ports.clock.now().getTime();
+  const record = await loadRequest(ports.requests, input.requestId);
+  const routeOf = record.routes?.find((r) => r.pageNumber === input.pageNumber);
+  if (!routeOf) throw new NotFoundError(`page ${input.pageNumber} was not routed`);
+  const inspection = await readInspection(ports.objects, input.requestId);
+  const features = inspection.pages.find((p) => p.pageNumber === input.pageNumber);
+  const provider = ports.providers.get(routeOf.provider);
+  const result = await provider.parsePage({
+    document: documentRef(record),
+    pageNumber: input.pageNumber,
+    dpi: record.options.dpi,
+    profile: inspection.profile,
+    maintainFormat: record.options.maintain_format,
+  });
+  const latency = ports.clock.now().getTime() - started;
+  const page: Page = {
+    page_number: input.pageNumber,
+    content_markdown: result.markdown,
+    content_json: null,
+    tier_used: routeOf.tier,
+    provider: provider.id,
+    model: result.model,
+    confidence: scorePage(result, features ? 1 - features.garbageRatio : 1),
+    grounding: groundingOf(result, input.pageNumber),
+    tokens: { input_tokens: result.tokens.input, output_tokens: result.tokens.output },
+    latency_ms: latency,
+    re_routed: false,
+    re_route_result: null,
+    warnings: [],
+  };
+  await writeCheckpoint(ports, input.requestId, page);
+  const c = page.confidence;
+  const scores = [c.layout_score, c.ocr_score, c.verbatim_score];
+  if (c.table_score != null) scores.push(c.table_score);
+  await ports.events.append(input.requestId, {
+    event: 'vlm.page.done',
+    page: input.pageNumber,
+    confidence: Math.round((scores.reduce((a, b) => a + b, 0) / scores.length) * 1000) / 1000,
+  });
+  return { pageNumber: input.pageNumber };
+}
+
+/**
+ * Page confidence: `ocr_score` is the provider's recognition confidence, or for text-layer
+ * providers the share of glyphs with a Unicode mapping; `verbatim_score` compares the page text
+ * (body and furniture) with the provider's independent evidence word for word, and falls back to
+ * the recognition confidence when there is none; `table_score` from table integrity.
+ */
+function scorePage(result: ProviderPageResult, textLayerQuality: number) {
+  const ocr = result.ocrScore ?? textLayerQuality;
+  const furniture = result.elements
+    .filter((e) => e.label === 'header' || e.label === 'footer')
+    .map((e) => e.text)
+    .join(' ');
+  const verbatim =
+    result.evidenceText === null
+      ? ocr
+      : textSimilarity(`${plainText(result.markdown)} ${furniture}`, result.evidenceText, {
+          orderInsensitive: true,
+        });
+  return confidenceReport({
+    layout: result.layoutScore,
+    ocr,
+    verbatim,
+    table: tableIntegrity(result.markdown, result.evidenceText),
+  });
+}
+
+/** Grounding entries with boxes clamped inside the page image (w, h > 0). */
+function groundingOf(result: ProviderPageResult, pageNumber: number): GroundingEntry[] {
+  const entries: GroundingEntry[] = [];
+  for (const e of result.elements) {
+    const x = Math.min(Math.max(0, e.bbox.x), Math.max(0, result.width - 1));
+    const y = Math.min(Math.max(0, e.bbox.y), Math.max(0, result.height - 1));
+    const w = Math.max(1, Math.min(e.bbox.w, result.width - x));
+    const h = Math.max(1, Math.min(e.bbox.h, result.height - y));
+    entries.push({
+      text: e.text,
+      element_type: e.elementType,
+      page_number: pageNumber,
+      bbox: {
+        x: round1(x),
+        y: round1(y),
+        w: round1(w),
+        h: round1(h),
+        label: e.label,
+        confidence: Math.min(1, Math.max(0, e.confidence)),
+      },
+    });
+  }
+  return entries;
+}
+
+const round1 = (v: number): number => Math.round(v * 10) / 10;
+
+/** Stores the page inline in its checkpoint, or in the ObjectStore behind a pointer when large. */
+export async function writeCheckpoint(
+  ports: Pick<PipelinePorts, 'requests' | 'objects'>,
+  requestId: string,
+  page: Page,
+): Promise<void> {
+  const json = JSON.stringify(page);
+  const checkpoint: PageCheckpoint = { pageNumber: page.page_number };
+  if (json.length > INLINE_CHECKPOINT_BYTES) {
+    const key = workKeys.page(requestId, page.page_number);
+    await ports.objects.put(key, new TextEncoder().encode(json), 'application/json');
+    checkpoint.pageKey = key;
+  } else {
+    checkpoint.page = page;
+  }
+  await ports.requests.putPage(requestId, checkpoint);
+}
+
+/** The pages of a request from their checkpoints, by page number. */
+export async function readCheckpoints(
+  ports: Pick<PipelinePorts, 'requests' | 'objects'>,
+  requestId: string,
+): Promise<Page[]> {
+  const checkpoints = await ports.requests.listPages(requestId);
+  const pages: Page[] = [];
+  for (const c of checkpoints) {
+    if (c.page) pages.push(c.page);
+    else if (c.pageKey) {
+      pages.push(JSON.parse(new TextDecoder().decode(await ports.objects.get(c.pageKey))) as Page);
+    }
+  }
+  return pages.sort((a, b) => a.page_number - b.page_number);
+}

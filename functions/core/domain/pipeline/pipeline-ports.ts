@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import type { Clock } from '../../ports/clock.js';
+import type { DocumentEngine } from '../../ports/document-engine.js';
+import type { EventLog } from '../../ports/event-log.js';
+import type { ObjectStore } from '../../ports/object-store.js';
+import type { PageProvider } from '../../ports/page-provider.js';
+import type { RequestStore } from '../../ports/request-store.js';
+import type { ProviderCapability, TierThresholds } from '../routing.js';
+import type { DocumentFormat, Tier } from '../schemas.js';
+
+/** Registered providers and the ordered chain of each tier. */
+export interface ProviderRegistry {
+  /** @throws {Error} for an unregistered id (a configuration error). */
+  get(id: string): PageProvider;
+  chain(tier: Tier): readonly ProviderCapability[];
+}
+
+/** Limits and prices the stages apply. */
+export interface PipelineSettings {
+  maxDocumentPages: number;
+  thresholds: TierThresholds;
+  priceByTier: Readonly<Record<Tier, number>>;
+}
+
+/** Everything a pipeline stage may use; each stage takes only what it needs. */
+export interface PipelinePorts {
+  requests: RequestStore;
+  events: EventLog;
+  objects: ObjectStore;
+  /** The engine that opens a format, or undefined when none is configured for it. */
+  engineFor: (format: DocumentFormat) => DocumentEngine | undefined;
+  providers: ProviderRegistry;
+  clock: Clock;
+  settings: PipelineSettings;
+}
+
+/** Input of the document-level stages (Ingest, Classify, Route, Verify, Deliver). */
+export const StageInput = z.object({ requestId: z.string().min(1) });
+export type StageInput = z.infer<typeof StageInput>;
+
+/** Input of the ParsePage task, one per item of the ProcessPages map. */
+export const PageStageInput = z.object({
+  requestId: z.string().min(1),
+  pageNumber: z.number().int().positive(),
+});
+export type PageStageInput = z.infer<typeof PageStageInput>;
+
+/** Input of RecordFailure: the error caught by the state machine (`{ Error, Cause }`). */
+export const FailureStageInput = z.object({
+  requestId: z.string().min(1),
+  failure: z.object({ Error: z.string(), Cause: z.string().optional() }),
+});
+export type FailureStageInput = z.infer<typeof FailureStageInput>;
+
+/** Object keys of a request's intermediate work and results; derived from the input so retries overwrite. */
+export const workKeys = {
+  upload: (requestId: string) => `uploads/${requestId}/document`,
+  inspection: (requestId: string) => `work/${requestId}/inspection.json`,
+  page: (requestId: string, pageNumber: number) =>
+    `work/${requestId}/pages/${String(pageNumber).padStart(4, '0')}.json`,
+  resultJson: (tenant: string, requestId: string) => `results/${tenant}/${requestId}.json`,
+  resultMarkdown: (tenant: string, requestId: string) => `results/${tenant}/${requestId}.md`,
+};

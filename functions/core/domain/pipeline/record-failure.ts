@@ -1,0 +1,33 @@
+import { ERROR_KIND_BY_NAME } from '../errors.js';
+import type { FailureStageInput, PipelinePorts } from './pipeline-ports.js';
+
+/**
+ * RecordFailure: the state machine's Catch target. Marks the request failed with the caught
+ * error's name, kind (from its name; unknown names are server errors) and message, so the API
+ * answers with the matching status. Returns the error for the Fail state.
+ */
+export async function recordFailure(
+  input: FailureStageInput,
+  ports: Pick<PipelinePorts, 'requests' | 'clock'>,
+): Promise<{ requestId: string; error: string; cause: string }> {
+  const name = input.failure.Error;
+  const message = causeMessage(input.failure.Cause);
+  await ports.requests.update(input.requestId, {
+    status: 'failed',
+    error: { name, kind: ERROR_KIND_BY_NAME[name] ?? 'internal', message },
+    updatedAt: ports.clock.now().toISOString(),
+  });
+  return { requestId: input.requestId, error: name, cause: message };
+}
+
+/** Lambda failures carry `{"errorMessage": ...}` as their cause; local runs carry the message. */
+function causeMessage(cause: string | undefined): string {
+  if (!cause) return 'the pipeline failed';
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
+    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage;
+  } catch {
+    // a plain message
+  }
+  return cause;
+}

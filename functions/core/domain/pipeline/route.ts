@@ -1,0 +1,64 @@
+import { ProviderUnavailableError } from '../errors.js';
+import { chooseProvider, tierFor } from '../routing.js';
+import type { PageRoute } from '../request.js';
+import type { Tier } from '../schemas.js';
+import { readInspection } from './classify.js';
+import { loadRequest } from './load-request.js';
+import type { PageStageInput, PipelinePorts, StageInput } from './pipeline-ports.js';
+
+const TIERS: readonly Tier[] = ['fast', 'pro', 'premium'];
+
+/**
+ * Route: picks each page's tier from its complexity with the two fixed thresholds, then the first
+ * provider of that tier's chain able to parse it (pages without a usable text layer skip
+ * text-layer providers; when a tier has none that fits, the next tier up is tried). Records the
+ * routes, emits `route.page` per page, and returns the ProcessPages map items.
+ *
+ * @throws {ProviderUnavailableError} when no tier has a provider for a page (503).
+ */
+export async function route(
+  input: StageInput,
+  ports: Pick<PipelinePorts, 'requests' | 'events' | 'objects' | 'providers' | 'clock' | 'settings'>,
+): Promise<{ requestId: string; pages: PageStageInput[] }> {
+  const started = ports.clock.now().getTime();
+  const record = await loadRequest(ports.requests, input.requestId);
+  const inspection = await readInspection(ports.objects, input.requestId);
+  const routes: PageRoute[] = [];
+  for (const features of inspection.pages) {
+    const complexity = inspection.complexity[features.pageNumber] ?? 0;
+    const tier = tierFor(complexity, ports.settings.thresholds);
+    let chosen: { tier: Tier; provider: string } | undefined;
+    for (const candidate of TIERS.slice(TIERS.indexOf(tier))) {
+      const provider = chooseProvider(ports.providers.chain(candidate), features);
+      if (provider) {
+        chosen = { tier: candidate, provider: provider.id };
+        break;
+      }
+    }
+    if (!chosen) {
+      throw new ProviderUnavailableError(
+        `no provider of tier ${tier} or above can parse page ${features.pageNumber}`,
+      );
+    }
+    routes.push({ pageNumber: features.pageNumber, complexity, ...chosen });
+  }
+  for (const r of routes) {
+    await ports.events.append(input.requestId, {
+      event: 'route.page',
+      page: r.pageNumber,
+      tier: r.tier,
+      provider: r.provider,
+    });
+  }
+  const now = ports.clock.now().getTime();
+  await ports.requests.update(input.requestId, {
+    routes,
+    pagesStartedAt: now,
+    updatedAt: new Date(now).toISOString(),
+    timings: { ...record.timings, routing_ms: now - started },
+  });
+  return {
+    requestId: input.requestId,
+    pages: routes.map((r) => ({ requestId: input.requestId, pageNumber: r.pageNumber })),
+  };
+}

@@ -1,0 +1,65 @@
+import type { PageFeatures } from '../ports/document-engine.js';
+import type { Tier } from './schemas.js';
+
+/** The two router thresholds on the complexity score (spec §1: a fast ceiling and a pro ceiling). */
+export interface TierThresholds {
+  fastCeiling: number;
+  proCeiling: number;
+}
+
+const clamp01 = (v: number): number => (Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0);
+
+/**
+ * Complexity of a page in [0, 1] from its measured features: 0 is plain single-column prose with a
+ * clean text layer, 1 is a scanned, ruled, multi-column page with math.
+ *
+ * Weights: missing or untrustworthy text layer 0.35 (garbage share counts towards it), image area
+ * 0.15, table evidence from rule lines 0.15, columns 0.1, font variety 0.1, math 0.1, unusual page
+ * size 0.05. Shared by the live router and the cost estimate so the two never disagree.
+ */
+export function complexityScore(f: PageFeatures): number {
+  const textLayer = f.usableTextLayer ? clamp01(f.garbageRatio * 2 + f.invisibleCharRatio) : 1;
+  const images = clamp01(f.imageCoverage);
+  const rules = clamp01(f.ruleCount / 60);
+  const columns = clamp01((f.columnCount - 1) / 2);
+  const fonts = clamp01((f.fontCount - 2) / 10);
+  const math = clamp01(f.mathCharRatio * 5);
+  const area = f.widthPt * f.heightPt;
+  const letter = 612 * 792;
+  const oddSize = area > 0 ? clamp01(Math.abs(Math.log(area / letter)) / 3) : 1;
+  const score =
+    0.35 * textLayer +
+    0.15 * images +
+    0.15 * rules +
+    0.1 * columns +
+    0.1 * fonts +
+    0.1 * math +
+    0.05 * oddSize;
+  return Math.round(clamp01(score) * 1000) / 1000;
+}
+
+/** Tier for a complexity score: `fast` up to the fast ceiling, `pro` up to the pro ceiling, else `premium`. */
+export function tierFor(complexity: number, t: TierThresholds): Tier {
+  if (complexity <= t.fastCeiling) return 'fast';
+  if (complexity <= t.proCeiling) return 'pro';
+  return 'premium';
+}
+
+/** What a provider can do, for choosing one in a tier's chain. */
+export interface ProviderCapability {
+  id: string;
+  /** The provider reads the PDF text layer and cannot parse pages without a usable one. */
+  needsTextLayer: boolean;
+}
+
+/**
+ * The first provider of the tier's chain able to parse the page; pages without a usable text
+ * layer skip text-layer providers (they go to OCR or a vision model).
+ * @returns undefined when no provider of the chain fits.
+ */
+export function chooseProvider(
+  chain: readonly ProviderCapability[],
+  features: PageFeatures,
+): ProviderCapability | undefined {
+  return chain.find((p) => features.usableTextLayer || !p.needsTextLayer);
+}

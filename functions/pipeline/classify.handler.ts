@@ -1,0 +1,10 @@
+import { classify } from '../core/domain/pipeline/classify.js';
+import { StageInput } from '../core/domain/pipeline/pipeline-ports.js';
+import { deps, type Deps } from '../container.js';
+import { stageHandler } from './stage-handler.js';
+
+/** Task state `Classify`: runs {@link classify}. */
+export const createHandler = (getDeps: () => Promise<Deps>) =>
+  stageHandler(getDeps, 'Classify', StageInput, (input, d) => classify(input, d));
+
+export const handler = createHandler(deps);

@@ -1,0 +1,10 @@
+import { deliver } from '../core/domain/pipeline/deliver.js';
+import { StageInput } from '../core/domain/pipeline/pipeline-ports.js';
+import { deps, type Deps } from '../container.js';
+import { stageHandler } from './stage-handler.js';
+
+/** Task state `Deliver`: runs {@link deliver}. */
+export const createHandler = (getDeps: () => Promise<Deps>) =>
+  stageHandler(getDeps, 'Deliver', StageInput, (input, d) => deliver(input, d));
+
+export const handler = createHandler(deps);

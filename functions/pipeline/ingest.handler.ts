@@ -1,0 +1,10 @@
+import { ingest } from '../core/domain/pipeline/ingest.js';
+import { StageInput } from '../core/domain/pipeline/pipeline-ports.js';
+import { deps, type Deps } from '../container.js';
+import { stageHandler } from './stage-handler.js';
+
+/** Task state `Ingest`: runs {@link ingest}. */
+export const createHandler = (getDeps: () => Promise<Deps>) =>
+  stageHandler(getDeps, 'Ingest', StageInput, (input, d) => ingest(input, d));
+
+export const handler = createHandler(deps);

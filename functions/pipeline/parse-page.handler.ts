@@ -1,0 +1,10 @@
+import { parsePage } from '../core/domain/pipeline/parse-page.js';
+import { PageStageInput } from '../core/domain/pipeline/pipeline-ports.js';
+import { deps, type Deps } from '../container.js';
+import { stageHandler } from './stage-handler.js';
+
+/** Task state `ParsePage`: runs {@link parsePage}. */
+export const createHandler = (getDeps: () => Promise<Deps>) =>
+  stageHandler(getDeps, 'ParsePage', PageStageInput, (input, d) => parsePage(input, d));
+
+export const handler = createHandler(deps);
