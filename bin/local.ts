@@ -21,5 +21,9 @@ const shutdown = (signal: string) => {
   console.log(`${signal}: shutting down`);
   void server.close().then(() => process.exit(0));
 };
-process.on('SIGINT', () => shutdown('SIGINT'));
-process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => {
+  shutdown('SIGINT');
+});
+process.on('SIGTERM', () => {
+  shutdown('SIGTERM');
+});

@@ -14,7 +14,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import type { AppDeps } from './core/app/app-deps.js';
 import type { ProviderRegistry } from './core/domain/pipeline/pipeline-ports.js';
 import type { ProviderCapability } from './core/domain/routing.js';
-import type { DocumentFormat, Tier } from './core/domain/schemas.js';
+import type { DocumentFormat } from './core/domain/schemas.js';
 import type { DocumentEngine, DocumentRef } from './core/ports/document-engine.js';
 import type { PageProvider } from './core/ports/page-provider.js';
 import { detectFormat } from './engines/image/detect-format.js';
@@ -23,9 +23,9 @@ import { ImageRasterizer } from './engines/image/image-rasterizer.js';
 import { LocalOcrProvider } from './engines/ocr/local-ocr-provider.js';
 import { TesseractOcr } from './engines/ocr/tesseract-ocr.js';
 import { LocalTextProvider } from './engines/pdf/local-text-provider.js';
-import { PdfDocumentCache } from './engines/pdf/pdf-document-cache.js';
 import { PdfEngine } from './engines/pdf/pdf-engine.js';
 import { PdfRasterizer } from './engines/pdf/pdf-rasterizer.js';
+import { PdfWorkerClient } from './engines/pdf/pdf-worker-client.js';
 import type { PageRasterizer } from './engines/raster.js';
 import { PARSE_DOCUMENT_ASL, stages } from './pipeline/stages.js';
 
@@ -73,10 +73,12 @@ export async function buildDeps(config: Config): Promise<Deps> {
   await dynamo.ensureTable(serviceTable(tableName));
   const objects = new FsObjectStore(join(dataDir, 'objects'));
 
-  const pdfCache = new PdfDocumentCache(objects, { maxPagesPerDocument: config.MAX_DOCUMENT_PAGES });
-  const pdfEngine = new PdfEngine(objects, { cache: pdfCache, maxPages: 100_000 });
+  const pdfSource = new PdfWorkerClient(objects, {
+    maxPagesPerDocument: config.MAX_DOCUMENT_PAGES,
+  });
+  const pdfEngine = new PdfEngine(pdfSource, { maxPages: 100_000 });
   const imageEngine = new ImageEngine(objects);
-  const pdfRasterizer = new PdfRasterizer(pdfCache, { maxPixels: config.MAX_PAGE_PIXELS });
+  const pdfRasterizer = new PdfRasterizer(pdfSource, { maxPixels: config.MAX_PAGE_PIXELS });
   const imageRasterizer = new ImageRasterizer(objects);
   const rasterizer: PageRasterizer = {
     rasterize: (ref: DocumentRef, pageNumber: number, dpi: number | null) =>
@@ -86,12 +88,15 @@ export async function buildDeps(config: Config): Promise<Deps> {
   };
   const ocr = new TesseractOcr();
   const providers = providerRegistry([
-    { provider: new LocalTextProvider(pdfCache), needsTextLayer: true },
+    { provider: new LocalTextProvider(pdfSource), needsTextLayer: true },
     { provider: new LocalOcrProvider(rasterizer, ocr), needsTextLayer: false },
   ]);
 
   const requests = new DynamoDbRequestStore(dynamo.documentClient, tableName);
-  const workflow = new LocalStepFunctionsWorkflow(join(REPO_ROOT, PARSE_DOCUMENT_ASL), loadLocalTasks);
+  const workflow = new LocalStepFunctionsWorkflow(
+    join(REPO_ROOT, PARSE_DOCUMENT_ASL),
+    loadLocalTasks,
+  );
 
   return {
     config,
@@ -114,6 +119,7 @@ export async function buildDeps(config: Config): Promise<Deps> {
     limits: { maxUploadBytes: config.MAX_UPLOAD_BYTES, pageConcurrency: config.PAGE_CONCURRENCY },
     close: async () => {
       await ocr.terminate();
+      await pdfSource.close();
       await dynamo.stop();
     },
   };
@@ -137,7 +143,8 @@ function providerRegistry(
       if (!provider) throw new Error(`provider ${id} is not registered`);
       return provider;
     },
-    chain: (_tier: Tier) => chain,
+    // The embedded default serves every tier with the same chain.
+    chain: () => chain,
   };
 }
 
@@ -159,6 +166,6 @@ const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
 function randomId(length: number): string {
   const bytes = randomBytes(length);
   let out = '';
-  for (const b of bytes) out += ALPHABET[b % ALPHABET.length];
+  for (const b of bytes) out += ALPHABET.charAt(b % ALPHABET.length);
   return out;
 }

@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AppError, ValidationError, type ErrorKind } from '../core/domain/errors.js';
 import { logger } from './logger.js';
 import { json } from './responses.js';
@@ -31,12 +31,7 @@ const isHttpError = (e: unknown): e is HttpLikeError =>
  * with its kind's status; middy's body-parser errors → 400; anything else → 500 whose detail
  * names the request id (the message is logged, never returned).
  */
-export const errorResponses = (): MiddlewareObj<
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  Error,
-  Context
-> => ({
+export const errorResponses = (): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
   onError: (request) => {
     const { error } = request;
     if (error instanceof ValidationError) {

@@ -8,14 +8,18 @@ const Query = z.object({ include_warnings: formBoolean.default(false) });
 
 /** GET /v1/parse/{request_id}: the stored ParseResponse, or status while processing; 404 for unknown or foreign ids. */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  httpHandler(getDeps, { params: Params, query: Query }, async ({ params, query, caller, deps }) => {
-    const body = await getParseResult(
-      deps,
-      caller?.tenant ?? '',
-      params.request_id,
-      query.include_warnings,
-    );
-    return { statusCode: 200, body };
-  });
+  httpHandler(
+    getDeps,
+    { params: Params, query: Query },
+    async ({ params, query, caller, deps }) => {
+      const body = await getParseResult(
+        deps,
+        caller?.tenant ?? '',
+        params.request_id,
+        query.include_warnings,
+      );
+      return { statusCode: 200, body };
+    },
+  );
 
 export const handler = createHandler(deps);

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { z } from 'zod';
 import { authenticate } from '../core/app/authenticate.js';
 import { PayloadTooLargeError, ValidationError, BadRequestError } from '../core/domain/errors.js';
@@ -60,9 +60,7 @@ export function httpHandler<P extends Schema, Q extends Schema, F extends Schema
   spec: HandlerSpec<P, Q, F>,
   fn: (request: HttpRequest<z.infer<P>, z.infer<Q>, z.infer<F>>) => Promise<HttpReply>,
 ) {
-  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>().use(
-    errorResponses(),
-  );
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>().use(errorResponses());
   if (spec.form) {
     handler.use({
       before: async (request) => {
@@ -109,8 +107,14 @@ export function httpHandler<P extends Schema, Q extends Schema, F extends Schema
 function fileOf(part: unknown, maxBytes: number): UploadedFile | undefined {
   if (part === undefined) return undefined;
   if (Array.isArray(part)) throw new BadRequestError('send exactly one "file" part');
-  const p = part as { filename?: unknown; mimetype?: unknown; content?: unknown; truncated?: unknown };
-  if (!Buffer.isBuffer(p.content)) throw new BadRequestError('the "file" field must be a file part');
+  const p = part as {
+    filename?: unknown;
+    mimetype?: unknown;
+    content?: unknown;
+    truncated?: unknown;
+  };
+  if (!Buffer.isBuffer(p.content))
+    throw new BadRequestError('the "file" field must be a file part');
   if (p.truncated === true) {
     throw new PayloadTooLargeError(
       `the file exceeds the maximum upload size of ${maxBytes} bytes (${(maxBytes / 1048576).toFixed(0)} MB)`,

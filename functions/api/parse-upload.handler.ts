@@ -23,15 +23,22 @@ export const UploadQuery = z.object({
 
 /** POST /v1/parse/upload: multipart upload, synchronous ParseResponse. */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  httpHandler(getDeps, { form: UploadForm, query: UploadQuery }, async ({ form, query, file, caller, deps }) => {
-    if (!file) throw new BadRequestError('missing form field "file": attach the document as a file part named "file"');
-    const response = await parseUpload(deps, {
-      tenant: caller?.tenant ?? '',
-      bytes: file.content,
-      filename: file.filename,
-      options: { ...form, ...query },
-    });
-    return { statusCode: 200, body: response };
-  });
+  httpHandler(
+    getDeps,
+    { form: UploadForm, query: UploadQuery },
+    async ({ form, query, file, caller, deps }) => {
+      if (!file)
+        throw new BadRequestError(
+          'missing form field "file": attach the document as a file part named "file"',
+        );
+      const response = await parseUpload(deps, {
+        tenant: caller?.tenant ?? '',
+        bytes: file.content,
+        filename: file.filename,
+        options: { ...form, ...query },
+      });
+      return { statusCode: 200, body: response };
+    },
+  );
 
 export const handler = createHandler(deps);

@@ -11,7 +11,12 @@ export interface Route {
 
 export const routes: readonly Route[] = [
   { method: 'POST', path: '/v1/parse/upload', entry: 'parse-upload.handler.ts', streaming: true },
-  { method: 'GET', path: '/v1/parse/{request_id}', entry: 'get-parse.handler.ts', streaming: false },
+  {
+    method: 'GET',
+    path: '/v1/parse/{request_id}',
+    entry: 'get-parse.handler.ts',
+    streaming: false,
+  },
   { method: 'GET', path: '/v1/live', entry: 'live.handler.ts', streaming: false },
   { method: 'GET', path: '/v1/health', entry: 'health.handler.ts', streaming: false },
   { method: 'GET', path: '/health', entry: 'health.handler.ts', streaming: false },

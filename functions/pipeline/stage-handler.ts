@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import type { Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { ValidationError } from '../core/domain/errors.js';
 import type { Deps } from '../container.js';
@@ -15,7 +14,7 @@ export function stageHandler<S extends z.ZodType<{ requestId: string }>, O>(
   schema: S,
   run: (input: z.infer<S>, deps: Deps) => Promise<O>,
 ) {
-  return middy<unknown, O, Error, Context>().handler(async (event) => {
+  return middy<unknown, O>().handler(async (event) => {
     const parsed = schema.safeParse(event);
     if (!parsed.success) {
       throw new ValidationError(

@@ -22,7 +22,12 @@ export async function bootstrapApiKeys(
 ): Promise<{ demoKey: string | undefined }> {
   if (configured && configured.length > 0) {
     for (const k of configured) {
-      await store.put({ keyHash: hashApiKey(k.key), tenant: k.tenant, plan: k.plan, createdAt: now.toISOString() });
+      await store.put({
+        keyHash: hashApiKey(k.key),
+        tenant: k.tenant,
+        plan: k.plan,
+        createdAt: now.toISOString(),
+      });
     }
     return { demoKey: undefined };
   }

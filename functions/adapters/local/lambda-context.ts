@@ -4,7 +4,7 @@ import type { Context } from 'aws-lambda';
 /** A Lambda context for invoking handler modules in-process (local server and workflow runner). */
 export function lambdaContext(functionName = 'local'): Context {
   const deadline = Date.now() + 15 * 60 * 1000;
-  return {
+  const context = {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
     functionVersion: '$LATEST',
@@ -14,8 +14,12 @@ export function lambdaContext(functionName = 'local'): Context {
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
   };
+  // The legacy callback methods the Context type still declares; handlers here never call them.
+  const legacyCallbacks = { done: noop, fail: noop, succeed: noop };
+  return Object.assign(context, legacyCallbacks);
+}
+
+function noop(): void {
+  // intentionally empty
 }

@@ -54,9 +54,7 @@ export class LocalStepFunctionsWorkflow implements Workflow {
     );
     this.#executions.set(executionId, { abort: run.abort, outcome });
     // Finished executions are forgotten after a while; their results live in the stores.
-    void outcome.then(() =>
-      setTimeout(() => this.#executions.delete(executionId), 60_000).unref(),
-    );
+    void outcome.then(() => setTimeout(() => this.#executions.delete(executionId), 60_000).unref());
     return { executionId };
   }
 

@@ -28,9 +28,16 @@ export interface LocalServer {
  * becomes an API Gateway (REST) proxy event, bodies base64-encoded as with `binaryMediaTypes`.
  * Bodies above `MAX_UPLOAD_BYTES` plus multipart framing are refused with 413 before buffering.
  */
-export async function startLocalServer(config: Config & { RUNTIME_MODE: 'local' }): Promise<LocalServer> {
+export async function startLocalServer(
+  config: Config & { RUNTIME_MODE: 'local' },
+): Promise<LocalServer> {
   const deps = await initDeps(config);
-  const { demoKey } = await bootstrapApiKeys(deps.apiKeys, config.API_KEYS, config.DATA_DIR, new Date());
+  const { demoKey } = await bootstrapApiKeys(
+    deps.apiKeys,
+    config.API_KEYS,
+    config.DATA_DIR,
+    new Date(),
+  );
   const handlers = new Map<string, Promise<ApiHandler>>();
   const handlerFor = (route: Route): Promise<ApiHandler> => {
     let h = handlers.get(route.entry);
@@ -106,7 +113,9 @@ export async function startLocalServer(config: Config & { RUNTIME_MODE: 'local' 
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.PORT, config.HOST, () => resolve());
+    server.listen(config.PORT, config.HOST, () => {
+      resolve();
+    });
   });
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
@@ -118,7 +127,9 @@ export async function startLocalServer(config: Config & { RUNTIME_MODE: 'local' 
     demoKey,
     close: async () => {
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        server.close(() => {
+          resolve();
+        });
         server.closeAllConnections();
       });
       await resetDeps();

@@ -9,7 +9,7 @@ import {
 } from '../domain/errors.js';
 import { workKeys } from '../domain/pipeline/pipeline-ports.js';
 import type { ParseOptions, RequestRecord } from '../domain/request.js';
-import type { ParseResponse } from '../domain/schemas.js';
+import type { Page, ParseResponse } from '../domain/schemas.js';
 import type { AppDeps } from './app-deps.js';
 
 /** A document received by the upload endpoint. */
@@ -68,7 +68,10 @@ export async function parseUpload(deps: AppDeps, upload: UploadedDocument): Prom
 }
 
 /** Steps 1 and 2 of {@link parseUpload}: validates and stores the upload, returns the new record. */
-export async function submitUpload(deps: AppDeps, upload: UploadedDocument): Promise<RequestRecord> {
+export async function submitUpload(
+  deps: AppDeps,
+  upload: UploadedDocument,
+): Promise<RequestRecord> {
   const size = upload.bytes.byteLength;
   if (size > deps.limits.maxUploadBytes) {
     throw new PayloadTooLargeError(
@@ -84,7 +87,11 @@ export async function submitUpload(deps: AppDeps, upload: UploadedDocument): Pro
   }
   const id = `req_${deps.newId()}`;
   const key = workKeys.upload(id);
-  await deps.objects.put(key, upload.bytes, CONTENT_TYPES[detection.format] ?? 'application/octet-stream');
+  await deps.objects.put(
+    key,
+    upload.bytes,
+    CONTENT_TYPES[detection.format] ?? 'application/octet-stream',
+  );
   const now = deps.clock.now().toISOString();
   const record: RequestRecord = {
     id,
@@ -120,7 +127,10 @@ async function readOutcome(
 }
 
 /** Reads a stored ParseResponse. */
-export async function readResult(deps: Pick<AppDeps, 'objects'>, key: string): Promise<ParseResponse> {
+export async function readResult(
+  deps: Pick<AppDeps, 'objects'>,
+  key: string,
+): Promise<ParseResponse> {
   return JSON.parse(new TextDecoder().decode(await deps.objects.get(key))) as ParseResponse;
 }
 
@@ -136,11 +146,16 @@ export function failureOf(error: NonNullable<RequestRecord['error']>): Error {
 /** The ParseResponse as returned: per-page `warnings` only when asked for (spec §4 include_warnings). */
 export function resultView(response: ParseResponse, includeWarnings: boolean): ParseResponse {
   if (includeWarnings) {
-    return { ...response, pages: response.pages.map((p) => ({ ...p, warnings: p.warnings ?? [] })) };
+    return {
+      ...response,
+      pages: response.pages.map((p) => ({ ...p, warnings: p.warnings ?? [] })),
+    };
   }
   return {
     ...response,
-    pages: response.pages.map(({ warnings: _dropped, ...page }) => page),
+    pages: response.pages.map(
+      (page) => Object.fromEntries(Object.entries(page).filter(([k]) => k !== 'warnings')) as Page,
+    ),
   };
 }
 

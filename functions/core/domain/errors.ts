@@ -24,7 +24,10 @@ export abstract class AppError extends Error {
 
   constructor(
     message: string,
-    options?: ErrorOptions & { details?: Record<string, unknown>; headers?: Record<string, string> },
+    options?: ErrorOptions & {
+      details?: Record<string, unknown>;
+      headers?: Record<string, string>;
+    },
   ) {
     super(message, options);
     this.details = options?.details;

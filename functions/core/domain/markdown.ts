@@ -78,7 +78,8 @@ export function gfmTables(markdown: string): string[][][] {
     }
     const rows = [splitRow(header)];
     i += 2;
-    while (i < lines.length && (lines[i] ?? '').includes('|')) rows.push(splitRow(lines[i++] ?? ''));
+    while (i < lines.length && (lines[i] ?? '').includes('|'))
+      rows.push(splitRow(lines[i++] ?? ''));
     tables.push(rows);
   }
   return tables;
@@ -105,7 +106,11 @@ export function tableIntegrity(markdown: string, evidence: string | null): numbe
     const emptyHeader = (rows[0] ?? []).every((c) => c === '') ? 0.25 : 0;
     let numbers = 1;
     if (evidence !== null) {
-      const nums = rows.flat().join(' ').match(/\d[\d.,]*/g) ?? [];
+      const nums =
+        rows
+          .flat()
+          .join(' ')
+          .match(/\d[\d.,]*/g) ?? [];
       const source = evidence.replace(/\s+/g, '');
       if (nums.length > 0) numbers = nums.filter((n) => source.includes(n)).length / nums.length;
     }

@@ -104,6 +104,10 @@ export const Page = z.object({
   re_routed: z.boolean(),
   re_route_result: z.record(z.string(), z.unknown()).nullable(),
   warnings: z.array(PostprocessWarning).optional(),
+  /** Extension: the page image the grounding boxes refer to (pixels at `dpi`). */
+  width: z.number().int().positive().optional(),
+  height: z.number().int().positive().optional(),
+  dpi: z.number().int().positive().optional(),
 });
 export type Page = z.infer<typeof Page>;
 

@@ -51,3 +51,21 @@ export interface PageText {
   rules: Segment[];
   images: Rect[];
 }
+
+/**
+ * Document-level statistics shared by all pages of a document (JSON-serialisable).
+ * Sizes are in points (1/72 inch), so the profile does not depend on the DPI of a page.
+ */
+export interface LayoutProfile {
+  version: 1;
+  /** Font size carrying the most characters, in points (0 when the document has no text). */
+  bodySize: number;
+  /** Distinct heading font sizes in points, largest first; index + 1 is the heading level. */
+  headingSizes: number[];
+  /** Digit-folded texts of running headers (top band) repeated on most pages. */
+  headers: string[];
+  /** Digit-folded texts of running footers (bottom band) repeated on most pages. */
+  footers: string[];
+  /** Pages the profile was built from. */
+  pageCount: number;
+}

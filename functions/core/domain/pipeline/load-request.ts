@@ -4,7 +4,10 @@ import type { RequestStore } from '../../ports/request-store.js';
 import type { DocumentRef } from '../../ports/document-engine.js';
 
 /** The request record a stage works on. @throws {NotFoundError} when it does not exist. */
-export async function loadRequest(requests: RequestStore, requestId: string): Promise<RequestRecord> {
+export async function loadRequest(
+  requests: RequestStore,
+  requestId: string,
+): Promise<RequestRecord> {
   const record = await requests.get(requestId);
   if (!record) throw new NotFoundError(`request ${requestId} does not exist`);
   return record;

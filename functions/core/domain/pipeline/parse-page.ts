@@ -37,6 +37,8 @@ export async function parsePage(
     maintainFormat: record.options.maintain_format,
   });
   const latency = ports.clock.now().getTime() - started;
+  const width = Math.max(1, Math.round(result.width));
+  const height = Math.max(1, Math.round(result.height));
   const page: Page = {
     page_number: input.pageNumber,
     content_markdown: result.markdown,
@@ -45,12 +47,15 @@ export async function parsePage(
     provider: provider.id,
     model: result.model,
     confidence: scorePage(result, features ? 1 - features.garbageRatio : 1),
-    grounding: groundingOf(result, input.pageNumber),
+    grounding: groundingOf(result.elements, input.pageNumber, width, height),
     tokens: { input_tokens: result.tokens.input, output_tokens: result.tokens.output },
     latency_ms: latency,
     re_routed: false,
     re_route_result: null,
     warnings: [],
+    width,
+    height,
+    dpi: Math.max(1, Math.round(result.dpi)),
   };
   await writeCheckpoint(ports, input.requestId, page);
   const c = page.confidence;
@@ -90,23 +95,29 @@ function scorePage(result: ProviderPageResult, textLayerQuality: number) {
   });
 }
 
-/** Grounding entries with boxes clamped inside the page image (w, h > 0). */
-function groundingOf(result: ProviderPageResult, pageNumber: number): GroundingEntry[] {
+/** Grounding entries with boxes clamped inside the `width` × `height` page image (w, h > 0). */
+function groundingOf(
+  elements: ProviderPageResult['elements'],
+  pageNumber: number,
+  width: number,
+  height: number,
+): GroundingEntry[] {
   const entries: GroundingEntry[] = [];
-  for (const e of result.elements) {
-    const x = Math.min(Math.max(0, e.bbox.x), Math.max(0, result.width - 1));
-    const y = Math.min(Math.max(0, e.bbox.y), Math.max(0, result.height - 1));
-    const w = Math.max(1, Math.min(e.bbox.w, result.width - x));
-    const h = Math.max(1, Math.min(e.bbox.h, result.height - y));
+  const finite = (v: number): number => (Number.isFinite(v) ? v : 0);
+  for (const e of elements) {
+    const x = Math.floor(Math.min(Math.max(0, finite(e.bbox.x)), width - 1) * 10) / 10;
+    const y = Math.floor(Math.min(Math.max(0, finite(e.bbox.y)), height - 1) * 10) / 10;
+    const w = Math.max(0.1, Math.floor(Math.min(finite(e.bbox.w), width - x) * 10) / 10);
+    const h = Math.max(0.1, Math.floor(Math.min(finite(e.bbox.h), height - y) * 10) / 10);
     entries.push({
       text: e.text,
       element_type: e.elementType,
       page_number: pageNumber,
       bbox: {
-        x: round1(x),
-        y: round1(y),
-        w: round1(w),
-        h: round1(h),
+        x,
+        y,
+        w,
+        h,
         label: e.label,
         confidence: Math.min(1, Math.max(0, e.confidence)),
       },
@@ -114,8 +125,6 @@ function groundingOf(result: ProviderPageResult, pageNumber: number): GroundingE
   }
   return entries;
 }
-
-const round1 = (v: number): number => Math.round(v * 10) / 10;
 
 /** Stores the page inline in its checkpoint, or in the ObjectStore behind a pointer when large. */
 export async function writeCheckpoint(

@@ -18,7 +18,10 @@ const TIERS: readonly Tier[] = ['fast', 'pro', 'premium'];
  */
 export async function route(
   input: StageInput,
-  ports: Pick<PipelinePorts, 'requests' | 'events' | 'objects' | 'providers' | 'clock' | 'settings'>,
+  ports: Pick<
+    PipelinePorts,
+    'requests' | 'events' | 'objects' | 'providers' | 'clock' | 'settings'
+  >,
 ): Promise<{ requestId: string; pages: PageStageInput[] }> {
   const started = ports.clock.now().getTime();
   const record = await loadRequest(ports.requests, input.requestId);

@@ -1,0 +1,321 @@
+/**
+ * Quality and speed bench: parses every PDF and image of the dev corpus through the service's own
+ * HTTP API and pipeline (the local server, in this process), scores the Markdown with the shared
+ * scorer, and runs poppler's `pdftotext` and the `tesseract` CLI (one thread) on the same files.
+ *
+ *   npm run bench [-- --out bench/out] [-- --no-baselines] [-- --no-100]
+ *
+ * Prints per-document and mean text / heading / table / order / tests, pages per second of
+ * born-digital PDFs, OCR seconds per page against the CLI, and peak RSS (a separate process parses
+ * a generated 100-page born-digital PDF for the memory figure).
+ */
+import '../functions/polyfills.js';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { PDFDocument } from 'pdf-lib';
+import { startLocalServer } from '../functions/adapters/local/server.js';
+import { loadConfig } from '../functions/config.js';
+
+interface ManifestDoc {
+  id: string;
+  file: string;
+  format: string;
+  pages: number;
+  categories: string[];
+}
+
+const ROOT = resolve(import.meta.dirname, '..');
+const SHARED = resolve(ROOT, '../shared');
+const MANIFEST = join(SHARED, 'corpus/dev/manifest.json');
+const SCORER = join(SHARED, 'bench/score.mjs');
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(`--${name}`);
+const option = (name: string, fallback: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] ? argv[i + 1]! : fallback;
+};
+const OUT = resolve(ROOT, option('out', 'bench/out'));
+const API_KEY = 'bench-key-0001';
+const PARSEABLE = new Set(['pdf', 'png', 'jpeg', 'jpg', 'webp', 'tiff', 'heic']);
+
+if (flag('rss-100')) {
+  await rss100();
+  process.exit(0);
+}
+
+const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as { documents: ManifestDoc[] };
+const docs = manifest.documents.filter((d) => PARSEABLE.has(d.format));
+const isOcrDoc = (d: ManifestDoc) =>
+  d.format !== 'pdf' || d.categories.includes('scanned') || d.categories.includes('image-only-pdf');
+rmSync(OUT, { recursive: true, force: true });
+
+// 1. The service.
+const service = await runService(docs);
+
+// 2. Baselines.
+const baselines = flag('no-baselines') ? undefined : runBaselines(docs);
+
+// 3. Scores.
+const scores = {
+  service: score('service'),
+  ...(baselines ? { pdftotext: score('pdftotext'), tesseract: score('tesseract') } : {}),
+};
+
+// 4. Report.
+report();
+
+// 5. Memory on a 100-page born-digital PDF, in a fresh process.
+if (!flag('no-100')) {
+  const child = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'bench/run.ts'), '--rss-100'],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+    },
+  );
+  process.stdout.write(child.stdout);
+  if (child.status !== 0) process.stderr.write(child.stderr);
+}
+
+async function runService(list: ManifestDoc[]) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'docparse-bench-'));
+  const config = loadConfig({
+    RUNTIME_MODE: 'local',
+    DATA_DIR: dataDir,
+    PORT: '0',
+    API_KEYS: `${API_KEY}=bench:scale`,
+    LOG_LEVEL: 'ERROR',
+  });
+  if (config.RUNTIME_MODE !== 'local') throw new Error('local mode expected');
+  const server = await startLocalServer(config);
+  const dir = join(OUT, 'service');
+  mkdirSync(dir, { recursive: true });
+  const timings: Record<string, number> = {};
+  const rows: Record<
+    string,
+    { seconds: number; pages: number; status: number; ocrPageMs: number[] }
+  > = {};
+  try {
+    // Warm-up: loads pdf.js and the OCR worker once, as a running service would have them.
+    const warm = docs.find((d) => d.format === 'png');
+    if (warm) await upload(server.url, join(SHARED, 'corpus/dev', warm.file));
+    for (const d of list) {
+      const t0 = performance.now();
+      const { status, body } = await upload(server.url, join(SHARED, 'corpus/dev', d.file));
+      const seconds = (performance.now() - t0) / 1000;
+      const pages = (body.pages ?? []) as {
+        content_markdown: string;
+        provider: string;
+        latency_ms: number;
+      }[];
+      writeFileSync(join(dir, `${d.id}.md`), pages.map((p) => p.content_markdown).join('\n\n'));
+      timings[d.id] = seconds;
+      rows[d.id] = {
+        seconds,
+        pages: pages.length,
+        status,
+        ocrPageMs: pages.filter((p) => p.provider === 'local-ocr').map((p) => p.latency_ms),
+      };
+      console.error(`service  ${String(status)}  ${seconds.toFixed(2).padStart(6)}s  ${d.id}`);
+    }
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  writeFileSync(join(dir, 'timings.json'), JSON.stringify(timings));
+  return { rows, peakRssMb: process.resourceUsage().maxRSS / 1024 };
+}
+
+async function upload(url: string, file: string) {
+  const form = new FormData();
+  form.append('file', new Blob([readFileSync(file)]), basename(file));
+  const res = await fetch(`${url}/v1/parse/upload`, {
+    method: 'POST',
+    headers: { 'x-api-key': API_KEY },
+    body: form,
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown> & { pages?: unknown[] },
+  };
+}
+
+function runBaselines(list: ManifestDoc[]) {
+  const pdfDir = join(OUT, 'pdftotext');
+  const tessDir = join(OUT, 'tesseract');
+  mkdirSync(pdfDir, { recursive: true });
+  mkdirSync(tessDir, { recursive: true });
+  const pdfTimes: Record<string, number> = {};
+  const tessTimes: Record<string, number> = {};
+  const tessOcrSeconds: Record<string, number> = {};
+  const work = mkdtempSync(join(tmpdir(), 'docparse-baseline-'));
+  for (const d of list) {
+    const file = join(SHARED, 'corpus/dev', d.file);
+    if (d.format === 'pdf') {
+      const t0 = performance.now();
+      const text = execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' });
+      pdfTimes[d.id] = (performance.now() - t0) / 1000;
+      writeFileSync(join(pdfDir, `${d.id}.md`), text);
+    }
+    if (!isOcrDoc(d)) continue;
+    const t0 = performance.now();
+    let images = [file];
+    if (d.format === 'pdf') {
+      execFileSync('pdftoppm', ['-r', '300', '-png', file, join(work, d.id)]);
+      images = readdirSync(work)
+        .sort()
+        .filter((f) => f.startsWith(d.id))
+        .map((f) => join(work, f));
+    }
+    const t1 = performance.now();
+    const texts = images.map((img) =>
+      execFileSync('tesseract', [img, '-'], {
+        encoding: 'utf8',
+        env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
+    );
+    const t2 = performance.now();
+    tessTimes[d.id] = (t2 - t0) / 1000;
+    tessOcrSeconds[d.id] = (t2 - t1) / 1000 / images.length;
+    writeFileSync(join(tessDir, `${d.id}.md`), texts.join('\n\n'));
+    console.error(`tesseract       ${tessTimes[d.id]!.toFixed(2).padStart(6)}s  ${d.id}`);
+  }
+  rmSync(work, { recursive: true, force: true });
+  writeFileSync(join(pdfDir, 'timings.json'), JSON.stringify(pdfTimes));
+  writeFileSync(join(tessDir, 'timings.json'), JSON.stringify(tessTimes));
+  return { pdfTimes, tessTimes, tessOcrSeconds };
+}
+
+interface ScoreRow {
+  id: string;
+  text?: number | null;
+  heading?: number | null;
+  table?: number | null;
+  order?: number | null;
+  tests?: number | null;
+}
+
+function score(name: string): Map<string, ScoreRow> {
+  const json = join(OUT, `${name}.scores.json`);
+  execFileSync(
+    process.execPath,
+    [SCORER, '--manifest', MANIFEST, '--pred', join(OUT, name), '--json', json, '--quiet'],
+    { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const parsed = JSON.parse(readFileSync(json, 'utf8')) as { documents: ScoreRow[] };
+  return new Map(parsed.documents.map((r) => [r.id, r]));
+}
+
+function mean(values: (number | null | undefined)[]): number | null {
+  const v = values.filter((x): x is number => typeof x === 'number' && !Number.isNaN(x));
+  return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
+}
+
+function report() {
+  const metrics = ['text', 'heading', 'table', 'order', 'tests'] as const;
+  const f = (v: number | null | undefined) =>
+    (typeof v === 'number' ? v.toFixed(3) : '  -  ').padStart(7);
+  console.log(
+    `\n## Quality (dev corpus, ${docs.length} PDFs and images; scorer ../shared/bench/score.mjs)\n`,
+  );
+  console.log(
+    `${'document'.padEnd(38)} ${metrics.map((m) => m.padStart(7)).join(' ')}   s/doc  pages  status`,
+  );
+  for (const d of docs) {
+    const r = scores.service.get(d.id);
+    const s = service.rows[d.id]!;
+    console.log(
+      `${d.id.slice(0, 38).padEnd(38)} ${metrics.map((m) => f(r?.[m])).join(' ')} ${s.seconds.toFixed(2).padStart(7)} ${String(s.pages).padStart(6)}  ${s.status}`,
+    );
+  }
+  const line = (label: string, table: Map<string, ScoreRow>, ids: string[]) => {
+    console.log(
+      `${label.padEnd(38)} ${metrics.map((m) => f(mean(ids.map((id) => table.get(id)?.[m])))).join(' ')}`,
+    );
+  };
+  const all = docs.map((d) => d.id);
+  const ocrIds = docs.filter(isOcrDoc).map((d) => d.id);
+  const digitalIds = docs.filter((d) => !isOcrDoc(d)).map((d) => d.id);
+  console.log('');
+  line('MEAN service (all)', scores.service, all);
+  line('MEAN service (born-digital PDFs)', scores.service, digitalIds);
+  line('MEAN service (scans and images)', scores.service, ocrIds);
+  if (scores.pdftotext) line('MEAN pdftotext (all)', scores.pdftotext, all);
+  if (scores.tesseract) line('MEAN tesseract CLI (scans and images)', scores.tesseract, ocrIds);
+
+  console.log('\n## Speed\n');
+  const digitalPages = digitalIds.reduce((n, id) => n + service.rows[id]!.pages, 0);
+  const digitalSeconds = digitalIds.reduce((n, id) => n + service.rows[id]!.seconds, 0);
+  console.log(
+    `service, born-digital PDFs: ${digitalPages} pages in ${digitalSeconds.toFixed(2)} s = ${(digitalPages / digitalSeconds).toFixed(1)} pages/s`,
+  );
+  if (baselines) {
+    const pdfSeconds = digitalIds.reduce((n, id) => n + (baselines.pdfTimes[id] ?? 0), 0);
+    const pps = digitalPages / pdfSeconds;
+    console.log(
+      `pdftotext, same files:      ${digitalPages} pages in ${pdfSeconds.toFixed(2)} s = ${pps.toFixed(1)} pages/s`,
+    );
+    console.log(
+      `ratio service / pdftotext:  ${(digitalPages / digitalSeconds / pps).toFixed(2)} (target ≥ 0.33)`,
+    );
+  }
+  const ocrMs = ocrIds.flatMap((id) => service.rows[id]!.ocrPageMs);
+  const ourOcr = (mean(ocrMs) ?? 0) / 1000;
+  console.log(
+    `service OCR: ${ocrMs.length} pages, mean ${ourOcr.toFixed(2)} s/page (provider latency)`,
+  );
+  if (baselines) {
+    const cli = mean(ocrIds.map((id) => baselines.tessOcrSeconds[id])) ?? 0;
+    console.log(`tesseract CLI (OMP_THREAD_LIMIT=1, 300 dpi): mean ${cli.toFixed(2)} s/page`);
+    console.log(`ratio service / CLI: ${(ourOcr / cli).toFixed(2)} (target ≤ 1.5)`);
+    for (const id of ocrIds) {
+      const ours = mean(service.rows[id]!.ocrPageMs) ?? 0;
+      const t = scores.tesseract?.get(id)?.text;
+      console.log(
+        `  ${id.padEnd(36)} ours ${(ours / 1000).toFixed(2)} s text ${f(scores.service.get(id)?.text)} | CLI ${(baselines.tessOcrSeconds[id] ?? 0).toFixed(2)} s text ${f(t)}`,
+      );
+    }
+  }
+  console.log(
+    `\npeak RSS of the bench process (server, pdf.js, OCR worker): ${service.peakRssMb.toFixed(0)} MB`,
+  );
+}
+
+/** Parses a generated 100-page born-digital PDF in this fresh process and reports time and peak RSS. */
+async function rss100() {
+  const source = await PDFDocument.load(
+    readFileSync(join(SHARED, 'corpus/dev/files/docling-redp5110_sampled.pdf')),
+  );
+  const out = await PDFDocument.create();
+  const indices = source.getPageIndices();
+  while (out.getPageCount() < 100) {
+    const copied = await out.copyPages(source, indices.slice(0, 100 - out.getPageCount()));
+    copied.forEach((p) => out.addPage(p));
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'docparse-100-'));
+  const file = join(dir, 'hundred-pages.pdf');
+  writeFileSync(file, await out.save());
+  const config = loadConfig({
+    RUNTIME_MODE: 'local',
+    DATA_DIR: join(dir, 'data'),
+    PORT: '0',
+    API_KEYS: `${API_KEY}=bench:scale`,
+    LOG_LEVEL: 'ERROR',
+  });
+  if (config.RUNTIME_MODE !== 'local') throw new Error('local mode expected');
+  const server = await startLocalServer(config);
+  const t0 = performance.now();
+  const { status, body } = await upload(server.url, file);
+  const seconds = (performance.now() - t0) / 1000;
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+  const pages = body.pages?.length ?? 0;
+  console.log(`\n## 100-page born-digital PDF (fresh process)\n`);
+  console.log(
+    `status ${status}, ${pages} pages in ${seconds.toFixed(2)} s (${(pages / seconds).toFixed(1)} pages/s), peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (target < 1024 MB)`,
+  );
+}

@@ -1,0 +1,100 @@
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from './service-table.js';
+
+/** A DynamoDB item as the document client returns it. */
+export type Item = Record<string, unknown>;
+
+/** Attributes the adapters add to every item; never part of a domain record. */
+const INTERNAL_ATTRIBUTES: ReadonlySet<string> = new Set([PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE]);
+
+/** Partition key of a request and everything stored under it. */
+export const requestPk = (requestId: string): string => `REQ#${requestId}`;
+
+/** Sort key of the request record. */
+export const META_SK = 'META';
+
+/** Sort key prefix of page checkpoints. */
+export const PAGE_SK_PREFIX = 'PAGE#';
+
+/** Sort key prefix of logged events. */
+export const EVENT_SK_PREFIX = 'EVT#';
+
+/** Width of the zero-padded page number: `PAGE#0001`. */
+const PAGE_DIGITS = 4;
+
+/** Width of the zero-padded event sequence number; wide enough that keys always sort by seq. */
+const EVENT_DIGITS = 10;
+
+/** Largest sequence number an event key can hold while keeping its order. */
+export const MAX_EVENT_SEQ = 10 ** EVENT_DIGITS - 1;
+
+/**
+ * Sort key of one page checkpoint: `PAGE#0001`.
+ *
+ * Pages above 9999 get more digits and no longer sort by key alone, so readers order pages by
+ * their `pageNumber`.
+ */
+export function pageSk(pageNumber: number): string {
+  if (!Number.isSafeInteger(pageNumber) || pageNumber < 1) {
+    throw new RangeError(`page number must be a positive integer, got ${pageNumber}`);
+  }
+  return `${PAGE_SK_PREFIX}${String(pageNumber).padStart(PAGE_DIGITS, '0')}`;
+}
+
+/** Sort key of one logged event: `EVT#0000000001`. */
+export function eventSk(seq: number): string {
+  return `${EVENT_SK_PREFIX}${String(seq).padStart(EVENT_DIGITS, '0')}`;
+}
+
+/** Partition key of an API key: `KEY#<sha256>`. */
+export const apiKeyPk = (keyHash: string): string => `KEY#${keyHash}`;
+
+/** Sort key of an API key item. */
+export const API_KEY_SK = 'KEY';
+
+/** The item without the key and other internal attributes: the stored domain object. */
+export function fromItem(item: Item): Item {
+  return Object.fromEntries(
+    Object.entries(item).filter(([name]) => !INTERNAL_ATTRIBUTES.has(name)),
+  );
+}
+
+/** True for the SDK's failed-condition error (a lost conditional write). */
+export function isConditionalCheckFailed(error: unknown): error is ConditionalCheckFailedException {
+  return (
+    error instanceof ConditionalCheckFailedException ||
+    (error instanceof Error && error.name === 'ConditionalCheckFailedException')
+  );
+}
+
+/** Every item a query matches, following `LastEvaluatedKey` across pages. */
+export async function queryAll(
+  client: DynamoDBDocumentClient,
+  input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Item | undefined;
+  do {
+    const page = await client.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/**
+ * The document client the DynamoDB adapters expect.
+ *
+ * Optional fields of domain records may be `undefined`; they are dropped instead of failing the
+ * marshalling.
+ */
+export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+}

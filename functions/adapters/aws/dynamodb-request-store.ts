@@ -1,0 +1,263 @@
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { ConflictError, NotFoundError } from '../../core/domain/errors.js';
+import type { PageCheckpoint, RequestRecord, RequestStatus } from '../../core/domain/request.js';
+import type { RequestStore } from '../../core/ports/request-store.js';
+import {
+  META_SK,
+  PAGE_SK_PREFIX,
+  fromItem,
+  isConditionalCheckFailed,
+  pageSk,
+  queryAll,
+  requestPk,
+  type Item,
+} from './dynamodb-items.js';
+import { PARTITION_KEY, SORT_KEY } from './service-table.js';
+
+/** BatchWriteItem takes at most 25 requests. */
+const BATCH_WRITE_LIMIT = 25;
+
+/** Attempts at writing a batch's unprocessed items before giving up. */
+const BATCH_WRITE_ATTEMPTS = 8;
+
+/** Fields a patch may never change: they identify the record and its owner. */
+const IMMUTABLE_FIELDS: ReadonlySet<string> = new Set(['id', 'tenant']);
+
+type RequestPatch = Partial<Omit<RequestRecord, 'id' | 'tenant'>>;
+
+/**
+ * Request records (`REQ#<id>` / `META`) and page checkpoints (`REQ#<id>` / `PAGE#0001`) in the
+ * service table.
+ *
+ * Records are stored as ordinary attributes, so they read naturally in the console. Every write
+ * is a single-item conditional write.
+ */
+export class DynamoDbRequestStore implements RequestStore {
+  readonly #client: DynamoDBDocumentClient;
+  readonly #tableName: string;
+
+  /**
+   * @param client a document client marshalling with `removeUndefinedValues: true`
+   *   (see `createDocumentClient`).
+   * @param tableName the service table (see `serviceTable`).
+   */
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.#client = client;
+    this.#tableName = tableName;
+  }
+
+  async create(record: RequestRecord): Promise<void> {
+    try {
+      await this.#client.send(
+        new PutCommand({
+          TableName: this.#tableName,
+          Item: { ...record, [PARTITION_KEY]: requestPk(record.id), [SORT_KEY]: META_SK },
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      throw new ConflictError(`request ${record.id} exists already`, {
+        cause: error,
+        details: { requestId: record.id },
+      });
+    }
+  }
+
+  async get(id: string): Promise<RequestRecord | undefined> {
+    const { Item: item } = await this.#client.send(
+      new GetCommand({
+        TableName: this.#tableName,
+        Key: this.#metaKey(id),
+        ConsistentRead: true,
+      }),
+    );
+    return item ? (fromItem(item) as unknown as RequestRecord) : undefined;
+  }
+
+  async update(
+    id: string,
+    patch: RequestPatch,
+    expectedStatus?: readonly RequestStatus[],
+  ): Promise<RequestRecord> {
+    const fields = (Object.entries(patch) as [string, unknown][]).filter(
+      ([name]) => !IMMUTABLE_FIELDS.has(name),
+    );
+    // An UpdateExpression cannot be empty, and `IN ()` is not valid: both cases reduce to a
+    // plain read with the same checks.
+    if (fields.length === 0 || expectedStatus?.length === 0) {
+      return this.#checkedRead(id, expectedStatus);
+    }
+
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    // One placeholder per attribute name, shared by the update and the condition.
+    const nameOf = (attribute: string): string => {
+      const placeholder = `#n${Object.keys(names).length}`;
+      const existing = Object.entries(names).find(([, name]) => name === attribute);
+      if (existing) return existing[0];
+      names[placeholder] = attribute;
+      return placeholder;
+    };
+    const sets: string[] = [];
+    const removes: string[] = [];
+    fields.forEach(([name, value], index) => {
+      // A field patched to `undefined` is removed, as object spread would drop it from JSON.
+      if (value === undefined) {
+        removes.push(nameOf(name));
+      } else {
+        values[`:v${index}`] = value;
+        sets.push(`${nameOf(name)} = :v${index}`);
+      }
+    });
+
+    let condition = `attribute_exists(${nameOf(PARTITION_KEY)})`;
+    if (expectedStatus) {
+      const placeholders = expectedStatus.map((status, index) => {
+        values[`:s${index}`] = status;
+        return `:s${index}`;
+      });
+      condition += ` AND ${nameOf('status')} IN (${placeholders.join(', ')})`;
+    }
+
+    const clauses = [
+      sets.length > 0 ? `SET ${sets.join(', ')}` : '',
+      removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '',
+    ];
+    try {
+      const { Attributes: attributes } = await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#tableName,
+          Key: this.#metaKey(id),
+          UpdateExpression: clauses.filter(Boolean).join(' '),
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: Object.keys(values).length > 0 ? values : undefined,
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      if (!attributes) throw new Error(`update of request ${id} returned no attributes`);
+      return fromItem(attributes) as unknown as RequestRecord;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      // DynamoDB returns the old item with the failure; emulators may not, so read it then.
+      const exists = error.Item !== undefined || (await this.get(id)) !== undefined;
+      if (!exists) throw notFound(id, error);
+      throw conflict(id, expectedStatus ?? [], error);
+    }
+  }
+
+  async putPage(requestId: string, checkpoint: PageCheckpoint): Promise<void> {
+    await this.#client.send(
+      new PutCommand({
+        TableName: this.#tableName,
+        Item: {
+          ...checkpoint,
+          [PARTITION_KEY]: requestPk(requestId),
+          [SORT_KEY]: pageSk(checkpoint.pageNumber),
+        },
+      }),
+    );
+  }
+
+  async listPages(requestId: string): Promise<PageCheckpoint[]> {
+    const items = await this.#queryPages(requestId);
+    return items
+      .map((item) => fromItem(item) as unknown as PageCheckpoint)
+      .sort((a, b) => a.pageNumber - b.pageNumber);
+  }
+
+  async deletePages(requestId: string): Promise<void> {
+    const keys = (await this.#queryPages(requestId, true)).map((item) => ({
+      [PARTITION_KEY]: item[PARTITION_KEY],
+      [SORT_KEY]: item[SORT_KEY],
+    }));
+    for (let start = 0; start < keys.length; start += BATCH_WRITE_LIMIT) {
+      await this.#deleteBatch(keys.slice(start, start + BATCH_WRITE_LIMIT));
+    }
+  }
+
+  async #checkedRead(
+    id: string,
+    expectedStatus: readonly RequestStatus[] | undefined,
+  ): Promise<RequestRecord> {
+    const record = await this.get(id);
+    if (!record) throw notFound(id);
+    if (expectedStatus && !expectedStatus.includes(record.status)) {
+      throw conflict(id, expectedStatus);
+    }
+    return record;
+  }
+
+  #queryPages(requestId: string, keysOnly = false): Promise<Item[]> {
+    return queryAll(this.#client, {
+      TableName: this.#tableName,
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+      ExpressionAttributeValues: { ':pk': requestPk(requestId), ':prefix': PAGE_SK_PREFIX },
+      ProjectionExpression: keysOnly ? '#pk, #sk' : undefined,
+      ConsistentRead: true,
+    });
+  }
+
+  /** Deletes up to 25 items, retrying what DynamoDB leaves unprocessed with backoff. */
+  async #deleteBatch(keys: Item[]): Promise<void> {
+    let requests = keys.map((key) => ({ DeleteRequest: { Key: key } }));
+    for (let attempt = 1; requests.length > 0; attempt++) {
+      if (attempt > BATCH_WRITE_ATTEMPTS) {
+        // Fall back to single deletes so a throttled table still ends up clean.
+        for (const request of requests) {
+          await this.#client.send(
+            new DeleteCommand({ TableName: this.#tableName, Key: request.DeleteRequest.Key }),
+          );
+        }
+        return;
+      }
+      if (attempt > 1) await sleep(Math.min(50 * 2 ** attempt, 2_000));
+      const { UnprocessedItems: unprocessed } = await this.#client.send(
+        new BatchWriteCommand({ RequestItems: { [this.#tableName]: requests } }),
+      );
+      requests = (unprocessed?.[this.#tableName] ?? []).flatMap((request) =>
+        request.DeleteRequest?.Key ? [{ DeleteRequest: { Key: request.DeleteRequest.Key } }] : [],
+      );
+    }
+  }
+
+  #metaKey(id: string): Item {
+    return { [PARTITION_KEY]: requestPk(id), [SORT_KEY]: META_SK };
+  }
+}
+
+function notFound(id: string, cause?: unknown): NotFoundError {
+  return new NotFoundError(`request ${id} does not exist`, {
+    ...(cause === undefined ? {} : { cause }),
+    details: { requestId: id },
+  });
+}
+
+function conflict(
+  id: string,
+  expectedStatus: readonly RequestStatus[],
+  cause?: unknown,
+): ConflictError {
+  return new ConflictError(
+    `request ${id} is not in an expected status (${expectedStatus.join(', ') || 'none'})`,
+    {
+      ...(cause === undefined ? {} : { cause }),
+      details: { requestId: id, expectedStatus: [...expectedStatus] },
+    },
+  );
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,152 @@
+import { mkdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../aws/dynamodb-items.js';
+import { createTableInput, type ServiceTableDefinition } from '../aws/service-table.js';
+
+/** The subset of dynalite's options used here (dynalite ships no types). */
+interface DynaliteOptions {
+  path?: string;
+  createTableMs?: number;
+  deleteTableMs?: number;
+  updateTableMs?: number;
+}
+
+type Dynalite = (options: DynaliteOptions) => Server;
+
+// dynalite is CommonJS.
+const dynalite = createRequire(import.meta.url)('dynalite') as Dynalite;
+
+const HOST = '127.0.0.1';
+
+/** How long {@link EmbeddedDynamo.ensureTable} waits for a table to become ACTIVE. */
+const TABLE_ACTIVE_TIMEOUT_MS = 30_000;
+
+/** Options of {@link startEmbeddedDynamo}. */
+export interface EmbeddedDynamoOptions {
+  /**
+   * Directory of the LevelDB store; created when missing.
+   * @default - in memory: everything is lost on stop
+   */
+  readonly path?: string;
+  /**
+   * TCP port on 127.0.0.1.
+   * @default 0 (a free port chosen by the system)
+   */
+  readonly port?: number;
+}
+
+/** A running dynalite server and clients bound to it. */
+export interface EmbeddedDynamo {
+  /** `http://127.0.0.1:<port>`. */
+  readonly endpoint: string;
+  /** Low-level client (region `local`, dummy credentials). */
+  readonly client: DynamoDBClient;
+  /** Document client for the DynamoDB adapters (`removeUndefinedValues: true`). */
+  readonly documentClient: DynamoDBDocumentClient;
+  /** Creates the table unless it exists, then waits until it is ACTIVE. */
+  ensureTable(definition: ServiceTableDefinition): Promise<void>;
+  /** Closes the clients and the server (flushing the on-disk store). Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts dynalite, DynamoDB's wire API on LevelDB, inside this process: the local stand-in for
+ * DynamoDB, on disk under `path` or in memory.
+ *
+ * dynalite has no transactions and never expires items by TTL; the adapters need neither.
+ * Only one process may open a given `path` at a time (LevelDB holds a lock on it).
+ *
+ * @example
+ * const ddb = await startEmbeddedDynamo({ path: '.data/dynamodb' });
+ * await ddb.ensureTable(serviceTable('docparse'));
+ * const requests = new DynamoDbRequestStore(ddb.documentClient, 'docparse');
+ */
+export async function startEmbeddedDynamo(
+  options: EmbeddedDynamoOptions = {},
+): Promise<EmbeddedDynamo> {
+  const path = options.path === undefined ? undefined : resolve(options.path);
+  if (path !== undefined) await mkdir(path, { recursive: true });
+
+  const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? 0, HOST, () => {
+      server.off('error', fail);
+      done();
+    });
+  });
+
+  const { port } = server.address() as AddressInfo;
+  const endpoint = `http://${HOST}:${port}`;
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const documentClient = createDocumentClient(client);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    endpoint,
+    client,
+    documentClient,
+    ensureTable: (definition) => ensureTable(client, definition),
+    stop: () =>
+      (stopping ??= (async () => {
+        documentClient.destroy();
+        client.destroy();
+        await new Promise<void>((done, fail) => {
+          server.close((error) => {
+            if (error) fail(error);
+            else done();
+          });
+        });
+      })()),
+  };
+}
+
+async function ensureTable(
+  client: DynamoDBClient,
+  definition: ServiceTableDefinition,
+): Promise<void> {
+  const { tableName } = definition;
+  if ((await tableStatus(client, tableName)) === undefined) {
+    try {
+      await client.send(new CreateTableCommand(createTableInput(definition)));
+    } catch (error) {
+      // Another caller created it first: fine, wait for it like for our own.
+      if (!(error instanceof ResourceInUseException)) throw error;
+    }
+  }
+  const deadline = Date.now() + TABLE_ACTIVE_TIMEOUT_MS;
+  for (;;) {
+    const status = await tableStatus(client, tableName);
+    if (status === 'ACTIVE') return;
+    if (Date.now() > deadline) {
+      throw new Error(`table ${tableName} is not ACTIVE after ${TABLE_ACTIVE_TIMEOUT_MS} ms`);
+    }
+    await new Promise((wake) => setTimeout(wake, 25));
+  }
+}
+
+/** The table's status, or undefined when it does not exist. */
+async function tableStatus(client: DynamoDBClient, tableName: string): Promise<string | undefined> {
+  try {
+    const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return table?.TableStatus ?? 'UNKNOWN';
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,231 @@
+import type { TextRun } from './types.js';
+
+/** Runs on one baseline that are close enough to be read as one piece of text. */
+export interface Fragment {
+  runs: TextRun[];
+  /** Box: left, top, right, bottom (pixels). */
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  baseline: number;
+  /** Dominant font size in pixels (the size carrying the most characters). */
+  fontSize: number;
+  text: string;
+  /** True when every character is bold / italic / monospace. */
+  bold: boolean;
+  italic: boolean;
+  monospace: boolean;
+}
+
+/** Fragments that share a baseline, left to right. */
+export interface Row {
+  fragments: Fragment[];
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  baseline: number;
+  fontSize: number;
+}
+
+/** Gap (in em) above which two runs on one baseline are separated by a space. */
+const SPACE_GAP_EM = 0.18;
+/** Gap (in em) above which two runs on one baseline belong to different fragments. */
+const FRAGMENT_GAP_EM = 1.0;
+
+const visibleLength = (text: string): number => text.replace(/\s+/g, '').length;
+
+/** Joins runs of one line left to right, inserting a space where the gap exceeds ~0.2 em. */
+export const joinRuns = (runs: readonly TextRun[]): string => {
+  let out = '';
+  let prev: TextRun | undefined;
+  for (const run of runs) {
+    if (prev) {
+      const gap = run.x - (prev.x + prev.w);
+      const em = Math.min(prev.fontSize, run.fontSize);
+      if (gap > SPACE_GAP_EM * em && !/\s$/.test(out) && !/^\s/.test(run.text)) out += ' ';
+    }
+    out += run.text;
+    prev = run;
+  }
+  return out.replace(/\s+/g, ' ').trim();
+};
+
+const dominantSize = (runs: readonly TextRun[]): number => {
+  const weight = new Map<number, number>();
+  let best = runs[0]?.fontSize ?? 0;
+  let bestWeight = -1;
+  for (const run of runs) {
+    const key = Math.round(run.fontSize * 4) / 4;
+    const w = (weight.get(key) ?? 0) + visibleLength(run.text) + 0.01;
+    weight.set(key, w);
+    if (w > bestWeight) {
+      bestWeight = w;
+      best = run.fontSize;
+    }
+  }
+  return best;
+};
+
+/** Builds a fragment from runs already sorted left to right. */
+export const makeFragment = (runs: TextRun[]): Fragment => {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  let bold = true;
+  let italic = true;
+  let monospace = true;
+  let baseline = 0;
+  let weight = 0;
+  for (const run of runs) {
+    x0 = Math.min(x0, run.x);
+    y0 = Math.min(y0, run.y);
+    x1 = Math.max(x1, run.x + run.w);
+    y1 = Math.max(y1, run.y + run.h);
+    if (visibleLength(run.text) > 0) {
+      bold &&= run.bold;
+      italic &&= run.italic;
+      monospace &&= run.monospace;
+    }
+    const w = visibleLength(run.text) + 0.01;
+    baseline += run.baseline * w;
+    weight += w;
+  }
+  return {
+    runs,
+    x0,
+    y0,
+    x1,
+    y1,
+    baseline: baseline / weight,
+    fontSize: dominantSize(runs),
+    text: joinRuns(runs),
+    bold,
+    italic,
+    monospace,
+  };
+};
+
+/**
+ * Groups runs into rows (shared baseline) and splits each row into fragments at gaps wider than
+ * about one em. Duplicate runs (fake bold drawn twice) are dropped. Rows come top to bottom.
+ */
+export const buildRows = (input: readonly TextRun[]): Row[] => {
+  const runs = input
+    .filter((r) => r.w > 0 && r.h > 0 && r.text.trim() !== '')
+    .slice()
+    .sort((a, b) => a.baseline - b.baseline || a.x - b.x);
+  const groups: { baseline: number; size: number; top: number; bottom: number; runs: TextRun[] }[] =
+    [];
+  // Runs sorted by baseline: compare with the few most recent groups only.
+  for (const run of runs) {
+    let target: (typeof groups)[number] | undefined;
+    for (let g = groups.length - 1; g >= 0 && g >= groups.length - 4; g--) {
+      const group = groups[g];
+      if (!group) continue;
+      const tolerance = 0.3 * Math.max(group.size, run.fontSize);
+      const sameBaseline = Math.abs(run.baseline - group.baseline) <= tolerance;
+      // Superscripts and subscripts: smaller and inside the line's vertical extent.
+      const script =
+        run.fontSize < 0.85 * group.size &&
+        run.baseline > group.top &&
+        run.y < group.bottom &&
+        Math.abs(run.baseline - group.baseline) < 0.6 * group.size;
+      if (sameBaseline || script) {
+        target = group;
+        break;
+      }
+    }
+    if (target) {
+      target.runs.push(run);
+      if (run.fontSize > target.size) {
+        target.size = run.fontSize;
+        target.baseline = run.baseline;
+      }
+      target.top = Math.min(target.top, run.y);
+      target.bottom = Math.max(target.bottom, run.y + run.h);
+    } else {
+      groups.push({
+        baseline: run.baseline,
+        size: run.fontSize,
+        top: run.y,
+        bottom: run.y + run.h,
+        runs: [run],
+      });
+    }
+  }
+  const rows: Row[] = [];
+  for (const group of groups) {
+    const sorted = group.runs.sort((a, b) => a.x - b.x);
+    const kept: TextRun[] = [];
+    for (const run of sorted) {
+      const last = kept[kept.length - 1];
+      if (
+        last &&
+        last.text === run.text &&
+        Math.abs(last.x - run.x) < 0.2 * run.fontSize &&
+        Math.abs(last.baseline - run.baseline) < 0.2 * run.fontSize
+      ) {
+        continue;
+      }
+      kept.push(run);
+    }
+    const fragments: Fragment[] = [];
+    let current: TextRun[] = [];
+    let right = -Infinity;
+    for (const run of kept) {
+      const em = Math.max(run.fontSize, current[current.length - 1]?.fontSize ?? 0);
+      if (current.length > 0 && run.x - right > FRAGMENT_GAP_EM * em) {
+        fragments.push(makeFragment(current));
+        current = [];
+        right = -Infinity;
+      }
+      current.push(run);
+      right = Math.max(right, run.x + run.w);
+    }
+    if (current.length > 0) fragments.push(makeFragment(current));
+    rows.push(rowOf(fragments));
+  }
+  return rows.sort((a, b) => a.baseline - b.baseline);
+};
+
+/** Builds a row from fragments (sorted left to right here). */
+export const rowOf = (fragments: Fragment[]): Row => {
+  const sorted = fragments.slice().sort((a, b) => a.x0 - b.x0);
+  let weight = 0;
+  let baseline = 0;
+  for (const f of sorted) {
+    const w = f.text.length + 0.01;
+    baseline += f.baseline * w;
+    weight += w;
+  }
+  return {
+    fragments: sorted,
+    x0: Math.min(...sorted.map((f) => f.x0)),
+    y0: Math.min(...sorted.map((f) => f.y0)),
+    x1: Math.max(...sorted.map((f) => f.x1)),
+    y1: Math.max(...sorted.map((f) => f.y1)),
+    baseline: baseline / weight,
+    fontSize: dominantSize(sorted.flatMap((f) => f.runs)),
+  };
+};
+
+/** Text of a row, fragments joined by single spaces. */
+export const rowText = (row: Row): string => row.fragments.map((f) => f.text).join(' ');
+
+/** Digit-folded, case-folded, space-collapsed text: the signature of running headers and footers. */
+export const foldText = (text: string): string =>
+  text
+    .toLowerCase()
+    .replace(/\d+/g, '#')
+    .replace(/\b[ivxlc]+\b/g, '#')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** True for a page number line: `12`, `- 12 -`, `Page 3`, `3 of 10`, `xiv`. */
+export const isPageNumberText = (text: string): boolean =>
+  /^[-–—\s]*(?:page\s*)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|\/)\s*\d{1,4})?[-–—\s]*$/i.test(
+    text.trim(),
+  );

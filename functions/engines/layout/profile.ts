@@ -1,0 +1,125 @@
+import { buildRows, foldText, isPageNumberText, rowText, type Row } from './lines.js';
+import type { LayoutProfile, PageText } from './types.js';
+
+/** Share of the page height, from the top or the bottom, where running headers and footers live. */
+export const FURNITURE_BAND = 0.12;
+/** Heading sizes must exceed the body size by this factor. */
+export const HEADING_SIZE_RATIO = 1.12;
+
+const toPoints = (px: number, dpi: number): number => (px * 72) / dpi;
+const roundHalf = (pt: number): number => Math.round(pt * 2) / 2;
+
+/** The rows of the top and bottom bands (at most three each), outermost first. */
+export const bandRows = (rows: readonly Row[], height: number): { top: Row[]; bottom: Row[] } => {
+  const top = rows.filter((r) => r.y1 <= height * FURNITURE_BAND).slice(0, 3);
+  const bottom = rows
+    .filter((r) => r.y0 >= height * (1 - FURNITURE_BAND))
+    .slice(-3)
+    .reverse();
+  return { top, bottom };
+};
+
+/** An empty profile, for documents without text. */
+export const emptyProfile = (): LayoutProfile => ({
+  version: 1,
+  bodySize: 0,
+  headingSizes: [],
+  headers: [],
+  footers: [],
+  pageCount: 0,
+});
+
+/**
+ * Builds the document's layout profile from some or all of its pages.
+ *
+ * - body size: the font size (points, rounded to 0.5) carrying the most characters;
+ * - heading sizes: distinct sizes of short lines set at least 12% larger than the body, largest
+ *   first (at most six), a size carrying more than a quarter of the text excepted;
+ * - running headers and footers: digit-folded texts of rows in the top / bottom 10% of the page
+ *   that repeat on at least two pages and 30% of the pages.
+ *
+ * @returns a JSON-serialisable profile; sizes in points.
+ */
+export const buildLayoutProfile = (pages: readonly PageText[]): LayoutProfile => {
+  const sizeChars = new Map<number, number>();
+  const headingCandidates = new Map<number, number>();
+  const headerCount = new Map<string, number>();
+  const footerCount = new Map<string, number>();
+  let totalChars = 0;
+  const pageRows = pages.map((page) => ({ page, rows: buildRows(page.runs) }));
+  for (const { page, rows } of pageRows) {
+    for (const run of page.runs) {
+      const chars = run.text.replace(/\s+/g, '').length;
+      if (chars === 0) continue;
+      const size = roundHalf(toPoints(run.fontSize, page.dpi));
+      sizeChars.set(size, (sizeChars.get(size) ?? 0) + chars);
+      totalChars += chars;
+    }
+    const { top, bottom } = bandRows(rows, page.height);
+    const seenTop = new Set(top.map((r) => foldText(rowText(r))).filter((t) => t.length > 0));
+    const seenBottom = new Set(bottom.map((r) => foldText(rowText(r))).filter((t) => t.length > 0));
+    for (const text of seenTop) headerCount.set(text, (headerCount.get(text) ?? 0) + 1);
+    for (const text of seenBottom) footerCount.set(text, (footerCount.get(text) ?? 0) + 1);
+    for (const row of rows) {
+      const words = rowText(row).split(/\s+/).length;
+      if (words > 15) continue;
+      const size = roundHalf(toPoints(row.fontSize, page.dpi));
+      headingCandidates.set(size, (headingCandidates.get(size) ?? 0) + 1);
+    }
+  }
+  let bodySize = 0;
+  let best = -1;
+  for (const [size, chars] of sizeChars) {
+    if (chars > best) {
+      best = chars;
+      bodySize = size;
+    }
+  }
+  const headingSizes = [...headingCandidates.keys()]
+    .filter(
+      (size) =>
+        bodySize > 0 &&
+        size >= bodySize * HEADING_SIZE_RATIO &&
+        (sizeChars.get(size) ?? 0) <= totalChars * 0.25,
+    )
+    .sort((a, b) => b - a)
+    .reduce<number[]>((acc, size) => {
+      const last = acc[acc.length - 1];
+      if (last === undefined || last - size > 0.6) acc.push(size);
+      return acc;
+    }, [])
+    .slice(0, 6);
+  const minRepeats = Math.max(2, Math.ceil(pages.length * 0.3));
+  const repeated = (counts: Map<string, number>): string[] =>
+    [...counts]
+      .filter(([text, n]) => n >= minRepeats && !isPageNumberText(text.replace(/#/g, '1')))
+      .map(([text]) => text);
+  return {
+    version: 1,
+    bodySize,
+    headingSizes,
+    headers: repeated(headerCount),
+    footers: repeated(footerCount),
+    pageCount: pages.length,
+  };
+};
+
+/** Reads a profile received as `unknown` (from JSON); falls back to an empty one. */
+export const asLayoutProfile = (value: unknown): LayoutProfile => {
+  if (typeof value !== 'object' || value === null) return emptyProfile();
+  const v = value as Partial<LayoutProfile>;
+  const numbers = (x: unknown): number[] =>
+    Array.isArray(x)
+      ? x.filter((n): n is number => typeof n === 'number' && Number.isFinite(n))
+      : [];
+  const strings = (x: unknown): string[] =>
+    Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : [];
+  return {
+    version: 1,
+    bodySize: typeof v.bodySize === 'number' && Number.isFinite(v.bodySize) ? v.bodySize : 0,
+    headingSizes: numbers(v.headingSizes),
+    headers: strings(v.headers),
+    footers: strings(v.footers),
+    pageCount: typeof v.pageCount === 'number' ? v.pageCount : 0,
+  };
+};

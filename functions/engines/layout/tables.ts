@@ -1,0 +1,502 @@
+import { joinRuns, makeFragment, rowOf, type Fragment, type Row } from './lines.js';
+import type { Segment, TextRun } from './types.js';
+
+/** One cell of a detected table; spans count grid columns / rows. */
+export interface TableCell {
+  row: number;
+  col: number;
+  rowSpan: number;
+  colSpan: number;
+  text: string;
+}
+
+/** A detected table: its box (pixels), grid size and cells. */
+export interface Table {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  rowCount: number;
+  colCount: number;
+  cells: TableCell[];
+  /** True when found from drawn rules (lattice), false when from aligned text (stream). */
+  ruled: boolean;
+}
+
+interface Line {
+  /** Position across (y for horizontal lines, x for vertical ones). */
+  at: number;
+  from: number;
+  to: number;
+}
+
+const mergeLines = (lines: Line[], tolerance: number): Line[] => {
+  const sorted = lines.slice().sort((a, b) => a.at - b.at || a.from - b.from);
+  const out: Line[] = [];
+  for (const line of sorted) {
+    const match = out.find(
+      (o) =>
+        Math.abs(o.at - line.at) <= tolerance &&
+        line.from <= o.to + tolerance &&
+        line.to >= o.from - tolerance,
+    );
+    if (match) {
+      match.from = Math.min(match.from, line.from);
+      match.to = Math.max(match.to, line.to);
+    } else {
+      out.push({ ...line });
+    }
+  }
+  return out;
+};
+
+const cluster = (values: number[], tolerance: number): number[] => {
+  const sorted = values.slice().sort((a, b) => a - b);
+  const out: number[][] = [];
+  for (const v of sorted) {
+    const last = out[out.length - 1];
+    const lastValue = last?.[last.length - 1];
+    if (last && lastValue !== undefined && v - lastValue <= tolerance) last.push(v);
+    else out.push([v]);
+  }
+  return out.map((group) => group.reduce((a, b) => a + b, 0) / group.length);
+};
+
+const cellText = (runs: TextRun[]): string => {
+  const sorted = runs.slice().sort((a, b) => a.baseline - b.baseline || a.x - b.x);
+  const lines: TextRun[][] = [];
+  for (const run of sorted) {
+    const last = lines[lines.length - 1];
+    const ref = last?.[0];
+    if (last && ref && Math.abs(ref.baseline - run.baseline) <= 0.3 * ref.fontSize) last.push(run);
+    else lines.push([run]);
+  }
+  return lines
+    .map((line) => joinRuns(line.sort((a, b) => a.x - b.x)))
+    .join(' ')
+    .replace(/-\s(?=[a-z])/g, '-')
+    .trim();
+};
+
+/** Horizontal and vertical rule lines of a page, merged where collinear and overlapping. */
+export const ruleLines = (
+  segments: readonly Segment[],
+  scale: number,
+): { horizontal: Line[]; vertical: Line[] } => {
+  const tolerance = 2 * scale;
+  const horizontal: Line[] = [];
+  const vertical: Line[] = [];
+  for (const s of segments) {
+    if (Math.abs(s.y1 - s.y2) <= tolerance / 2) {
+      horizontal.push({
+        at: (s.y1 + s.y2) / 2,
+        from: Math.min(s.x1, s.x2),
+        to: Math.max(s.x1, s.x2),
+      });
+    } else if (Math.abs(s.x1 - s.x2) <= tolerance / 2) {
+      vertical.push({
+        at: (s.x1 + s.x2) / 2,
+        from: Math.min(s.y1, s.y2),
+        to: Math.max(s.y1, s.y2),
+      });
+    }
+  }
+  return {
+    horizontal: mergeLines(horizontal, tolerance).filter((l) => l.to - l.from >= 6 * scale),
+    vertical: mergeLines(vertical, tolerance).filter((l) => l.to - l.from >= 6 * scale),
+  };
+};
+
+/**
+ * Finds ruled (lattice) tables: connected horizontal and vertical rules snapped into a grid;
+ * each run goes to the cell containing its centre; grid cells without an inner rule between
+ * them are merged into spanning cells.
+ *
+ * @param scale pixels per point (dpi / 72), for tolerances.
+ * @returns the tables and the runs they consumed.
+ */
+export const findRuledTables = (
+  segments: readonly Segment[],
+  runs: readonly TextRun[],
+  scale: number,
+): { tables: Table[]; used: Set<TextRun> } => {
+  const { horizontal, vertical } = ruleLines(segments, scale);
+  const tolerance = 3 * scale;
+  const tables: Table[] = [];
+  const used = new Set<TextRun>();
+  if (horizontal.length < 2 || vertical.length < 2) return { tables, used };
+  // Union-find over all lines; an H and a V line are connected when they cross or touch.
+  const all = [
+    ...horizontal.map((l) => ({ l, h: true })),
+    ...vertical.map((l) => ({ l, h: false })),
+  ];
+  const parent = all.map((_, i) => i);
+  const find = (i: number): number => {
+    let r = i;
+    while (parent[r] !== r) r = parent[r] ?? r;
+    let k = i;
+    while (parent[k] !== r) {
+      const next = parent[k] ?? r;
+      parent[k] = r;
+      k = next;
+    }
+    return r;
+  };
+  for (let i = 0; i < horizontal.length; i++) {
+    const h = horizontal[i];
+    if (!h) continue;
+    for (let j = 0; j < vertical.length; j++) {
+      const v = vertical[j];
+      if (!v) continue;
+      if (
+        v.at >= h.from - tolerance &&
+        v.at <= h.to + tolerance &&
+        h.at >= v.from - tolerance &&
+        h.at <= v.to + tolerance
+      ) {
+        parent[find(i)] = find(horizontal.length + j);
+      }
+    }
+  }
+  const groups = new Map<number, { h: Line[]; v: Line[] }>();
+  all.forEach((entry, i) => {
+    const root = find(i);
+    const group = groups.get(root) ?? { h: [], v: [] };
+    (entry.h ? group.h : group.v).push(entry.l);
+    groups.set(root, group);
+  });
+  for (const group of groups.values()) {
+    if (group.h.length < 2 || group.v.length < 2) continue;
+    const xs = cluster(
+      group.v.map((l) => l.at),
+      tolerance,
+    );
+    const ys = cluster(
+      group.h.map((l) => l.at),
+      tolerance,
+    );
+    if (xs.length < 3 && ys.length < 3) continue;
+    const x0 = xs[0] ?? 0;
+    const x1 = xs[xs.length - 1] ?? 0;
+    const y0 = ys[0] ?? 0;
+    const y1 = ys[ys.length - 1] ?? 0;
+    const inside = runs.filter((r) => {
+      const cx = r.x + r.w / 2;
+      const cy = r.y + r.h / 2;
+      return cx > x0 && cx < x1 && cy > y0 && cy < y1 && !used.has(r);
+    });
+    if (inside.length === 0) continue;
+    const rowsN = ys.length - 1;
+    const colsN = xs.length - 1;
+    const vAt = (x: number, y: number): boolean =>
+      group.v.some(
+        (l) => Math.abs(l.at - x) <= tolerance && l.from <= y + tolerance && l.to >= y - tolerance,
+      );
+    const hAt = (y: number, x: number): boolean =>
+      group.h.some(
+        (l) => Math.abs(l.at - y) <= tolerance && l.from <= x + tolerance && l.to >= x - tolerance,
+      );
+    // Union grid cells not separated by a rule.
+    const cellParent = Array.from({ length: rowsN * colsN }, (_, i) => i);
+    const findCell = (i: number): number => {
+      let r = i;
+      while (cellParent[r] !== r) r = cellParent[r] ?? r;
+      return r;
+    };
+    const unite = (a: number, b: number): void => {
+      const ra = findCell(a);
+      const rb = findCell(b);
+      if (ra !== rb) cellParent[Math.max(ra, rb)] = Math.min(ra, rb);
+    };
+    for (let r = 0; r < rowsN; r++) {
+      const midY = ((ys[r] ?? 0) + (ys[r + 1] ?? 0)) / 2;
+      for (let c = 0; c < colsN; c++) {
+        const midX = ((xs[c] ?? 0) + (xs[c + 1] ?? 0)) / 2;
+        if (c + 1 < colsN && !vAt(xs[c + 1] ?? 0, midY)) unite(r * colsN + c, r * colsN + c + 1);
+        if (r + 1 < rowsN && !hAt(ys[r + 1] ?? 0, midX)) unite(r * colsN + c, (r + 1) * colsN + c);
+      }
+    }
+    const spans = new Map<number, { r0: number; c0: number; r1: number; c1: number }>();
+    for (let i = 0; i < rowsN * colsN; i++) {
+      const root = findCell(i);
+      const r = Math.floor(i / colsN);
+      const c = i % colsN;
+      const span = spans.get(root);
+      if (span) {
+        span.r0 = Math.min(span.r0, r);
+        span.c0 = Math.min(span.c0, c);
+        span.r1 = Math.max(span.r1, r);
+        span.c1 = Math.max(span.c1, c);
+      } else {
+        spans.set(root, { r0: r, c0: c, r1: r, c1: c });
+      }
+    }
+    const cellRuns = new Map<number, TextRun[]>();
+    const indexOf = (edges: number[], v: number): number => {
+      for (let k = 0; k + 1 < edges.length; k++) if (v < (edges[k + 1] ?? 0)) return k;
+      return edges.length - 2;
+    };
+    for (const run of inside) {
+      const r = indexOf(ys, run.y + run.h / 2);
+      const c = indexOf(xs, run.x + run.w / 2);
+      const root = findCell(r * colsN + c);
+      const list = cellRuns.get(root) ?? [];
+      list.push(run);
+      cellRuns.set(root, list);
+    }
+    const cells: TableCell[] = [];
+    for (const [root, span] of spans) {
+      cells.push({
+        row: span.r0,
+        col: span.c0,
+        rowSpan: span.r1 - span.r0 + 1,
+        colSpan: span.c1 - span.c0 + 1,
+        text: cellText(cellRuns.get(root) ?? []),
+      });
+    }
+    // A currency sign in a cell of its own joins the amount to its right.
+    for (const cell of cells) {
+      if (!/^[$€£¥]$/.test(cell.text)) continue;
+      const next = cells.find((c) => c.row === cell.row && c.col === cell.col + cell.colSpan);
+      if (next && next.text !== '') {
+        next.text = `${cell.text}${next.text}`;
+        cell.text = '';
+      }
+    }
+    const table = compactTable({
+      x0,
+      y0,
+      x1,
+      y1,
+      rowCount: rowsN,
+      colCount: colsN,
+      cells,
+      ruled: true,
+    });
+    if (table.colCount < 2 && table.rowCount < 2) continue;
+    if (table.cells.filter((c) => c.text !== '').length < 2) continue;
+    if (table.colCount < 2) continue;
+    for (const run of inside) used.add(run);
+    tables.push(table);
+  }
+  return { tables, used };
+};
+
+/** Drops grid rows and columns in which no cell starts or which hold no text at all. */
+export const compactTable = (table: Table): Table => {
+  const keepRows: number[] = [];
+  const keepCols: number[] = [];
+  const filled = table.cells.filter((c) => c.text !== '');
+  const rowSet = new Set(filled.filter((c) => c.rowSpan === 1).map((c) => c.row));
+  const colSet = new Set(filled.filter((c) => c.colSpan === 1).map((c) => c.col));
+  // Every filled cell keeps at least one of the rows and columns it spans.
+  for (const c of filled) {
+    if (![...rowSet].some((r) => r >= c.row && r < c.row + c.rowSpan)) rowSet.add(c.row);
+    if (![...colSet].some((k) => k >= c.col && k < c.col + c.colSpan)) colSet.add(c.col);
+  }
+  keepRows.push(...[...rowSet].sort((a, b) => a - b));
+  keepCols.push(...[...colSet].sort((a, b) => a - b));
+  const rowIndex = new Map(keepRows.map((r, i) => [r, i]));
+  const colIndex = new Map(keepCols.map((c, i) => [c, i]));
+  const cells: TableCell[] = [];
+  const firstKept = (kept: number[], start: number, span: number): number | undefined =>
+    kept.find((k) => k >= start && k < start + span);
+  for (const cell of table.cells) {
+    const keptRow = firstKept(keepRows, cell.row, cell.rowSpan);
+    const keptCol = firstKept(keepCols, cell.col, cell.colSpan);
+    if (keptRow === undefined || keptCol === undefined) continue;
+    if (cell.text === '' && (keptRow !== cell.row || keptCol !== cell.col)) continue;
+    const row = rowIndex.get(keptRow);
+    const col = colIndex.get(keptCol);
+    if (row === undefined || col === undefined) continue;
+    const rowSpan = keepRows.filter((r) => r >= cell.row && r < cell.row + cell.rowSpan).length;
+    const colSpan = keepCols.filter((c) => c >= cell.col && c < cell.col + cell.colSpan).length;
+    cells.push({ ...cell, row, col, rowSpan: Math.max(1, rowSpan), colSpan: Math.max(1, colSpan) });
+  }
+  return { ...table, rowCount: keepRows.length, colCount: keepCols.length, cells };
+};
+
+const wordCount = (text: string): number => text.split(/\s+/).filter(Boolean).length;
+
+/** Options of {@link streamTable}. */
+export interface StreamOptions {
+  /** Least number of rows with two or more cells. */
+  minMultiRows: number;
+  /** Largest mean number of words per cell (prose is longer). */
+  maxWordsPerCell: number;
+}
+
+/**
+ * Reads rows of fragments as an unruled (stream) table: column boundaries are the x-intervals
+ * left empty by (almost) every row; a fragment covering several columns is a spanning cell.
+ *
+ * @returns the table, or null when the rows do not look like one (fewer than two columns,
+ *   too few multi-cell rows, prose-length cells).
+ */
+export const streamTable = (input: readonly Row[], options: StreamOptions): Table | null => {
+  if (input.length < 2) return null;
+  const rows = input.map(mergeCurrency);
+  const fragments = rows.flatMap((r) => r.fragments);
+  const x0 = Math.min(...fragments.map((f) => f.x0));
+  const x1 = Math.max(...fragments.map((f) => f.x1));
+  const em = median(fragments.map((f) => f.fontSize));
+  // Coverage sweep: how many rows put ink at each x.
+  const events: [number, number][] = [];
+  for (const f of fragments) {
+    events.push([f.x0, 1], [f.x1, -1]);
+  }
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  // A few rows may cross a gutter (spanning headers).
+  const allowed = rows.length >= 4 ? Math.max(1, Math.floor(rows.length * 0.15)) : 0;
+  const gaps: [number, number][] = [];
+  let depth = 0;
+  let gapStart: number | null = null;
+  for (const [x, d] of events) {
+    const before = depth;
+    depth += d;
+    if (before > allowed && depth <= allowed) gapStart = x;
+    else if (before <= allowed && depth > allowed && gapStart !== null) {
+      if (x - gapStart >= 0.4 * em && gapStart > x0 && x < x1) gaps.push([gapStart, x]);
+      gapStart = null;
+    }
+  }
+  if (gaps.length === 0) return null;
+  const bounds = [x0, ...gaps.map((g) => (g[0] + g[1]) / 2), x1];
+  const colCount = bounds.length - 1;
+  const colOf = (x: number): number => {
+    for (let c = 0; c < colCount; c++) if (x < (bounds[c + 1] ?? Infinity)) return c;
+    return colCount - 1;
+  };
+  const cells: TableCell[] = [];
+  let multiRows = 0;
+  let words = 0;
+  let filled = 0;
+  rows.forEach((row, r) => {
+    const byCol = new Map<number, { frags: Fragment[]; span: number }>();
+    for (const f of row.fragments) {
+      const c0 = colOf(f.x0 + 0.01);
+      const c1 = colOf(f.x1 - 0.01);
+      const entry = byCol.get(c0) ?? { frags: [], span: 1 };
+      entry.frags.push(f);
+      entry.span = Math.max(entry.span, c1 - c0 + 1);
+      byCol.set(c0, entry);
+    }
+    if (byCol.size >= 2) multiRows++;
+    let c = 0;
+    while (c < colCount) {
+      const entry = byCol.get(c);
+      if (entry) {
+        const text = entry.frags.map((f) => f.text).join(' ');
+        const span = Math.min(entry.span, colCount - c);
+        cells.push({ row: r, col: c, rowSpan: 1, colSpan: span, text });
+        words += wordCount(text);
+        filled++;
+        c += span;
+      } else {
+        cells.push({ row: r, col: c, rowSpan: 1, colSpan: 1, text: '' });
+        c++;
+      }
+    }
+  });
+  if (multiRows < options.minMultiRows) return null;
+  if (filled === 0 || words / filled > options.maxWordsPerCell) return null;
+  return {
+    x0,
+    y0: Math.min(...rows.map((r) => r.y0)),
+    x1,
+    y1: Math.max(...rows.map((r) => r.y1)),
+    rowCount: rows.length,
+    colCount,
+    cells,
+    ruled: false,
+  };
+};
+
+/** A currency sign set apart from its amount (`$  178`) joins the amount's fragment. */
+const mergeCurrency = (row: Row): Row => {
+  const out: Fragment[] = [];
+  const frags = row.fragments;
+  for (let i = 0; i < frags.length; i++) {
+    const f = frags[i];
+    const next = frags[i + 1];
+    if (f && next && /^[$€£¥]$/.test(f.text.trim())) {
+      out.push(makeFragment([...f.runs, ...next.runs]));
+      i++;
+    } else if (f) {
+      out.push(f);
+    }
+  }
+  return out.length === frags.length ? row : rowOf(out);
+};
+
+/** Median of a list (0 when empty). */
+export const median = (values: readonly number[]): number => {
+  if (values.length === 0) return 0;
+  const sorted = values.slice().sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
+
+/**
+ * Finds tables bounded by horizontal rules only (top, middle and bottom rules, as in
+ * typeset papers): two or more stacked rules of about the same extent with text rows between
+ * them that read as a stream table.
+ *
+ * @returns the tables and the fragments they consumed.
+ */
+export const findRuleBoundedTables = (
+  segments: readonly Segment[],
+  rows: readonly Row[],
+  pageWidth: number,
+  pageHeight: number,
+  scale: number,
+): { tables: Table[]; used: Set<Fragment> } => {
+  const { horizontal } = ruleLines(segments, scale);
+  const tables: Table[] = [];
+  const used = new Set<Fragment>();
+  const lines = horizontal
+    .filter((l) => l.to - l.from >= pageWidth * 0.15)
+    .sort((a, b) => a.at - b.at);
+  const consumed = new Set<Line>();
+  for (const first of lines) {
+    if (consumed.has(first)) continue;
+    const tol = Math.max(6 * scale, (first.to - first.from) * 0.04);
+    const stack = lines.filter(
+      (l) =>
+        l.at >= first.at &&
+        Math.abs(l.from - first.from) <= tol &&
+        Math.abs(l.to - first.to) <= tol &&
+        !consumed.has(l),
+    );
+    // Walk down while consecutive rules stay close enough to belong to one table.
+    const chain: Line[] = [first];
+    for (const l of stack.slice(1)) {
+      const last = chain[chain.length - 1];
+      if (last && l.at - last.at <= pageHeight * 0.45) chain.push(l);
+      else break;
+    }
+    if (chain.length < 2) continue;
+    const top = chain[0]?.at ?? 0;
+    const bottom = chain[chain.length - 1]?.at ?? 0;
+    const inside: Row[] = [];
+    for (const r of rows) {
+      if (r.baseline <= top || r.y0 >= bottom) continue;
+      const frags = r.fragments.filter(
+        (f) => !used.has(f) && f.x0 >= first.from - tol && f.x1 <= first.to + tol,
+      );
+      if (frags.length > 0) inside.push(rowOf(frags));
+    }
+    if (inside.length < 2) continue;
+    const table = streamTable(inside, { minMultiRows: 2, maxWordsPerCell: 8 });
+    if (!table || table.colCount < 2) continue;
+    for (const l of chain) consumed.add(l);
+    for (const r of inside) for (const f of r.fragments) used.add(f);
+    tables.push({
+      ...table,
+      x0: Math.min(table.x0, first.from),
+      x1: Math.max(table.x1, first.to),
+      y0: top,
+      y1: bottom,
+    });
+  }
+  return { tables, used };
+};

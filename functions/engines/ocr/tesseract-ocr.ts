@@ -1,0 +1,264 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join } from 'node:path';
+import { createWorker, type Bbox, type Line, type Page, type Worker } from 'tesseract.js';
+import { ProviderUnavailableError } from '../../core/domain/errors.js';
+import { prepareForOcr, type PrepareOptions } from './preprocess.js';
+
+/** A box in pixels of the image given to {@link TesseractOcr.recognize}, origin top-left. */
+export interface OcrBox {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** One recognised word. */
+export interface OcrWord {
+  text: string;
+  /** Recogniser confidence in [0, 1]. */
+  confidence: number;
+  bbox: OcrBox;
+  /** Sequence numbers of the word's block, paragraph and line, unique within the page. */
+  blockId: number;
+  paragraphId: number;
+  lineId: number;
+  /** Baseline y (pixels from the top) at the word's horizontal centre. */
+  baseline: number;
+  /**
+   * Estimated font size of the word's line in pixels: ascender-to-descender height
+   * (tesseract's row height plus descenders), so capitals and descenders fit inside it.
+   */
+  fontSize: number;
+}
+
+/** The words of one image, in tesseract's reading order, and the image's size. */
+export interface OcrResult {
+  width: number;
+  height: number;
+  words: OcrWord[];
+  /** Factor between the image given and the one recognised (after preprocessing). */
+  scale: number;
+}
+
+/** Options of one {@link TesseractOcr.recognize} call. */
+export interface RecognizeOptions {
+  /**
+   * Resolution of the image in pixels per inch; decides whether it is resampled before OCR.
+   * @default 300
+   */
+  dpi?: number;
+}
+
+/** Tesseract page segmentation modes worth using on document pages. */
+export type PageSegMode = 'auto' | 'single-column' | 'single-block' | 'sparse';
+
+const PSM_CODE: Record<PageSegMode, string> = {
+  auto: '3',
+  'single-column': '4',
+  'single-block': '6',
+  sparse: '11',
+};
+
+/** Options of {@link TesseractOcr}. */
+export interface TesseractOcrOptions {
+  /**
+   * Absolute folder holding `eng.traineddata.gz`.
+   * @default - `4.0.0_best_int` of the `@tesseract.js-data/eng` package (LSTM, integer weights).
+   */
+  readonly langPath?: string;
+  /**
+   * Page segmentation mode.
+   * @default 'auto'
+   */
+  readonly pageSegMode?: PageSegMode;
+  /**
+   * Extra tesseract parameters (name → value), applied after the defaults.
+   * @default {}
+   */
+  readonly parameters?: Readonly<Record<string, string>>;
+  /**
+   * Preprocessing options (resampling thresholds, contrast normalisation).
+   * @default - upscale below 250 DPI and downscale above 400 DPI to 300, normalise contrast.
+   */
+  readonly preprocess?: Omit<PrepareOptions, 'dpi'>;
+}
+
+/** Parameters set once on the worker. */
+const DEFAULT_PARAMETERS: Readonly<Record<string, string>> = {
+  // tesseract's progress and diagnostic messages would otherwise go to the process's stderr.
+  debug_file: '/dev/null',
+  // Keeps runs of spaces inside lines (table columns) instead of collapsing them.
+  preserve_interword_spaces: '1',
+};
+
+/**
+ * Offline OCR with tesseract.js (the tesseract 5 LSTM engine compiled to WebAssembly).
+ *
+ * One worker per instance, created on first use and kept for the life of the process (start-up
+ * costs about half a second; a page takes seconds). Calls are queued: the worker recognises one
+ * image at a time. The language data is read from the local file system only: the folder is
+ * checked before the worker starts, so tesseract.js never falls back to its CDN.
+ *
+ * @example
+ * const ocr = new TesseractOcr();
+ * const { words } = await ocr.recognize(png, { dpi: 300 });
+ * await ocr.terminate();
+ */
+export class TesseractOcr {
+  readonly #langPath: string;
+  readonly #parameters: Readonly<Record<string, string>>;
+  readonly #preprocess: Omit<PrepareOptions, 'dpi'>;
+  #worker: Promise<Worker> | null = null;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: TesseractOcrOptions = {}) {
+    this.#langPath = options.langPath ?? defaultLangPath();
+    this.#parameters = {
+      ...DEFAULT_PARAMETERS,
+      tessedit_pageseg_mode: PSM_CODE[options.pageSegMode ?? 'auto'],
+      ...options.parameters,
+    };
+    this.#preprocess = options.preprocess ?? {};
+  }
+
+  /**
+   * Recognises the words of an image.
+   *
+   * @param image PNG (or any format sharp reads) of one page.
+   * @returns words with boxes in pixels of `image` (whatever resampling OCR used internally).
+   * @throws {ProviderUnavailableError} when the language data is missing or the worker fails; the
+   *   worker is restarted on the next call.
+   */
+  recognize(image: Uint8Array, options: RecognizeOptions = {}): Promise<OcrResult> {
+    const run = this.#queue.then(() => this.#recognizeNow(image, options));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Stops the worker (if started). Later calls to `recognize` start a new one. */
+  async terminate(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = null;
+    if (worker === null) return;
+    try {
+      await (await worker).terminate();
+    } catch {
+      // A worker that failed to start has nothing to stop.
+    }
+  }
+
+  async #recognizeNow(image: Uint8Array, options: RecognizeOptions): Promise<OcrResult> {
+    const dpi = options.dpi ?? 300;
+    const prepared = await prepareForOcr(image, { ...this.#preprocess, dpi });
+    const worker = await this.#startedWorker();
+    let page: Page;
+    try {
+      // Without it tesseract guesses the resolution from glyph sizes; its noise and layout
+      // thresholds depend on it (tables of handwriting vanish when the guess is low).
+      await worker.setParameters({
+        user_defined_dpi: String(Math.max(70, Math.round(dpi * prepared.scale))),
+      });
+      const { data } = await worker.recognize(Buffer.from(prepared.image), {}, { blocks: true });
+      page = data;
+    } catch (error) {
+      await this.terminate();
+      throw new ProviderUnavailableError(`tesseract failed on the page image: ${String(error)}`, {
+        cause: error,
+      });
+    }
+    const width = Math.round(prepared.width / prepared.scale);
+    const height = Math.round(prepared.height / prepared.scale);
+    return { width, height, words: toWords(page, prepared.scale, width, height), scale: prepared.scale };
+  }
+
+  #startedWorker(): Promise<Worker> {
+    this.#worker ??= this.#createWorker().catch((error: unknown) => {
+      this.#worker = null;
+      throw error;
+    });
+    return this.#worker;
+  }
+
+  async #createWorker(): Promise<Worker> {
+    const dataFile = join(this.#langPath, 'eng.traineddata.gz');
+    if (!isAbsolute(this.#langPath) || !existsSync(dataFile)) {
+      throw new ProviderUnavailableError(
+        `OCR language data not found at ${dataFile}; install the @tesseract.js-data/eng package`,
+      );
+    }
+    try {
+      // OEM 1 = LSTM only: the best_int data has no legacy-engine models.
+      const worker = await createWorker('eng', 1, {
+        langPath: this.#langPath,
+        gzip: true,
+        cacheMethod: 'none',
+        legacyCore: false,
+        legacyLang: false,
+      });
+      await worker.setParameters(this.#parameters);
+      return worker;
+    } catch (error) {
+      throw new ProviderUnavailableError(`the OCR worker failed to start: ${String(error)}`, {
+        cause: error,
+      });
+    }
+  }
+}
+
+/** The `4.0.0_best_int` folder of the installed `@tesseract.js-data/eng` package. */
+export function defaultLangPath(): string {
+  const require = createRequire(import.meta.url);
+  return join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
+}
+
+function toWords(page: Page, scale: number, width: number, height: number): OcrWord[] {
+  const words: OcrWord[] = [];
+  let blockId = 0;
+  let paragraphId = 0;
+  let lineId = 0;
+  for (const block of page.blocks ?? []) {
+    blockId++;
+    for (const paragraph of block.paragraphs) {
+      paragraphId++;
+      for (const line of paragraph.lines) {
+        lineId++;
+        const fontSize =
+          (line.rowAttributes.rowHeight + Math.abs(line.rowAttributes.descenders)) / scale;
+        for (const word of line.words) {
+          const text = word.text.trim();
+          if (text === '') continue;
+          const bbox = mapBox(word.bbox, scale, width, height);
+          if (bbox === null) continue;
+          words.push({
+            text,
+            confidence: Math.min(1, Math.max(0, word.confidence / 100)),
+            bbox,
+            blockId,
+            paragraphId,
+            lineId,
+            baseline: baselineAt(line, (word.bbox.x0 + word.bbox.x1) / 2) / scale,
+            fontSize: fontSize > 0 ? fontSize : bbox.h,
+          });
+        }
+      }
+    }
+  }
+  return words;
+}
+
+/** Scales a tesseract box back to the original image and clips it to the image. */
+function mapBox(box: Bbox, scale: number, width: number, height: number): OcrBox | null {
+  const x0 = Math.max(0, Math.min(width, box.x0 / scale));
+  const y0 = Math.max(0, Math.min(height, box.y0 / scale));
+  const x1 = Math.max(0, Math.min(width, box.x1 / scale));
+  const y1 = Math.max(0, Math.min(height, box.y1 / scale));
+  if (x1 - x0 <= 0 || y1 - y0 <= 0) return null;
+  return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+}
+
+function baselineAt(line: Line, x: number): number {
+  const { x0, y0, x1, y1 } = line.baseline;
+  if (x1 === x0) return line.bbox.y1;
+  return y0 + ((y1 - y0) * (x - x0)) / (x1 - x0);
+}

@@ -1,0 +1,387 @@
+import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PageText, Rect, Segment, TextRun } from '../layout/types.js';
+import { fontStyle } from './font-style.js';
+import { loadPdfJs } from './pdf-document.js';
+
+/** Counts taken while reading a page that the layout input does not carry. */
+export interface PageStats {
+  /** Non-space characters in the text layer, all directions. */
+  chars: number;
+  /** Characters without a usable Unicode mapping (private use, U+FFFD, controls). */
+  garbageChars: number;
+  /** Characters set in math fonts. */
+  mathChars: number;
+  /** Glyphs shown and glyphs shown invisibly (render modes 3 and 7). */
+  glyphs: number;
+  invisibleGlyphs: number;
+  /** Path-painting operations (vector drawings, outlined text). */
+  paintedPaths: number;
+  /** Count of rule segments found (before the storage cap). */
+  ruleCount: number;
+  /** Distinct font names used by the text layer. */
+  fonts: string[];
+  /** The text layer in pdf.js order, lines separated by newlines. */
+  rawText: string;
+}
+
+/** A page read once: the layout input and the statistics of its text layer. */
+export interface ExtractedPage {
+  text: PageText;
+  stats: PageStats;
+  /** Page size in PDF points after /Rotate (the viewport at 72 DPI). */
+  widthPt: number;
+  heightPt: number;
+}
+
+type Matrix = [number, number, number, number, number, number];
+
+const multiply = (m: Matrix, n: Matrix): Matrix => [
+  m[0] * n[0] + m[2] * n[1],
+  m[1] * n[0] + m[3] * n[1],
+  m[0] * n[2] + m[2] * n[3],
+  m[1] * n[2] + m[3] * n[3],
+  m[0] * n[4] + m[2] * n[5] + m[4],
+  m[1] * n[4] + m[3] * n[5] + m[5],
+];
+
+const apply = (m: Matrix, x: number, y: number): [number, number] => [
+  m[0] * x + m[2] * y + m[4],
+  m[1] * x + m[3] * y + m[5],
+];
+
+const asMatrix = (value: unknown): Matrix | null => {
+  if (!Array.isArray(value) && !ArrayBuffer.isView(value)) return null;
+  const list = Array.from(value as ArrayLike<unknown>);
+  if (list.length !== 6 || !list.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+    return null;
+  }
+  return list as Matrix;
+};
+
+/** Characters that carry no recoverable text: private use, replacement, C0/C1 controls. */
+const isGarbage = (code: number): boolean =>
+  (code >= 0xe000 && code <= 0xf8ff) ||
+  code === 0xfffd ||
+  (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) ||
+  (code >= 0x7f && code <= 0x9f) ||
+  code >= 0xf0000;
+
+const MAX_OPS = 400_000;
+const MAX_SEGMENTS = 4_000;
+const MAX_IMAGES = 500;
+
+/**
+ * Reads one page's text runs, rule segments and image placements, in pixels of the page image
+ * at `dpi` (origin top-left; /Rotate, crop box and /UserUnit handled by the viewport).
+ *
+ * Loads the operator list first so that fonts are resolved and their real PostScript names
+ * (bold, italic, monospace) are known. Font sizes are in pixels. Text that does not run
+ * left-to-right on the page image (vertical or rotated stamps) is counted in the statistics
+ * and the raw text but left out of `runs`.
+ */
+export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<ExtractedPage> => {
+  const { OPS, Util } = await loadPdfJs();
+  const viewport = page.getViewport({ scale: dpi / 72 });
+  const unit = page.getViewport({ scale: 1 });
+  const operators = await page.getOperatorList();
+  const content = await page.getTextContent({ disableNormalization: false });
+  const vt = viewport.transform as Matrix;
+  const width = Math.max(1, Math.round(viewport.width));
+  const height = Math.max(1, Math.round(viewport.height));
+  const pageArea = width * height;
+
+  // Operator list: rules, images, render mode.
+  const rules: Segment[] = [];
+  const images: Rect[] = [];
+  let ruleCount = 0;
+  let glyphs = 0;
+  let invisibleGlyphs = 0;
+  let paintedPaths = 0;
+  let ctm: Matrix = [1, 0, 0, 1, 0, 0];
+  let renderMode = 0;
+  const stack: { ctm: Matrix; renderMode: number }[] = [];
+  const { fnArray, argsArray } = operators;
+  const opCount = Math.min(fnArray.length, MAX_OPS);
+  const toPixels = (x: number, y: number): [number, number] => {
+    const [ux, uy] = apply(ctm, x, y);
+    return apply(vt, ux, uy);
+  };
+  const addSegment = (ax: number, ay: number, bx: number, by: number): void => {
+    const [x1, y1] = toPixels(ax, ay);
+    const [x2, y2] = toPixels(bx, by);
+    const horizontal = Math.abs(y1 - y2) < 1;
+    const vertical = Math.abs(x1 - x2) < 1;
+    if (!horizontal && !vertical) return;
+    if (Math.hypot(x2 - x1, y2 - y1) < 2) return;
+    ruleCount++;
+    if (rules.length < MAX_SEGMENTS) rules.push({ x1, y1, x2, y2 });
+  };
+  for (let i = 0; i < opCount; i++) {
+    const fn: number = fnArray[i] ?? -1;
+    const args = argsArray[i] as unknown[] | null;
+    switch (fn) {
+      case OPS.save:
+        stack.push({ ctm, renderMode });
+        break;
+      case OPS.restore: {
+        const state = stack.pop();
+        if (state) ({ ctm, renderMode } = state);
+        break;
+      }
+      case OPS.transform: {
+        const m = asMatrix(args);
+        if (m) ctm = multiply(ctm, m);
+        break;
+      }
+      case OPS.paintFormXObjectBegin: {
+        stack.push({ ctm, renderMode });
+        const m = asMatrix(args?.[0]);
+        if (m) ctm = multiply(ctm, m);
+        break;
+      }
+      case OPS.paintFormXObjectEnd: {
+        const state = stack.pop();
+        if (state) ({ ctm, renderMode } = state);
+        break;
+      }
+      case OPS.setTextRenderingMode:
+        renderMode = typeof args?.[0] === 'number' ? args[0] : 0;
+        break;
+      case OPS.showText:
+      case OPS.showSpacedText: {
+        const shown = args?.[0];
+        if (Array.isArray(shown)) {
+          let count = 0;
+          for (const glyph of shown) if (typeof glyph === 'object' && glyph !== null) count++;
+          glyphs += count;
+          if (renderMode === 3 || renderMode === 7) invisibleGlyphs += count;
+        }
+        break;
+      }
+      case OPS.constructPath: {
+        const paintOp = args?.[0];
+        if (paintOp === OPS.endPath) break;
+        paintedPaths++;
+        const data = (args?.[1] as unknown[] | undefined)?.[0];
+        if (!Array.isArray(data) && !ArrayBuffer.isView(data)) break;
+        readPath(data as ArrayLike<number>, addSegment, (ax, ay, bx, by) => {
+          // A filled rectangle: a rule when thin, a cell (four edges) when not too large.
+          const [x1, y1] = toPixels(ax, ay);
+          const [x2, y2] = toPixels(bx, by);
+          const w = Math.abs(x2 - x1);
+          const h = Math.abs(y2 - y1);
+          const thin = Math.max(2, dpi / 36);
+          if (w * h > pageArea * 0.5) return;
+          if (h <= thin && w > thin) addSegment(ax, (ay + by) / 2, bx, (ay + by) / 2);
+          else if (w <= thin && h > thin) addSegment((ax + bx) / 2, ay, (ax + bx) / 2, by);
+          else if (w > thin && h > thin) {
+            addSegment(ax, ay, bx, ay);
+            addSegment(ax, by, bx, by);
+            addSegment(ax, ay, ax, by);
+            addSegment(bx, ay, bx, by);
+          }
+        });
+        break;
+      }
+      case OPS.paintImageXObject:
+      case OPS.paintInlineImageXObject:
+      case OPS.paintImageMaskXObject:
+      case OPS.paintImageXObjectRepeat: {
+        if (images.length >= MAX_IMAGES) break;
+        const corners = [toPixels(0, 0), toPixels(1, 0), toPixels(0, 1), toPixels(1, 1)];
+        const xs = corners.map((c) => c[0]);
+        const ys = corners.map((c) => c[1]);
+        const x = Math.max(0, Math.min(...xs));
+        const y = Math.max(0, Math.min(...ys));
+        const w = Math.min(width, Math.max(...xs)) - x;
+        const h = Math.min(height, Math.max(...ys)) - y;
+        if (w > 1 && h > 1) images.push({ x, y, w, h });
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  // Text layer.
+  const runs: TextRun[] = [];
+  const fonts = new Set<string>();
+  const styleCache = new Map<string, { name: string; style: ReturnType<typeof fontStyle> }>();
+  const styleOf = (loadedName: string) => {
+    let cached = styleCache.get(loadedName);
+    if (!cached) {
+      let name = content.styles[loadedName]?.fontFamily ?? '';
+      let flags: { bold?: boolean; italic?: boolean; monospace?: boolean } = {};
+      try {
+        if (page.commonObjs.has(loadedName)) {
+          const font = page.commonObjs.get(loadedName) as {
+            name?: unknown;
+            bold?: unknown;
+            black?: unknown;
+            italic?: unknown;
+            isMonospace?: unknown;
+          } | null;
+          if (font && typeof font.name === 'string' && font.name) name = font.name;
+          flags = {
+            bold: font?.bold === true || font?.black === true,
+            italic: font?.italic === true,
+            monospace: font?.isMonospace === true,
+          };
+        }
+      } catch {
+        // A font that failed to load keeps its family name.
+      }
+      cached = { name, style: fontStyle(name, flags) };
+      styleCache.set(loadedName, cached);
+    }
+    return cached;
+  };
+  let chars = 0;
+  let garbageChars = 0;
+  let mathChars = 0;
+  const raw: string[] = [];
+  for (const item of content.items) {
+    if (!('str' in item)) continue;
+    const textItem = item;
+    const str = textItem.str;
+    raw.push(str, textItem.hasEOL ? '\n' : '');
+    let visible = 0;
+    let garbage = 0;
+    for (const ch of str) {
+      const code = ch.codePointAt(0) ?? 0;
+      if (/\s/.test(ch)) continue;
+      visible++;
+      if (isGarbage(code)) garbage++;
+    }
+    if (visible === 0) continue;
+    const { name, style } = styleOf(textItem.fontName);
+    fonts.add(name);
+    chars += visible;
+    garbageChars += garbage;
+    if (style.math) mathChars += visible;
+    const m = asMatrix(textItem.transform);
+    if (!m) continue;
+    const tx = Util.transform(vt, m) as Matrix;
+    const fontSize = Math.hypot(tx[2], tx[3]);
+    const advance = Math.hypot(tx[0], tx[1]);
+    if (fontSize < 0.5 || advance < 0.01) continue;
+    // Left-to-right on the page image only: the x axis of the text points right.
+    if (tx[0] <= 0 || Math.abs(tx[1]) > tx[0] * 0.1) continue;
+    const ascent = content.styles[textItem.fontName]?.ascent ?? 0.8;
+    const descent = content.styles[textItem.fontName]?.descent ?? -0.2;
+    const asc = ascent > 0.5 && ascent < 1.5 ? ascent : 0.8;
+    const desc = descent < 0 && descent > -0.6 ? descent : -0.2;
+    const w = textItem.width * (advance / Math.hypot(m[0], m[1]) || dpi / 72);
+    const x = tx[4];
+    const baseline = tx[5];
+    const top = baseline - asc * fontSize;
+    const h = (asc - desc) * fontSize;
+    if (!Number.isFinite(x + baseline + w) || w <= 0) continue;
+    runs.push({
+      text: str,
+      x,
+      y: top,
+      w,
+      h,
+      baseline,
+      fontSize,
+      fontName: name,
+      bold: style.bold,
+      italic: style.italic,
+      monospace: style.monospace,
+    });
+  }
+
+  return {
+    text: { pageNumber: page.pageNumber, width, height, dpi, runs, rules, images },
+    stats: {
+      chars,
+      garbageChars,
+      mathChars,
+      glyphs,
+      invisibleGlyphs,
+      paintedPaths,
+      ruleCount,
+      fonts: [...fonts],
+      rawText: raw
+        .join('')
+        .replace(/[ \t]+\n/g, '\n')
+        .trim(),
+    },
+    widthPt: unit.width,
+    heightPt: unit.height,
+  };
+};
+
+/**
+ * Reads one page as layout input: text runs, rules and images in pixels at `dpi`.
+ *
+ * @see extractPage for the statistics that come with it.
+ */
+export const extractPageText = async (page: PDFPageProxy, dpi: number): Promise<PageText> =>
+  (await extractPage(page, dpi)).text;
+
+/**
+ * Walks a pdf.js path (DrawOPS codes followed by coordinates): straight edges go to `segment`,
+ * axis-aligned closed four-point paths (the `re` operator) go to `rectangle`.
+ */
+const readPath = (
+  data: ArrayLike<number>,
+  segment: (ax: number, ay: number, bx: number, by: number) => void,
+  rectangle: (ax: number, ay: number, bx: number, by: number) => void,
+): void => {
+  let startX = 0;
+  let startY = 0;
+  let x = 0;
+  let y = 0;
+  let points: [number, number][] = [];
+  const flushRectangle = (): boolean => {
+    if (points.length < 4 || points.length > 5) return false;
+    const xs = [...new Set(points.map((p) => Math.round(p[0] * 100)))];
+    const ys = [...new Set(points.map((p) => Math.round(p[1] * 100)))];
+    if (xs.length !== 2 || ys.length !== 2) return false;
+    const px = points.map((p) => p[0]);
+    const py = points.map((p) => p[1]);
+    rectangle(Math.min(...px), Math.min(...py), Math.max(...px), Math.max(...py));
+    return true;
+  };
+  let edges: [number, number, number, number][] = [];
+  const flush = (): void => {
+    if (!flushRectangle()) for (const e of edges) segment(e[0], e[1], e[2], e[3]);
+    points = [];
+    edges = [];
+  };
+  for (let i = 0; i < data.length;) {
+    const op = data[i++];
+    if (op === 0) {
+      flush();
+      x = startX = data[i++] ?? 0;
+      y = startY = data[i++] ?? 0;
+      points.push([x, y]);
+    } else if (op === 1) {
+      const nx = data[i++] ?? 0;
+      const ny = data[i++] ?? 0;
+      edges.push([x, y, nx, ny]);
+      points.push([nx, ny]);
+      x = nx;
+      y = ny;
+    } else if (op === 2) {
+      i += 6;
+      x = data[i - 2] ?? 0;
+      y = data[i - 1] ?? 0;
+      points.push([NaN, NaN]);
+    } else if (op === 3) {
+      i += 4;
+      x = data[i - 2] ?? 0;
+      y = data[i - 1] ?? 0;
+      points.push([NaN, NaN]);
+    } else if (op === 4) {
+      if (x !== startX || y !== startY) edges.push([x, y, startX, startY]);
+      x = startX;
+      y = startY;
+    } else {
+      break;
+    }
+  }
+  flush();
+};

@@ -1,0 +1,189 @@
+import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { DocumentRejectedError } from '../../core/domain/errors.js';
+import type { DocumentRef } from '../../core/ports/document-engine.js';
+import type { ObjectStore } from '../../core/ports/object-store.js';
+import type { RasterPage } from '../raster.js';
+import { extractPage, type ExtractedPage } from './page-text.js';
+import { openPdf, toDocumentError, withTimeout } from './pdf-document.js';
+import type { PdfPageSource, RenderOptions } from './pdf-page-source.js';
+import { renderPage } from './render-page.js';
+
+/** Options of {@link PdfDocumentCache}. */
+export interface PdfDocumentCacheOptions {
+  /**
+   * Documents kept open (least recently used evicted first).
+   * @default 4
+   */
+  maxDocuments?: number;
+  /**
+   * Pages kept extracted per document.
+   * @default 2000
+   */
+  maxPagesPerDocument?: number;
+  /**
+   * Longest the structure parse of a document may take, in milliseconds.
+   * @default 20000
+   */
+  openTimeoutMs?: number;
+  /**
+   * Longest the reading of one page may take, in milliseconds.
+   * @default 20000
+   */
+  pageTimeoutMs?: number;
+  /**
+   * Longest the rendering of one page may take, in milliseconds.
+   * @default 60000
+   */
+  renderTimeoutMs?: number;
+}
+
+interface Entry {
+  document: Promise<PDFDocumentProxy>;
+  pages: Map<number, Promise<ExtractedPage>>;
+}
+
+/** The DPI pages are extracted at; layout input is rescaled from it. */
+export const BASE_DPI = 72;
+
+/**
+ * Opened PDFs keyed by document hash, least recently used evicted (and destroyed), so that the
+ * stages of one process (inspect, parse, rasterise) parse a document once. Extracted pages (at
+ * 72 DPI) are kept with their document.
+ *
+ * Runs pdf.js on the calling thread: a PDF whose content loops forever blocks it. The service
+ * uses it inside {@link PdfWorkerClient}'s worker; tests and tools may use it directly.
+ */
+export class PdfDocumentCache implements PdfPageSource {
+  readonly #store: ObjectStore;
+  readonly #entries = new Map<string, Entry>();
+  readonly #maxDocuments: number;
+  readonly #maxPages: number;
+  readonly #openTimeoutMs: number;
+  readonly #pageTimeoutMs: number;
+  readonly #renderTimeoutMs: number;
+
+  constructor(store: ObjectStore, options: PdfDocumentCacheOptions = {}) {
+    this.#store = store;
+    this.#maxDocuments = Math.max(1, options.maxDocuments ?? 4);
+    this.#maxPages = Math.max(1, options.maxPagesPerDocument ?? 2000);
+    this.#openTimeoutMs = options.openTimeoutMs ?? 20_000;
+    this.#pageTimeoutMs = options.pageTimeoutMs ?? 20_000;
+    this.#renderTimeoutMs = options.renderTimeoutMs ?? 60_000;
+  }
+
+  /** True when the document of `ref` is open (or being opened) here. */
+  has(ref: DocumentRef): boolean {
+    return this.#entries.has(ref.hash || ref.key);
+  }
+
+  #entry(ref: DocumentRef): Entry {
+    const cacheKey = ref.hash || ref.key;
+    const existing = this.#entries.get(cacheKey);
+    if (existing) {
+      this.#entries.delete(cacheKey);
+      this.#entries.set(cacheKey, existing);
+      return existing;
+    }
+    const document = this.#store
+      .get(ref.key)
+      .then((bytes) => openPdf(bytes, { timeoutMs: this.#openTimeoutMs }));
+    const entry: Entry = { document, pages: new Map() };
+    // A failed open is not cached: the next call tries again (and fails the same way).
+    document.catch(() => {
+      if (this.#entries.get(cacheKey) === entry) this.#entries.delete(cacheKey);
+    });
+    this.#entries.set(cacheKey, entry);
+    while (this.#entries.size > this.#maxDocuments) {
+      const oldest = this.#entries.keys().next();
+      if (oldest.done === true) break;
+      const evicted = this.#entries.get(oldest.value);
+      this.#entries.delete(oldest.value);
+      void evicted?.document.then((d) => d.destroy()).catch(() => undefined);
+    }
+    return entry;
+  }
+
+  /**
+   * The open document for `ref`.
+   * @throws {UnsupportedDocumentError} when the bytes are not a readable PDF.
+   * @throws {DocumentRejectedError} when it needs a password or has no pages.
+   * @throws {ObjectNotFoundError} when nothing is stored under `ref.key`.
+   */
+  async document(ref: DocumentRef): Promise<PDFDocumentProxy> {
+    return this.#entry(ref).document;
+  }
+
+  /** {@inheritDoc PdfPageSource.pageCount} */
+  async pageCount(ref: DocumentRef): Promise<number> {
+    return (await this.document(ref)).numPages;
+  }
+
+  /**
+   * One page read at 72 DPI (text runs, rules, images and statistics), cached with its document.
+   * @throws {DocumentRejectedError} when `pageNumber` is out of range or the page cannot be read.
+   */
+  async page(ref: DocumentRef, pageNumber: number): Promise<ExtractedPage> {
+    const entry = this.#entry(ref);
+    const cached = entry.pages.get(pageNumber);
+    if (cached) return cached;
+    const extracted = (async () => {
+      const document = await entry.document;
+      if (!Number.isInteger(pageNumber) || pageNumber < 1 || pageNumber > document.numPages) {
+        throw new DocumentRejectedError(
+          `page ${pageNumber} does not exist; the document has ${document.numPages} pages`,
+        );
+      }
+      try {
+        const page = await withTimeout(
+          document.getPage(pageNumber),
+          this.#pageTimeoutMs,
+          () => new DocumentRejectedError(`page ${pageNumber} could not be read in time`),
+        );
+        try {
+          return await withTimeout(
+            extractPage(page, BASE_DPI),
+            this.#pageTimeoutMs,
+            () => new DocumentRejectedError(`page ${pageNumber} could not be read in time`),
+          );
+        } finally {
+          page.cleanup();
+        }
+      } catch (error) {
+        if (error instanceof DocumentRejectedError) throw error;
+        const mapped = toDocumentError(error);
+        throw new DocumentRejectedError(`page ${pageNumber} cannot be read: ${mapped.message}`, {
+          cause: error,
+        });
+      }
+    })();
+    extracted.catch(() => {
+      if (entry.pages.get(pageNumber) === extracted) entry.pages.delete(pageNumber);
+    });
+    entry.pages.set(pageNumber, extracted);
+    if (entry.pages.size > this.#maxPages) {
+      const oldest = entry.pages.keys().next();
+      if (oldest.done !== true) entry.pages.delete(oldest.value);
+    }
+    return extracted;
+  }
+
+  /** {@inheritDoc PdfPageSource.render} */
+  async render(ref: DocumentRef, pageNumber: number, options: RenderOptions): Promise<RasterPage> {
+    const document = await this.document(ref);
+    return renderPage(document, pageNumber, { ...options, timeoutMs: this.#renderTimeoutMs });
+  }
+
+  /** Closes every cached document (same as {@link clear}). */
+  close(): Promise<void> {
+    return this.clear();
+  }
+
+  /** Closes every cached document. */
+  async clear(): Promise<void> {
+    const entries = [...this.#entries.values()];
+    this.#entries.clear();
+    await Promise.all(
+      entries.map((e) => e.document.then((d) => d.destroy()).catch(() => undefined)),
+    );
+  }
+}

@@ -1,0 +1,104 @@
+import { DocumentRejectedError, UnsupportedDocumentError } from '../../core/domain/errors.js';
+import type {
+  DocumentEngine,
+  DocumentInspection,
+  DocumentRef,
+  PageFeatures,
+} from '../../core/ports/document-engine.js';
+import { buildLayoutProfile } from '../layout/profile.js';
+import type { PageText } from '../layout/types.js';
+import { pageFeatures } from './page-features.js';
+import { UninterpretablePdfError, type PdfPageSource } from './pdf-page-source.js';
+
+/** Options of {@link PdfEngine}. */
+export interface PdfEngineOptions {
+  /**
+   * Most pages a document may have; larger documents are rejected by `open`.
+   * @default 5000
+   */
+  maxPages?: number;
+}
+
+/**
+ * The offline PDF engine: opens PDFs with pdf.js (through `source`, shared with
+ * {@link LocalTextProvider} and {@link PdfRasterizer} so a document is parsed once), counts their
+ * pages and measures them (text layer, images, rules, columns, fonts) for the router; builds the
+ * layout profile.
+ */
+export class PdfEngine implements DocumentEngine {
+  readonly #source: PdfPageSource;
+  readonly #maxPages: number;
+
+  constructor(source: PdfPageSource, options: PdfEngineOptions = {}) {
+    this.#source = source;
+    this.#maxPages = options.maxPages ?? 5000;
+  }
+
+  /**
+   * Opens the PDF and counts its pages.
+   * @throws {UnsupportedDocumentError} when `ref.format` is not pdf or the bytes are damaged.
+   * @throws {DocumentRejectedError} when it needs a user password, has no pages or more than `maxPages`.
+   */
+  async open(ref: DocumentRef): Promise<{ pageCount: number }> {
+    if (ref.format !== 'pdf') {
+      throw new UnsupportedDocumentError(`the PDF engine cannot open ${ref.format} documents`);
+    }
+    const pageCount = await this.#source.pageCount(ref);
+    if (pageCount > this.#maxPages) {
+      throw new DocumentRejectedError(
+        `the PDF has ${pageCount} pages; at most ${this.#maxPages} are accepted`,
+      );
+    }
+    return { pageCount };
+  }
+
+  /**
+   * Measures the given pages (1-based) and builds the layout profile over them.
+   *
+   * A page that cannot be read gets empty features with `usableTextLayer: false`.
+   * @throws {UnsupportedDocumentError} when the bytes are damaged.
+   * @throws {DocumentRejectedError} when a page number is out of range, a password is needed, or
+   *   the PDF cannot be interpreted in time (its other pages would not be tried either).
+   */
+  async inspect(ref: DocumentRef, pageNumbers: readonly number[]): Promise<DocumentInspection> {
+    const { pageCount } = await this.open(ref);
+    for (const n of pageNumbers) {
+      if (!Number.isInteger(n) || n < 1 || n > pageCount) {
+        throw new DocumentRejectedError(
+          `page ${n} does not exist; the document has ${pageCount} pages`,
+        );
+      }
+    }
+    const pages: PageFeatures[] = [];
+    const texts: PageText[] = [];
+    for (const n of pageNumbers) {
+      try {
+        const extracted = await this.#source.page(ref, n);
+        pages.push(pageFeatures(extracted));
+        texts.push(extracted.text);
+      } catch (error) {
+        if (!(error instanceof DocumentRejectedError) || error instanceof UninterpretablePdfError) {
+          throw error;
+        }
+        pages.push(unreadablePage(n));
+      }
+    }
+    return { pages, profile: buildLayoutProfile(texts) };
+  }
+}
+
+const unreadablePage = (pageNumber: number): PageFeatures => ({
+  pageNumber,
+  widthPt: 0,
+  heightPt: 0,
+  textChars: 0,
+  garbageRatio: 0,
+  textCoverage: 0,
+  imageCoverage: 0,
+  ruleCount: 0,
+  columnCount: 1,
+  fontCount: 0,
+  mathCharRatio: 0,
+  invisibleCharRatio: 0,
+  usableTextLayer: false,
+});

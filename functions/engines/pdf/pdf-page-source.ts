@@ -1,0 +1,49 @@
+import { DocumentRejectedError } from '../../core/domain/errors.js';
+import type { DocumentRef } from '../../core/ports/document-engine.js';
+import type { RasterPage } from '../raster.js';
+import type { ExtractedPage } from './page-text.js';
+
+/** How a page is rendered by {@link PdfPageSource.render}. */
+export interface RenderOptions {
+  /** Requested resolution; lowered to respect `maxPixels`. */
+  dpi: number;
+  /** Most pixels the image may have. */
+  maxPixels: number;
+  /** Lowest DPI worth rendering; a page that only fits `maxPixels` below it is rejected. */
+  minDpi: number;
+}
+
+/**
+ * What the PDF engine, the text-layer provider and the rasterizer need of pdf.js: page counts,
+ * pages read at 72 DPI, and pages rendered to PNG. Implemented in process by
+ * {@link PdfDocumentCache} and off the main thread by {@link PdfWorkerClient}.
+ */
+export interface PdfPageSource {
+  /**
+   * Opens the document (once) and counts its pages.
+   * @throws {UnsupportedDocumentError} when the bytes are not a readable PDF.
+   * @throws {DocumentRejectedError} when it needs a password, has no pages or cannot be interpreted.
+   * @throws {ObjectNotFoundError} when nothing is stored under `ref.key`.
+   */
+  pageCount(ref: DocumentRef): Promise<number>;
+  /**
+   * One page read at 72 DPI (text runs, rules, images and statistics), cached with its document.
+   * @throws {DocumentRejectedError} when `pageNumber` is out of range or the page cannot be read.
+   */
+  page(ref: DocumentRef, pageNumber: number): Promise<ExtractedPage>;
+  /**
+   * One page rendered to PNG on a white background.
+   * @returns the PNG, its size in pixels and the DPI used (lower than asked to fit the pixel cap).
+   * @throws {DocumentRejectedError} when the page is too large, does not exist or cannot be rendered.
+   */
+  render(ref: DocumentRef, pageNumber: number, options: RenderOptions): Promise<RasterPage>;
+  /** Closes every open document (and stops any background worker). */
+  close(): Promise<void>;
+}
+
+/**
+ * The PDF could not be interpreted in time (or crashed the reader) and was abandoned; later
+ * calls for the same document fail fast with it for a while. A {@link DocumentRejectedError}, so
+ * it maps to 422; the engine rejects the whole document rather than one page.
+ */
+export class UninterpretablePdfError extends DocumentRejectedError {}

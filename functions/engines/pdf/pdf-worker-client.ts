@@ -1,0 +1,331 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+import type { DocumentRef } from '../../core/ports/document-engine.js';
+import type { ObjectStore } from '../../core/ports/object-store.js';
+import type { RasterPage } from '../raster.js';
+import type { ExtractedPage } from './page-text.js';
+import {
+  UninterpretablePdfError,
+  type PdfPageSource,
+  type RenderOptions,
+} from './pdf-page-source.js';
+import {
+  deserializeError,
+  type WorkerCall,
+  type WorkerReply,
+  type WorkerRequest,
+  type WorkerResults,
+  type WorkerSettings,
+} from './pdf-worker-protocol.js';
+
+/** Options of {@link PdfWorkerClient}. */
+export interface PdfWorkerClientOptions {
+  /**
+   * Documents the worker keeps open (least recently used evicted first).
+   * @default 4
+   */
+  maxDocuments?: number;
+  /**
+   * Pages kept extracted per document in the worker.
+   * @default 2000
+   */
+  maxPagesPerDocument?: number;
+  /**
+   * Longest the opening of a document, and the reading of one page, may each take, in
+   * milliseconds; past it the worker is terminated and the document rejected.
+   * @default 20000
+   */
+  timeoutMs?: number;
+  /**
+   * Longest the rendering of one page may take, in milliseconds.
+   * @default 60000
+   */
+  renderTimeoutMs?: number;
+  /**
+   * How long a document that timed out or crashed the worker is refused without trying again,
+   * in milliseconds.
+   * @default 600000
+   */
+  poisonMs?: number;
+  /**
+   * Heap limit of the worker (old generation), in MiB; a PDF that exceeds it crashes the worker
+   * only, and is rejected.
+   * @default - Node's default
+   */
+  maxHeapMb?: number;
+}
+
+interface Task {
+  ref: DocumentRef;
+  call: WorkerCall;
+  resolve: (value: WorkerResults[WorkerCall['op']]) => void;
+  reject: (error: unknown) => void;
+}
+
+interface InFlight {
+  id: number;
+  document: string;
+  worker: Worker;
+  timer: NodeJS.Timeout;
+  resolve: (reply: WorkerReply) => void;
+  reject: (error: unknown) => void;
+}
+
+const POISON_LIMIT = 1000;
+
+/** The document identity shared with the worker: its hash (its key when the hash is unknown). */
+const documentId = (ref: DocumentRef): string => ref.hash || ref.key;
+
+/** The file URL of tsx's ESM registration API (`tsx/esm/api`, import condition). */
+const tsxEsmApi = (): string => {
+  const require = createRequire(import.meta.url);
+  const manifest = require.resolve('tsx/package.json');
+  const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as {
+    exports?: Record<string, { import?: { default?: string } } | string | undefined>;
+  };
+  const entry = exports?.['./esm/api'];
+  const target =
+    typeof entry === 'object' ? (entry.import?.default ?? './dist/esm/api/index.mjs') : undefined;
+  return pathToFileURL(join(dirname(manifest), target ?? './dist/esm/api/index.mjs')).href;
+};
+
+/**
+ * Starts the worker. Compiled to JavaScript, the sibling `pdf-worker.js` runs directly. Run as
+ * TypeScript (tsx, vitest), workers do not inherit a module loader on Node 20, so the worker
+ * registers tsx before importing `pdf-worker.ts`.
+ */
+const startWorker = (settings: WorkerSettings, maxHeapMb: number | undefined): Worker => {
+  const here = import.meta.url;
+  const options: WorkerOptions = {
+    workerData: settings,
+    ...(maxHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } }),
+  };
+  if (/\.[cm]?js$/.test(new URL(here).pathname)) {
+    return new Worker(new URL('./pdf-worker.js', here), options);
+  }
+  const entry = new URL('./pdf-worker.ts', here).href;
+  const bootstrap = `import(${JSON.stringify(tsxEsmApi())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(bootstrap, { ...options, eval: true, execArgv: [] });
+};
+
+/**
+ * Runs pdf.js in a worker thread, so that a PDF on which it loops forever (a content stream
+ * cycle, a pathological operator list) cannot block the server: each call has a time budget,
+ * past which the worker is terminated, the call rejected with {@link UninterpretablePdfError}
+ * (a DocumentRejectedError, 422), the document refused for `poisonMs`, and a fresh worker
+ * started for the next call. A crashed worker is handled the same way.
+ *
+ * One worker serves calls one at a time, in order (pdf.js work is single-threaded anyway), so a
+ * time budget only runs while its own call is being served. The bytes of a document are read
+ * from the store and sent once; the worker keeps the documents (and their extracted pages) open
+ * by hash, least recently used evicted, and says when it lacks one, which is then sent again.
+ */
+export class PdfWorkerClient implements PdfPageSource {
+  readonly #store: ObjectStore;
+  readonly #settings: WorkerSettings;
+  readonly #timeoutMs: number;
+  readonly #renderTimeoutMs: number;
+  readonly #poisonMs: number;
+  readonly #maxHeapMb: number | undefined;
+  readonly #queue: Task[] = [];
+  /** Documents the current worker was sent (it may have evicted some since). */
+  readonly #sent = new Set<string>();
+  readonly #poisoned = new Map<string, { until: number; message: string }>();
+  #worker: Worker | undefined;
+  #inFlight: InFlight | undefined;
+  #busy = false;
+  #nextId = 1;
+
+  constructor(store: ObjectStore, options: PdfWorkerClientOptions = {}) {
+    this.#store = store;
+    this.#timeoutMs = options.timeoutMs ?? 20_000;
+    this.#renderTimeoutMs = options.renderTimeoutMs ?? 60_000;
+    this.#poisonMs = options.poisonMs ?? 600_000;
+    this.#maxHeapMb = options.maxHeapMb;
+    this.#settings = {
+      maxDocuments: options.maxDocuments ?? 4,
+      maxPagesPerDocument: options.maxPagesPerDocument ?? 2000,
+      openTimeoutMs: this.#timeoutMs,
+      pageTimeoutMs: this.#timeoutMs,
+      renderTimeoutMs: this.#renderTimeoutMs,
+    };
+  }
+
+  /** {@inheritDoc PdfPageSource.pageCount} */
+  pageCount(ref: DocumentRef): Promise<number> {
+    return this.#call(ref, { op: 'pageCount' }) as Promise<number>;
+  }
+
+  /** {@inheritDoc PdfPageSource.page} */
+  page(ref: DocumentRef, pageNumber: number): Promise<ExtractedPage> {
+    return this.#call(ref, { op: 'page', pageNumber }) as Promise<ExtractedPage>;
+  }
+
+  /** {@inheritDoc PdfPageSource.render} */
+  render(ref: DocumentRef, pageNumber: number, options: RenderOptions): Promise<RasterPage> {
+    return this.#call(ref, { op: 'render', pageNumber, options }) as Promise<RasterPage>;
+  }
+
+  /** Stops the worker; calls still queued or running are rejected. A later call starts a new one. */
+  async close(): Promise<void> {
+    const closed = new Error('the PDF reader was closed');
+    for (const task of this.#queue.splice(0)) task.reject(closed);
+    const inFlight = this.#inFlight;
+    const worker = this.#worker;
+    if (inFlight) this.#settle(inFlight);
+    this.#retire(worker);
+    inFlight?.reject(closed);
+    if (worker) await worker.terminate();
+  }
+
+  #call(ref: DocumentRef, call: WorkerCall): Promise<WorkerResults[WorkerCall['op']]> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ ref, call, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  /** Runs the next queued call when none is running. */
+  #pump(): void {
+    if (this.#busy) return;
+    const task = this.#queue.shift();
+    if (!task) return;
+    this.#busy = true;
+    void this.#execute(task)
+      .then(task.resolve, task.reject)
+      .finally(() => {
+        this.#busy = false;
+        this.#pump();
+      });
+  }
+
+  async #execute(task: Task): Promise<WorkerResults[WorkerCall['op']]> {
+    const document = documentId(task.ref);
+    this.#checkPoisoned(document);
+    let withBytes = !this.#sent.has(document);
+    for (;;) {
+      // A copy the worker owns: the store may hand out a shared or pooled buffer.
+      const bytes = withBytes ? new Uint8Array(await this.#store.get(task.ref.key)) : undefined;
+      const reply = await this.#send(document, task.call, bytes);
+      if (reply.status === 'missing') {
+        this.#sent.delete(document);
+        if (withBytes) throw new Error('the PDF worker did not keep the document it was sent');
+        withBytes = true;
+        continue;
+      }
+      this.#sent.add(document);
+      if (reply.status === 'error') throw deserializeError(reply.error);
+      return reply.value;
+    }
+  }
+
+  #checkPoisoned(document: string): void {
+    const poison = this.#poisoned.get(document);
+    if (!poison) return;
+    if (poison.until > Date.now()) throw new UninterpretablePdfError(poison.message);
+    this.#poisoned.delete(document);
+  }
+
+  #poison(document: string, message: string): void {
+    this.#poisoned.delete(document);
+    this.#poisoned.set(document, { until: Date.now() + this.#poisonMs, message });
+    while (this.#poisoned.size > POISON_LIMIT) {
+      const oldest = this.#poisoned.keys().next();
+      if (oldest.done === true) break;
+      this.#poisoned.delete(oldest.value);
+    }
+  }
+
+  /** Sends one request to the worker (started if needed) and waits for its reply. */
+  #send(document: string, call: WorkerCall, bytes: Uint8Array | undefined): Promise<WorkerReply> {
+    const worker = this.#ensureWorker();
+    const id = this.#nextId++;
+    // The first call for a document also opens it.
+    const budget =
+      (call.op === 'render' ? this.#renderTimeoutMs : this.#timeoutMs) +
+      (bytes ? this.#timeoutMs : 0);
+    return new Promise<WorkerReply>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#onTimeout(worker, budget);
+      }, budget);
+      this.#inFlight = { id, document, worker, timer, resolve, reject };
+      worker.ref();
+      const request: WorkerRequest = { ...call, id, hash: document, ...(bytes ? { bytes } : {}) };
+      try {
+        worker.postMessage(request, bytes ? [bytes.buffer as ArrayBuffer] : []);
+      } catch (error) {
+        this.#settle(this.#inFlight);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  }
+
+  /** Clears the in-flight call's timer and lets the process exit while the worker is idle. */
+  #settle(inFlight: InFlight): void {
+    clearTimeout(inFlight.timer);
+    if (this.#inFlight === inFlight) this.#inFlight = undefined;
+    inFlight.worker.unref();
+  }
+
+  #ensureWorker(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = startWorker(this.#settings, this.#maxHeapMb);
+    worker.unref();
+    worker.on('message', (reply: WorkerReply) => {
+      const inFlight = this.#inFlight;
+      if (inFlight?.worker !== worker || reply.id !== inFlight.id) return;
+      this.#settle(inFlight);
+      inFlight.resolve(reply);
+    });
+    worker.on('error', (error: Error) => {
+      this.#onCrash(worker, error.message);
+    });
+    worker.on('messageerror', (error: Error) => {
+      this.#onCrash(worker, `unreadable message: ${error.message}`);
+    });
+    worker.on('exit', (code: number) => {
+      this.#onCrash(worker, `exit code ${code}`);
+    });
+    this.#worker = worker;
+    return worker;
+  }
+
+  /** Forgets `worker` (if current) and terminates it; the next call starts a fresh one. */
+  #retire(worker: Worker | undefined): void {
+    if (!worker || this.#worker !== worker) return;
+    this.#worker = undefined;
+    this.#sent.clear();
+    void worker.terminate().catch(() => undefined);
+  }
+
+  #onTimeout(worker: Worker, budgetMs: number): void {
+    const inFlight = this.#inFlight;
+    if (inFlight?.worker !== worker) return;
+    const seconds = Math.round(budgetMs / 100) / 10;
+    this.#abandon(
+      inFlight,
+      `the PDF could not be interpreted within ${seconds} seconds (its content streams may loop or be pathologically complex)`,
+    );
+  }
+
+  #onCrash(worker: Worker, reason: string): void {
+    if (this.#worker !== worker) return;
+    const inFlight = this.#inFlight;
+    if (inFlight?.worker === worker) {
+      this.#abandon(inFlight, `the PDF stopped the PDF reader (${reason.slice(0, 200)})`);
+    } else {
+      this.#retire(worker);
+    }
+  }
+
+  /** Gives up on the in-flight call: replaces its worker, refuses its document for a while. */
+  #abandon(inFlight: InFlight, message: string): void {
+    this.#settle(inFlight);
+    this.#retire(inFlight.worker);
+    this.#poison(inFlight.document, message);
+    inFlight.reject(new UninterpretablePdfError(message));
+  }
+}

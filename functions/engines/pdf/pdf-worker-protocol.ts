@@ -1,0 +1,84 @@
+import {
+  DocumentRejectedError,
+  ObjectNotFoundError,
+  UnsupportedDocumentError,
+} from '../../core/domain/errors.js';
+import type { RasterPage } from '../raster.js';
+import type { ExtractedPage } from './page-text.js';
+import type { PdfDocumentCacheOptions } from './pdf-document-cache.js';
+import type { RenderOptions } from './pdf-page-source.js';
+
+/**
+ * Messages between {@link PdfWorkerClient} (main thread) and `pdf-worker.ts`. Documents are
+ * named by hash; the bytes travel only with the first call for a document, or after the worker
+ * answered `missing` (it evicted the document, or it is a fresh worker).
+ */
+export type WorkerRequest = {
+  id: number;
+  hash: string;
+  /** The document's bytes, when the worker may not have it open. */
+  bytes?: Uint8Array;
+} & WorkerCall;
+
+/** The operation of a request and its arguments. */
+export type WorkerCall =
+  | { op: 'pageCount' }
+  | { op: 'page'; pageNumber: number }
+  | { op: 'render'; pageNumber: number; options: RenderOptions };
+
+/** What each operation answers. */
+export interface WorkerResults {
+  pageCount: number;
+  page: ExtractedPage;
+  render: RasterPage;
+}
+
+export type WorkerOp = keyof WorkerResults;
+
+/** An error as it crosses the thread boundary. */
+export interface SerializedError {
+  name: string;
+  message: string;
+  /** The object key of an ObjectNotFoundError. */
+  key?: string;
+}
+
+export type WorkerReply =
+  | { id: number; status: 'ok'; value: WorkerResults[WorkerOp] }
+  | { id: number; status: 'missing' }
+  | { id: number; status: 'error'; error: SerializedError };
+
+/** What the worker is started with (`workerData`). */
+export type WorkerSettings = PdfDocumentCacheOptions;
+
+/** Flattens an error thrown in the worker to plain data. */
+export const serializeError = (error: unknown): SerializedError => {
+  if (error instanceof ObjectNotFoundError) {
+    const key = error.details?.['key'];
+    return {
+      name: error.name,
+      message: error.message,
+      ...(typeof key === 'string' ? { key } : {}),
+    };
+  }
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: 'Error', message: String(error) };
+};
+
+/** Rebuilds the core error class a worker error had (by `name`), keeping its message. */
+export const deserializeError = (error: SerializedError): Error => {
+  switch (error.name) {
+    case 'UnsupportedDocumentError':
+      return new UnsupportedDocumentError(error.message);
+    case 'DocumentRejectedError':
+      return new DocumentRejectedError(error.message);
+    case 'ObjectNotFoundError':
+      if (error.key !== undefined) return new ObjectNotFoundError(error.key);
+      break;
+    default:
+      break;
+  }
+  const rebuilt = new Error(error.message);
+  rebuilt.name = error.name;
+  return rebuilt;
+};

@@ -1,0 +1,50 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { serviceTable } from '../../functions/adapters/aws/service-table.js';
+
+export interface DocumentStorageProps {
+  /**
+   * Days after which uploads and intermediate page work expire.
+   * @default 7
+   */
+  readonly workExpiryDays?: number;
+}
+
+/**
+ * The stateful resources: the bucket (uploads/, work/, results/, incoming/) and the single
+ * service table, whose key schema comes from `serviceTable()` (the same definition the local
+ * embedded DynamoDB uses). Both are retained on stack deletion.
+ */
+export class DocumentStorage extends Construct {
+  readonly bucket: s3.Bucket;
+  readonly table: dynamodb.Table;
+
+  constructor(scope: Construct, id: string, props: DocumentStorageProps = {}) {
+    super(scope, id);
+    const days = props.workExpiryDays ?? 7;
+    if (!Number.isInteger(days) || days < 1)
+      throw new Error('workExpiryDays must be a positive integer');
+    this.bucket = new s3.Bucket(this, 'Bucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: false,
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [
+        { prefix: 'uploads/', expiration: Duration.days(days) },
+        { prefix: 'work/', expiration: Duration.days(days) },
+      ],
+    });
+    const def = serviceTable('unused');
+    this.table = new dynamodb.Table(this, 'Table', {
+      partitionKey: { name: def.partitionKey.name, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: def.sortKey.name, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: def.timeToLiveAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+}

@@ -1,0 +1,290 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
+import { loadConfig } from '../../../functions/config.js';
+import { HTTPValidationError, ParseResponse } from '../../../functions/core/domain/schemas.js';
+
+const SHARED = resolve(import.meta.dirname, '../../../../shared');
+const DEV = join(SHARED, 'corpus/dev');
+const HOSTILE = join(SHARED, 'corpus/hostile');
+const ALPHA = 'key-alpha-0001';
+const BETA = 'key-beta-0002';
+const MAX_UPLOAD = 4 * 1024 * 1024;
+
+interface DevDoc {
+  id: string;
+  file: string;
+  format: string;
+  pages: number;
+  categories: string[];
+}
+interface HostileFile {
+  file: string;
+  expect: 'ok' | 'error' | 'either';
+  what: string;
+}
+
+const devDocs = (
+  JSON.parse(readFileSync(join(DEV, 'manifest.json'), 'utf8')) as { documents: DevDoc[] }
+).documents.filter((d) => ['pdf', 'png', 'jpeg', 'jpg'].includes(d.format));
+const hostileFiles = (
+  JSON.parse(readFileSync(join(HOSTILE, 'manifest.json'), 'utf8')) as { files: HostileFile[] }
+).files;
+
+let dataDir: string;
+let server: LocalServer;
+
+function configFor(dir: string) {
+  const config = loadConfig({
+    RUNTIME_MODE: 'local',
+    DATA_DIR: dir,
+    PORT: '0',
+    API_KEYS: `${ALPHA}=alpha:pro,${BETA}=beta:free`,
+    MAX_UPLOAD_BYTES: String(MAX_UPLOAD),
+  });
+  if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
+  return config;
+}
+
+async function upload(
+  file: string | { name: string; bytes: Uint8Array },
+  options: { key?: string | null; fields?: Record<string, string>; query?: string } = {},
+) {
+  const form = new FormData();
+  const { name, bytes } =
+    typeof file === 'string' ? { name: basename(file), bytes: readFileSync(file) } : file;
+  form.append('file', new Blob([Uint8Array.from(bytes)]), name);
+  for (const [k, v] of Object.entries(options.fields ?? {})) form.append(k, v);
+  const headers: Record<string, string> = {};
+  if (options.key !== null) headers['x-api-key'] = options.key ?? ALPHA;
+  const res = await fetch(`${server.url}/v1/parse/upload${options.query ?? ''}`, {
+    method: 'POST',
+    headers,
+    body: form,
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function get(path: string, key: string | null = ALPHA) {
+  const res = await fetch(`${server.url}${path}`, { headers: key ? { 'x-api-key': key } : {} });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'docparse-int-'));
+  server = await startLocalServer(configFor(dataDir));
+});
+
+afterAll(async () => {
+  await server.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('local service: probes and auth', () => {
+  it('answers live and health without a key, and lists providers only for a valid key', async () => {
+    // Act
+    const live = await get('/v1/live', null);
+    const anonymous = await get('/v1/health', null);
+    const alias = await get('/health', ALPHA);
+    const authed = await get('/v1/health', ALPHA);
+    // Assert
+    expect(live.status).toBe(200);
+    expect(anonymous).toMatchObject({ status: 200, body: { status: 'healthy', version: '0.1.0' } });
+    expect(anonymous.body.providers).toBeUndefined();
+    expect(alias.body.providers).toBeUndefined();
+    expect(authed.body.providers).toMatchObject({
+      'local-text': { state: 'CLOSED', healthy: true },
+    });
+  });
+
+  it('rejects uploads without a key or with an unknown key with 401', async () => {
+    // Act
+    const missing = await upload(join(DEV, 'files/pypdf-minimal-document.pdf'), { key: null });
+    const wrong = await upload(join(DEV, 'files/pypdf-minimal-document.pdf'), { key: 'nope-0000' });
+    // Assert
+    expect(missing.status).toBe(401);
+    expect(missing.body.detail).toMatch(/X-API-Key/);
+    expect(wrong).toMatchObject({ status: 401, body: { detail: 'invalid API key' } });
+  });
+
+  it("answers another tenant's request id exactly like an unknown id (404)", async () => {
+    // Arrange
+    const parsed = await upload(join(DEV, 'files/pypdf-minimal-document.pdf'));
+    const id = String(parsed.body.id);
+    // Act
+    const foreign = await get(`/v1/parse/${id}`, BETA);
+    const unknown = await get('/v1/parse/req_doesnotexist0000', BETA);
+    // Assert
+    expect(foreign.status).toBe(404);
+    expect(unknown.status).toBe(404);
+    expect(foreign.body.detail).toBe(`parse request ${id} not found`);
+    expect(unknown.body.detail).toBe('parse request req_doesnotexist0000 not found');
+    expect((await get(`/v1/parse/${id}`, ALPHA)).status).toBe(200);
+  });
+});
+
+describe('local service: input errors', () => {
+  it('fails with 422 and the HTTPValidationError body for an invalid dpi', async () => {
+    // Act
+    const res = await upload(join(DEV, 'files/pypdf-minimal-document.pdf'), {
+      fields: { dpi: 'abc' },
+    });
+    // Assert
+    expect(res.status).toBe(422);
+    const body = HTTPValidationError.parse(res.body);
+    expect(body.detail[0]?.loc).toEqual(['body', 'dpi']);
+  });
+
+  it('fails with 400 when the file field is missing', async () => {
+    // Arrange
+    const form = new FormData();
+    form.append('operation_mode', 'ocr');
+    // Act
+    const res = await fetch(`${server.url}/v1/parse/upload`, {
+      method: 'POST',
+      headers: { 'x-api-key': ALPHA },
+      body: form,
+    });
+    // Assert
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/file/);
+  });
+
+  it('fails with 413 above MAX_UPLOAD_BYTES and keeps serving', async () => {
+    // Arrange
+    const bytes = new Uint8Array(MAX_UPLOAD + 10);
+    bytes.set(new TextEncoder().encode('%PDF-1.7\n'));
+    // Act
+    const res = await upload({ name: 'big.pdf', bytes });
+    // Assert
+    expect(res.status).toBe(413);
+    expect(res.body.detail).toMatch(/maximum upload size/);
+    expect((await get('/v1/live', null)).status).toBe(200);
+  });
+
+  it('fails with 400 naming the detected type for unsupported content', async () => {
+    // Act
+    const res = await upload(join(HOSTILE, 'html-named.pdf'));
+    // Assert
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/HTML/i);
+  });
+});
+
+describe('local service: the dev corpus', () => {
+  it.each(devDocs.map((d) => [d.id, d] as const))(
+    'parses %s with 200 and a schema-valid ParseResponse whose boxes lie inside the page',
+    async (_id, doc) => {
+      // Act
+      const res = await upload(join(DEV, doc.file), { query: '?include_warnings=true' });
+      // Assert
+      expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
+      const response = ParseResponse.parse(res.body);
+      expect(response.id).toMatch(/^req_/);
+      expect(response.document.pages).toBe(doc.pages);
+      expect(response.pages).toHaveLength(doc.pages);
+      expect(response.document.hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(response.usage.pages_by_tier).toBeDefined();
+      const markdown = response.pages.map((p) => p.content_markdown).join('\n');
+      expect(markdown.trim().length).toBeGreaterThan(20);
+      for (const page of response.pages) {
+        expect(page.warnings).toBeDefined();
+        for (const g of page.grounding) {
+          expect(g.bbox.x + g.bbox.w).toBeLessThanOrEqual(page.width! + 0.01);
+          expect(g.bbox.y + g.bbox.h).toBeLessThanOrEqual(page.height! + 0.01);
+        }
+        const ocr = doc.format !== 'pdf' || doc.categories.includes('scanned');
+        expect(page.provider).toBe(ocr ? 'local-ocr' : 'local-text');
+      }
+    },
+  );
+
+  it('keeps tables and headings of a born-digital paper', async () => {
+    // Act
+    const res = await upload(join(DEV, 'files/docling-2305.03393v1-pg9.pdf'));
+    // Assert
+    const markdown = ParseResponse.parse(res.body).pages[0]!.content_markdown;
+    expect(markdown).toMatch(/^#{1,6} .*Hyper Parameter Optimization/im);
+    expect(markdown).toMatch(/^#{1,6} .*Quantitative Results/im);
+    expect(markdown).toMatch(/^\|.*\|\s*$/m);
+    expect(markdown).toMatch(/^\|\s*:?-{3,}/m);
+  });
+
+  it('parses only max_pages pages and reports the document page count', async () => {
+    // Act
+    const res = await upload(join(DEV, 'files/docling-redp5110_sampled.pdf'), {
+      fields: { max_pages: '2' },
+    });
+    // Assert
+    const response = ParseResponse.parse(res.body);
+    expect(response.pages.map((p) => p.page_number)).toEqual([1, 2]);
+    expect(response.document.pages).toBe(18);
+  });
+
+  it('parses concurrent uploads independently', async () => {
+    // Arrange
+    const files = [
+      'pypdf-minimal-document.pdf',
+      'docling-amt_handbook_sample.pdf',
+      'olmocr-earnings.pdf',
+      'zerox-0003.pdf',
+    ];
+    // Act
+    const results = await Promise.all(files.map((f) => upload(join(DEV, 'files', f))));
+    // Assert
+    const ids = new Set(results.map((r) => r.body.id));
+    expect(ids.size).toBe(files.length);
+    results.forEach((r, i) => {
+      expect(r.status).toBe(200);
+      expect((r.body.document as { filename: string }).filename).toBe(files[i]);
+    });
+  });
+});
+
+describe('local service: hostile files', () => {
+  it('gives every hostile file its expected outcome, never a 5xx, and keeps earlier results', async () => {
+    // Arrange
+    const before = await upload(join(DEV, 'files/pypdf-minimal-document.pdf'));
+    const failures: string[] = [];
+    // Act
+    for (const f of hostileFiles) {
+      const started = Date.now();
+      const res = await upload(join(HOSTILE, f.file));
+      const seconds = (Date.now() - started) / 1000;
+      const ok = res.status === 200;
+      const clientError = res.status >= 400 && res.status < 500;
+      const detailOk =
+        !clientError || (typeof res.body.detail === 'string' && res.body.detail.length > 10);
+      const expected =
+        f.expect === 'ok' ? ok : f.expect === 'error' ? clientError : ok || clientError;
+      if (!expected || !detailOk || seconds > 60) {
+        failures.push(
+          `${f.file}: ${res.status} ${JSON.stringify(res.body).slice(0, 160)} (${seconds}s)`,
+        );
+      }
+      if (ok) ParseResponse.parse(res.body);
+    }
+    // Assert
+    expect(failures).toEqual([]);
+    const again = await get(`/v1/parse/${String(before.body.id)}`);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(before.body);
+  });
+});
+
+describe('local service: restart', () => {
+  it('returns the stored result after the server restarts on the same DATA_DIR', async () => {
+    // Arrange
+    const parsed = await upload(join(DEV, 'files/zerox-0003.pdf'));
+    expect(parsed.status).toBe(200);
+    // Act
+    await server.close();
+    server = await startLocalServer(configFor(dataDir));
+    const again = await get(`/v1/parse/${String(parsed.body.id)}`);
+    // Assert
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(parsed.body);
+  });
+});

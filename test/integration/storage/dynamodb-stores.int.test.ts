@@ -1,0 +1,193 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DynamoDbApiKeyStore } from '../../../functions/adapters/aws/dynamodb-api-key-store.js';
+import { DynamoDbEventLog } from '../../../functions/adapters/aws/dynamodb-event-log.js';
+import { DynamoDbRequestStore } from '../../../functions/adapters/aws/dynamodb-request-store.js';
+import { serviceTable } from '../../../functions/adapters/aws/service-table.js';
+import {
+  startEmbeddedDynamo,
+  type EmbeddedDynamo,
+} from '../../../functions/adapters/local/embedded-dynamo.js';
+import {
+  anApiKeyRecord,
+  describeApiKeyStoreContract,
+} from '../../contract/api-key-store.contract.js';
+import { describeEventLogContract } from '../../contract/event-log.contract.js';
+import {
+  aPage,
+  aRequestRecord,
+  describeRequestStoreContract,
+} from '../../contract/request-store.contract.js';
+
+const TABLE = 'docparse-test';
+
+let ddb: EmbeddedDynamo;
+
+beforeAll(async () => {
+  ddb = await startEmbeddedDynamo();
+  await ddb.ensureTable(serviceTable(TABLE));
+});
+afterAll(async () => {
+  await ddb.stop();
+});
+
+// The contracts call the factories inside each test, after beforeAll has run.
+describeRequestStoreContract(
+  'DynamoDbRequestStore on dynalite',
+  () => new DynamoDbRequestStore(ddb.documentClient, TABLE),
+);
+describeEventLogContract(
+  'DynamoDbEventLog on dynalite',
+  () => new DynamoDbEventLog(ddb.documentClient, TABLE),
+);
+describeApiKeyStoreContract(
+  'DynamoDbApiKeyStore on dynalite',
+  () => new DynamoDbApiKeyStore(ddb.documentClient, TABLE),
+);
+
+describe('DynamoDB item layout', () => {
+  it('stores the request record as attributes under REQ#<id> / META', async () => {
+    // Arrange
+    const store = new DynamoDbRequestStore(ddb.documentClient, TABLE);
+    const record = aRequestRecord();
+    // Act
+    await store.create(record);
+    // Assert
+    const { Item: item } = await ddb.documentClient.send(
+      new GetCommand({ TableName: TABLE, Key: { pk: `REQ#${record.id}`, sk: 'META' } }),
+    );
+    expect(item).toMatchObject({ status: 'queued', tenant: 'tenant-a', options: record.options });
+  });
+
+  it('keeps pages, events and the record of one request apart in one partition', async () => {
+    // Arrange
+    const requests = new DynamoDbRequestStore(ddb.documentClient, TABLE);
+    const events = new DynamoDbEventLog(ddb.documentClient, TABLE, {
+      now: () => new Date('2025-01-02T03:04:05.000Z'),
+    });
+    const record = aRequestRecord();
+    await requests.create(record);
+    // Act
+    await requests.putPage(record.id, { pageNumber: 2, pageKey: 'pages/2.json' });
+    await events.append(record.id, { event: 'request.started' });
+    await events.append(record.id, { event: 'page.completed', page_number: 2 });
+    // Assert
+    const { Items: items } = await ddb.documentClient.send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `REQ#${record.id}` },
+      }),
+    );
+    expect(items?.map((item) => item.sk as unknown)).toEqual([
+      'EVT#0000000001',
+      'EVT#0000000002',
+      'META',
+      'PAGE#0002',
+    ]);
+    expect(await requests.listPages(record.id)).toEqual([
+      { pageNumber: 2, pageKey: 'pages/2.json' },
+    ]);
+    expect(await events.list(record.id)).toEqual([
+      { seq: 1, at: '2025-01-02T03:04:05.000Z', body: { event: 'request.started' } },
+      {
+        seq: 2,
+        at: '2025-01-02T03:04:05.000Z',
+        body: { event: 'page.completed', page_number: 2 },
+      },
+    ]);
+    expect(await requests.get(record.id)).toStrictEqual(record);
+  });
+
+  it('reads more than 1 MB of checkpoints over several query pages', async () => {
+    // Arrange
+    const requests = new DynamoDbRequestStore(ddb.documentClient, TABLE);
+    const requestId = aRequestRecord().id;
+    const markdown = 'x'.repeat(200 * 1024);
+    for (let pageNumber = 1; pageNumber <= 8; pageNumber++) {
+      await requests.putPage(requestId, {
+        pageNumber,
+        page: { ...aPage(pageNumber), content_markdown: markdown },
+      });
+    }
+    const send = vi.spyOn(ddb.documentClient, 'send');
+    try {
+      // Act
+      const pages = await requests.listPages(requestId);
+      // Assert
+      expect(pages.map((p) => p.pageNumber)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      const queries = send.mock.calls.filter(([command]) => command instanceof QueryCommand);
+      expect(queries.length).toBeGreaterThan(1);
+    } finally {
+      send.mockRestore();
+    }
+  });
+
+  it('stores an API key under KEY#<sha256> / KEY', async () => {
+    // Arrange
+    const keys = new DynamoDbApiKeyStore(ddb.documentClient, TABLE);
+    const record = anApiKeyRecord();
+    // Act
+    await keys.put(record);
+    // Assert
+    const { Item: item } = await ddb.documentClient.send(
+      new GetCommand({ TableName: TABLE, Key: { pk: `KEY#${record.keyHash}`, sk: 'KEY' } }),
+    );
+    expect(item).toMatchObject({ tenant: 'tenant-a', plan: 'pro' });
+  });
+});
+
+describe('startEmbeddedDynamo', () => {
+  it('keeps a request record on disk across a stop and a restart', async () => {
+    // Arrange
+    const dir = await mkdtemp(join(tmpdir(), 'embedded-dynamo-'));
+    const path = join(dir, 'dynamodb');
+    const record = aRequestRecord({ status: 'completed', resultKey: 'results/r.json' });
+    try {
+      const first = await startEmbeddedDynamo({ path });
+      await first.ensureTable(serviceTable(TABLE));
+      const requests = new DynamoDbRequestStore(first.documentClient, TABLE);
+      await requests.create(record);
+      await requests.putPage(record.id, { pageNumber: 1, pageKey: 'pages/1.json' });
+      await first.stop();
+      // Act
+      const second = await startEmbeddedDynamo({ path });
+      try {
+        await second.ensureTable(serviceTable(TABLE));
+        const reopened = new DynamoDbRequestStore(second.documentClient, TABLE);
+        // Assert
+        expect(await reopened.get(record.id)).toStrictEqual(record);
+        expect(await reopened.listPages(record.id)).toEqual([
+          { pageNumber: 1, pageKey: 'pages/1.json' },
+        ]);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('ensures an existing table without error', async () => {
+    // Arrange
+    const definition = serviceTable(TABLE);
+    // Act
+    const ensuring = ddb.ensureTable(definition);
+    // Assert
+    await expect(ensuring).resolves.toBeUndefined();
+  });
+
+  it('listens on 127.0.0.1 and stops twice without error', async () => {
+    // Arrange
+    const instance = await startEmbeddedDynamo({ port: 0 });
+    // Act
+    await instance.stop();
+    const again = instance.stop();
+    // Assert
+    expect(instance.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await expect(again).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,610 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { lambdaContext } from '../../functions/adapters/local/lambda-context.js';
+import { loadConfig } from '../../functions/config.js';
+import type { Deps } from '../../functions/container.js';
+import type { AppDeps } from '../../functions/core/app/app-deps.js';
+import { hashApiKey } from '../../functions/core/app/authenticate.js';
+import { classify } from '../../functions/core/domain/pipeline/classify.js';
+import { deliver } from '../../functions/core/domain/pipeline/deliver.js';
+import { ingest } from '../../functions/core/domain/pipeline/ingest.js';
+import { parsePage } from '../../functions/core/domain/pipeline/parse-page.js';
+import {
+  workKeys,
+  type PipelinePorts,
+  type PipelineSettings,
+  type ProviderRegistry,
+} from '../../functions/core/domain/pipeline/pipeline-ports.js';
+import { recordFailure } from '../../functions/core/domain/pipeline/record-failure.js';
+import { route } from '../../functions/core/domain/pipeline/route.js';
+import { verify } from '../../functions/core/domain/pipeline/verify.js';
+import type { ParseOptions, RequestRecord } from '../../functions/core/domain/request.js';
+import type { ProviderCapability } from '../../functions/core/domain/routing.js';
+import type { DocumentFormat, Tier } from '../../functions/core/domain/schemas.js';
+import type { Clock } from '../../functions/core/ports/clock.js';
+import type { EventLog } from '../../functions/core/ports/event-log.js';
+import type {
+  DocumentEngine,
+  DocumentInspection,
+  DocumentRef,
+  PageFeatures,
+} from '../../functions/core/ports/document-engine.js';
+import type {
+  PageParseRequest,
+  PageProvider,
+  ProviderPageResult,
+} from '../../functions/core/ports/page-provider.js';
+import type { ExecutionOutcome, Workflow } from '../../functions/core/ports/workflow.js';
+import { detectFormat } from '../../functions/engines/image/detect-format.js';
+import {
+  InMemoryApiKeyStore,
+  InMemoryEventLog,
+  InMemoryObjectStore,
+  InMemoryRequestStore,
+} from './fakes.js';
+
+export { lambdaContext };
+
+/** The instant every builder's clock starts at. */
+export const T0 = new Date('2025-03-04T05:06:07.000Z');
+
+/** A clock that stands still until advanced. */
+export class ManualClock implements Clock {
+  #now: number;
+
+  constructor(start: Date = T0) {
+    this.#now = start.getTime();
+  }
+
+  now(): Date {
+    return new Date(this.#now);
+  }
+
+  advance(ms: number): void {
+    this.#now += ms;
+  }
+}
+
+/** The parse options of a request with every field at its specification default. */
+export function parseOptions(overrides: Partial<ParseOptions> = {}): ParseOptions {
+  return {
+    operation_mode: 'ocr',
+    maintain_format: true,
+    max_pages: null,
+    enable_verification: null,
+    dpi: null,
+    include_warnings: false,
+    extraction_strict: false,
+    legacy_events: false,
+    ...overrides,
+  };
+}
+
+/** A queued request record for a stored PDF; `overrides` replace top-level fields. */
+export function aRequestRecord(overrides: Partial<RequestRecord> = {}): RequestRecord {
+  const id = overrides.id ?? 'req_abc123';
+  return {
+    id,
+    tenant: 'tenant-a',
+    status: 'queued',
+    createdAt: T0.toISOString(),
+    updatedAt: T0.toISOString(),
+    options: parseOptions(),
+    document: {
+      key: workKeys.upload(id),
+      format: 'pdf',
+      hash: 'ab'.repeat(32),
+      filename: 'report.pdf',
+      sizeBytes: 1234,
+    },
+    ...overrides,
+  };
+}
+
+/** Features of a plain single-column letter page with a clean text layer (complexity 0). */
+export function pageFeatures(overrides: Partial<PageFeatures> = {}): PageFeatures {
+  return {
+    pageNumber: 1,
+    widthPt: 612,
+    heightPt: 792,
+    textChars: 2400,
+    garbageRatio: 0,
+    textCoverage: 0.45,
+    imageCoverage: 0,
+    ruleCount: 0,
+    columnCount: 1,
+    fontCount: 2,
+    mathCharRatio: 0,
+    invisibleCharRatio: 0,
+    usableTextLayer: true,
+    ...overrides,
+  };
+}
+
+/** Features of a scanned page: no text layer, one full-page image (complexity 0.5). */
+export function scannedPageFeatures(pageNumber: number): PageFeatures {
+  return pageFeatures({
+    pageNumber,
+    textChars: 0,
+    textCoverage: 0,
+    imageCoverage: 1,
+    fontCount: 0,
+    usableTextLayer: false,
+  });
+}
+
+/** A DocumentEngine answering from fixed page features; records what it was asked. */
+export class FakeDocumentEngine implements DocumentEngine {
+  readonly opened: DocumentRef[] = [];
+  readonly inspected: number[][] = [];
+  readonly #pageCount: number;
+  readonly #features: (pageNumber: number) => PageFeatures;
+  readonly #profile: unknown;
+
+  constructor(
+    options: {
+      pageCount?: number;
+      features?: (pageNumber: number) => PageFeatures;
+      profile?: unknown;
+    } = {},
+  ) {
+    this.#pageCount = options.pageCount ?? 1;
+    this.#features = options.features ?? ((pageNumber) => pageFeatures({ pageNumber }));
+    this.#profile = options.profile ?? { bodyFontSize: 10 };
+  }
+
+  open(ref: DocumentRef): Promise<{ pageCount: number }> {
+    this.opened.push(ref);
+    return Promise.resolve({ pageCount: this.#pageCount });
+  }
+
+  inspect(ref: DocumentRef, pageNumbers: readonly number[]): Promise<DocumentInspection> {
+    this.inspected.push([...pageNumbers]);
+    return Promise.resolve({
+      pages: pageNumbers.map((n) => this.#features(n)),
+      profile: this.#profile,
+    });
+  }
+}
+
+/** A provider answer for a clean page whose text matches its evidence word for word. */
+export function aProviderResult(overrides: Partial<ProviderPageResult> = {}): ProviderPageResult {
+  return {
+    markdown: '# Annual report\n\nRevenue grew in every region this year.',
+    elements: [
+      {
+        text: 'Annual report',
+        bbox: { x: 72, y: 60, w: 400, h: 30 },
+        label: 'paragraph',
+        elementType: 'title',
+        confidence: 0.98,
+      },
+      {
+        text: 'Revenue grew in every region this year.',
+        bbox: { x: 72, y: 120, w: 460, h: 20 },
+        label: 'paragraph',
+        elementType: 'paragraph',
+        confidence: 0.97,
+      },
+    ],
+    dpi: 144,
+    width: 1224,
+    height: 1584,
+    model: 'fake-model-1',
+    tokens: { input: 120, output: 40 },
+    ocrScore: null,
+    layoutScore: 0.95,
+    evidenceText: 'Annual report Revenue grew in every region this year.',
+    ...overrides,
+  };
+}
+
+type ProviderAnswer = (
+  request: PageParseRequest,
+) => ProviderPageResult | Promise<ProviderPageResult>;
+
+/** A PageProvider answering with a fixed result (or a function of the request); records its calls. */
+export class FakePageProvider implements PageProvider {
+  readonly calls: PageParseRequest[] = [];
+  readonly id: string;
+  readonly model: string;
+  readonly #answer: ProviderAnswer;
+
+  constructor(
+    id: string,
+    answer: Partial<ProviderPageResult> | ProviderAnswer = {},
+    model = `${id}-model`,
+  ) {
+    this.id = id;
+    this.model = model;
+    this.#answer =
+      typeof answer === 'function'
+        ? answer
+        : () => aProviderResult({ model: this.model, ...answer });
+  }
+
+  async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
+    this.calls.push(request);
+    return this.#answer(request);
+  }
+}
+
+/** A registry whose tiers all use `entries` in order (or the given per-tier chains of ids). */
+export function providerRegistry(
+  entries: { provider: PageProvider; needsTextLayer: boolean }[],
+  chains: Partial<Record<Tier, readonly string[]>> = {},
+): ProviderRegistry {
+  const byId = new Map(entries.map((e) => [e.provider.id, e]));
+  const all: ProviderCapability[] = entries.map((e) => ({
+    id: e.provider.id,
+    needsTextLayer: e.needsTextLayer,
+  }));
+  return {
+    get(id) {
+      const entry = byId.get(id);
+      if (!entry) throw new Error(`provider ${id} is not registered`);
+      return entry.provider;
+    },
+    chain(tier) {
+      const ids = chains[tier];
+      if (!ids) return all;
+      return ids.map((id) => ({ id, needsTextLayer: byId.get(id)?.needsTextLayer ?? false }));
+    },
+  };
+}
+
+/** Router thresholds and prices of the default configuration. */
+export const SETTINGS: PipelineSettings = {
+  maxDocumentPages: 1000,
+  thresholds: { fastCeiling: 0.35, proCeiling: 0.7 },
+  priceByTier: { fast: 0.001, pro: 0.01, premium: 0.03 },
+};
+
+/** The in-memory ports of a pipeline, with the fakes exposed for assertions. */
+export interface PipelineWorld extends PipelinePorts {
+  requests: InMemoryRequestStore;
+  events: InMemoryEventLog;
+  objects: InMemoryObjectStore;
+  clock: ManualClock;
+  engine: FakeDocumentEngine;
+  textProvider: FakePageProvider;
+  ocrProvider: FakePageProvider;
+}
+
+export interface PipelineOptions {
+  engine?: FakeDocumentEngine;
+  /** Formats with an engine (default: pdf and the image formats). */
+  formats?: readonly DocumentFormat[];
+  textProvider?: FakePageProvider;
+  ocrProvider?: FakePageProvider;
+  providers?: ProviderRegistry;
+  settings?: Partial<PipelineSettings>;
+}
+
+const ENGINE_FORMATS: readonly DocumentFormat[] = ['pdf', 'png', 'jpeg', 'webp', 'tiff', 'heic'];
+
+/**
+ * Pipeline ports in memory: a text-layer provider (`pdf-text`) then an OCR provider (`ocr`) on
+ * every tier, as the default deployment registers them.
+ */
+export function aPipeline(options: PipelineOptions = {}): PipelineWorld {
+  const clock = new ManualClock();
+  const engine = options.engine ?? new FakeDocumentEngine();
+  const formats = options.formats ?? ENGINE_FORMATS;
+  const textProvider = options.textProvider ?? new FakePageProvider('pdf-text');
+  const ocrProvider =
+    options.ocrProvider ??
+    new FakePageProvider('ocr', { ocrScore: 0.91, evidenceText: null, model: 'ocr-model' });
+  return {
+    requests: new InMemoryRequestStore(),
+    events: new InMemoryEventLog(clock),
+    objects: new InMemoryObjectStore(),
+    clock,
+    engine,
+    textProvider,
+    ocrProvider,
+    engineFor: (format) => (formats.includes(format) ? engine : undefined),
+    providers:
+      options.providers ??
+      providerRegistry([
+        { provider: textProvider, needsTextLayer: true },
+        { provider: ocrProvider, needsTextLayer: false },
+      ]),
+    settings: { ...SETTINGS, ...options.settings },
+  };
+}
+
+/** Stores a document and its queued request record, as the upload endpoint would. */
+export async function aStoredRequest(
+  world: Pick<PipelinePorts, 'requests' | 'objects'>,
+  overrides: Partial<RequestRecord> = {},
+): Promise<RequestRecord> {
+  const record = aRequestRecord(overrides);
+  await world.objects.put(record.document.key, TINY_PDF, 'application/pdf');
+  await world.requests.create(record);
+  return record;
+}
+
+/** The bodies of the events logged for a request, in order. */
+export async function eventsOf(
+  events: EventLog,
+  requestId: string,
+): Promise<Record<string, unknown>[]> {
+  return (await events.list(requestId)).map((e) => e.body);
+}
+
+/**
+ * A Workflow that runs the state machine's stages in order, in process: Ingest, Classify, Route,
+ * ParsePage per routed page, Verify, Deliver; a failing stage goes to RecordFailure with the
+ * error's name and message, as the state machine's Catch does.
+ */
+export class InProcessWorkflow implements Workflow {
+  /** Stage names in the order they ran (ParsePage once per page). */
+  readonly ran: string[] = [];
+  readonly inputs: Record<string, unknown>[] = [];
+  readonly #ports: PipelinePorts;
+  readonly #runs = new Map<string, Promise<ExecutionOutcome>>();
+
+  constructor(ports: PipelinePorts) {
+    this.#ports = ports;
+  }
+
+  start(requestId: string, input: Record<string, unknown>): Promise<{ executionId: string }> {
+    const executionId = `in-process:${requestId}`;
+    this.inputs.push(input);
+    if (!this.#runs.has(executionId)) this.#runs.set(executionId, this.#run(requestId));
+    return Promise.resolve({ executionId });
+  }
+
+  async wait(executionId: string): Promise<ExecutionOutcome> {
+    const run = this.#runs.get(executionId);
+    if (!run) throw new Error(`no execution ${executionId}`);
+    return run;
+  }
+
+  stop(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async #run(requestId: string): Promise<ExecutionOutcome> {
+    const ports = this.#ports;
+    const stage = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      this.ran.push(name);
+      return fn();
+    };
+    try {
+      await stage('Ingest', () => ingest({ requestId }, ports));
+      await stage('Classify', () => classify({ requestId }, ports));
+      const { pages } = await stage('Route', () => route({ requestId }, ports));
+      for (const page of pages) await stage('ParsePage', () => parsePage(page, ports));
+      await stage('Verify', () => verify({ requestId }, ports));
+      await stage('Deliver', () => deliver({ requestId }, ports));
+      return { status: 'SUCCEEDED' };
+    } catch (error) {
+      const e = error instanceof Error ? error : new Error(String(error));
+      const recorded = await stage('RecordFailure', () =>
+        recordFailure({ requestId, failure: { Error: e.name, Cause: e.message } }, ports),
+      );
+      return { status: 'FAILED', error: recorded.error, cause: recorded.cause };
+    }
+  }
+}
+
+/** The API key every builder registers, and its tenant. */
+export const API_KEY = 'test-key-tenant-a';
+export const TENANT = 'tenant-a';
+export const OTHER_API_KEY = 'test-key-tenant-b';
+export const OTHER_TENANT = 'tenant-b';
+
+/** Application dependencies in memory over an in-process workflow. */
+export type AppWorld = PipelineWorld &
+  AppDeps & {
+    apiKeys: InMemoryApiKeyStore;
+    workflow: InProcessWorkflow;
+  };
+
+export function anAppWorld(
+  options: PipelineOptions & { maxUploadBytes?: number } = {},
+): Promise<AppWorld> {
+  const pipeline = aPipeline(options);
+  const apiKeys = new InMemoryApiKeyStore();
+  let next = 0;
+  const world: AppWorld = {
+    ...pipeline,
+    apiKeys,
+    workflow: new InProcessWorkflow(pipeline),
+    detectFormat,
+    newId: () => `id${String(++next).padStart(4, '0')}`,
+    limits: { maxUploadBytes: options.maxUploadBytes ?? 1024 * 1024, pageConcurrency: 2 },
+  };
+  return Promise.all([
+    apiKeys.put({
+      keyHash: hashApiKey(API_KEY),
+      tenant: TENANT,
+      plan: 'pro',
+      createdAt: T0.toISOString(),
+    }),
+    apiKeys.put({
+      keyHash: hashApiKey(OTHER_API_KEY),
+      tenant: OTHER_TENANT,
+      plan: 'free',
+      createdAt: T0.toISOString(),
+    }),
+  ]).then(() => world);
+}
+
+/** The handlers' dependencies: an {@link AppWorld} plus configuration and `close`. */
+export type FakeDeps = AppWorld & Deps;
+
+export async function fakeDeps(
+  options: PipelineOptions & { maxUploadBytes?: number } = {},
+): Promise<FakeDeps> {
+  const world = await anAppWorld(options);
+  const config = loadConfig({
+    RUNTIME_MODE: 'local',
+    MAX_UPLOAD_BYTES: String(world.limits.maxUploadBytes),
+  });
+  return Object.assign(world, { config, close: () => Promise.resolve() });
+}
+
+/**
+ * A one-page PDF (a valid file: header, catalog, pages, page, xref and trailer), small enough to
+ * inline.
+ */
+export const TINY_PDF: Uint8Array = (() => {
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+  ];
+  let body = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((object, i) => {
+    offsets.push(body.length);
+    body += `${i + 1} 0 obj\n${object}\nendobj\n`;
+  });
+  const xref = body.length;
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const offset of offsets) body += `${String(offset).padStart(10, '0')} 00000 n \n`;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return new TextEncoder().encode(body);
+})();
+
+export const BOUNDARY = 'docparse-test-boundary-7f3a';
+
+export type MultipartPart =
+  | { name: string; value: string }
+  | { name: string; filename: string; contentType?: string; content: Uint8Array };
+
+/** A multipart/form-data body with `BOUNDARY`. */
+export function multipartBody(parts: readonly MultipartPart[]): Buffer {
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    if ('content' in part) {
+      chunks.push(
+        Buffer.from(
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.contentType ?? 'application/octet-stream'}\r\n\r\n`,
+        ),
+        Buffer.from(part.content),
+        Buffer.from('\r\n'),
+      );
+    } else {
+      chunks.push(
+        Buffer.from(
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`,
+        ),
+      );
+    }
+  }
+  chunks.push(Buffer.from(`--${BOUNDARY}--\r\n`));
+  return Buffer.concat(chunks);
+}
+
+/** An API Gateway REST (v1) proxy event. */
+export function anApiEvent(overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent {
+  const method = overrides.httpMethod ?? 'GET';
+  const path = overrides.path ?? '/v1/live';
+  return {
+    body: null,
+    headers: {},
+    multiValueHeaders: {},
+    httpMethod: method,
+    isBase64Encoded: false,
+    path,
+    pathParameters: null,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    resource: overrides.resource ?? path,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'api1234567',
+      authorizer: null,
+      protocol: 'HTTP/1.1',
+      httpMethod: method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: '127.0.0.1',
+        user: null,
+        userAgent: 'vitest',
+        userArn: null,
+      },
+      path: `/prod${path}`,
+      stage: 'prod',
+      requestId: 'apigw-request-1',
+      requestTimeEpoch: T0.getTime(),
+      resourceId: 'res123',
+      resourcePath: overrides.resource ?? path,
+    },
+    ...overrides,
+  };
+}
+
+/** A POST /v1/parse/upload event with a base64-encoded multipart body. */
+export function anUploadEvent(
+  options: {
+    apiKey?: string | null;
+    file?: { filename?: string; content: Uint8Array; contentType?: string } | null;
+    fields?: Record<string, string>;
+    query?: Record<string, string>;
+  } = {},
+): APIGatewayProxyEvent {
+  const parts: MultipartPart[] = Object.entries(options.fields ?? {}).map(([name, value]) => ({
+    name,
+    value,
+  }));
+  const file = options.file === undefined ? { content: TINY_PDF } : options.file;
+  if (file) {
+    parts.push({
+      name: 'file',
+      filename: file.filename ?? 'report.pdf',
+      contentType: file.contentType ?? 'application/pdf',
+      content: file.content,
+    });
+  }
+  const apiKey = options.apiKey === undefined ? API_KEY : options.apiKey;
+  return anApiEvent({
+    httpMethod: 'POST',
+    path: '/v1/parse/upload',
+    isBase64Encoded: true,
+    body: multipartBody(parts).toString('base64'),
+    headers: {
+      'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+      ...(apiKey === null ? {} : { 'X-API-Key': apiKey }),
+    },
+    queryStringParameters: options.query ?? null,
+  });
+}
+
+/** A GET event with the API key header (unless `apiKey` is null). */
+export function aGetEvent(
+  path: string,
+  options: {
+    apiKey?: string | null;
+    pathParameters?: Record<string, string>;
+    query?: Record<string, string>;
+  } = {},
+): APIGatewayProxyEvent {
+  const apiKey = options.apiKey === undefined ? API_KEY : options.apiKey;
+  return anApiEvent({
+    httpMethod: 'GET',
+    path,
+    headers: apiKey === null ? {} : { 'x-api-key': apiKey },
+    pathParameters: options.pathParameters ?? null,
+    queryStringParameters: options.query ?? null,
+  });
+}
+
+/** A handler result's JSON body. */
+export function bodyOf(result: { body: string }): Record<string, unknown> {
+  return JSON.parse(result.body) as Record<string, unknown>;
+}

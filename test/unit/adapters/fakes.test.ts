@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { describeApiKeyStoreContract } from '../../contract/api-key-store.contract.js';
+import { describeEventLogContract } from '../../contract/event-log.contract.js';
+import { describeObjectStoreContract } from '../../contract/object-store.contract.js';
+import { describeRequestStoreContract } from '../../contract/request-store.contract.js';
+import {
+  InMemoryApiKeyStore,
+  InMemoryEventLog,
+  InMemoryObjectStore,
+  InMemoryRequestStore,
+} from '../../support/fakes.js';
+
+// The fakes the core's unit tests use must behave like the real adapters.
+describeObjectStoreContract('InMemoryObjectStore', () => new InMemoryObjectStore());
+describeRequestStoreContract('InMemoryRequestStore', () => new InMemoryRequestStore());
+describeEventLogContract('InMemoryEventLog', () => new InMemoryEventLog());
+describeApiKeyStoreContract('InMemoryApiKeyStore', () => new InMemoryApiKeyStore());
+
+describe('InMemoryObjectStore', () => {
+  it('exposes the stored keys and their content types for assertions', async () => {
+    // Arrange
+    const store = new InMemoryObjectStore();
+    // Act
+    await store.put('results/b.json', new Uint8Array([1]), 'application/json');
+    await store.put('results/a.md', new Uint8Array([2]), 'text/markdown');
+    // Assert
+    expect(store.keys()).toEqual(['results/a.md', 'results/b.json']);
+    expect(store.contentTypeOf('results/a.md')).toBe('text/markdown');
+  });
+});
+
+describe('InMemoryEventLog', () => {
+  it('stamps events with the injected clock', async () => {
+    // Arrange
+    const log = new InMemoryEventLog({ now: () => new Date('2025-05-06T07:08:09.000Z') });
+    // Act
+    await log.append('r-1', { event: 'request.started' });
+    // Assert
+    expect((await log.list('r-1'))[0]?.at).toBe('2025-05-06T07:08:09.000Z');
+  });
+});

@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
+import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
+import type { PageText, TextRun } from '../../../../functions/engines/layout/types.js';
+
+const SIZE = 10;
+const CHAR = 5;
+
+/** A run of text at (x, baseline) in a 72 DPI page, 10 px font, 5 px per character. */
+const run = (text: string, x: number, baseline: number, extra: Partial<TextRun> = {}): TextRun => {
+  const size = extra.fontSize ?? SIZE;
+  return {
+    text,
+    x,
+    y: baseline - 0.8 * size,
+    w: text.length * CHAR * (size / SIZE),
+    h: size,
+    baseline,
+    fontSize: size,
+    fontName: 'Body',
+    bold: false,
+    italic: false,
+    monospace: false,
+    ...extra,
+  };
+};
+
+const page = (runs: TextRun[], pageNumber = 1): PageText => ({
+  pageNumber,
+  width: 612,
+  height: 792,
+  dpi: 72,
+  runs,
+  rules: [],
+  images: [],
+});
+
+const layout = (p: PageText) => layoutPage(p, buildLayoutProfile([p]));
+
+describe('layoutPage', () => {
+  it('reads a two-column page column by column', () => {
+    // Arrange
+    const runs: TextRun[] = [];
+    for (let i = 0; i < 6; i++) {
+      runs.push(run(`left column line ${i} has several words`, 50, 100 + i * 12));
+      runs.push(run(`right column line ${i} has several words`, 330, 100 + i * 12));
+    }
+    // Act
+    const { markdown } = layout(page(runs));
+    // Assert
+    expect(markdown.indexOf('left column line 5')).toBeLessThan(
+      markdown.indexOf('right column line 0'),
+    );
+  });
+
+  it('joins hyphenated line breaks into one word', () => {
+    // Arrange
+    const runs = [
+      run('The engine reads the exam-', 50, 100),
+      run('ple text and keeps it whole.', 50, 112),
+    ];
+    // Act
+    const { markdown } = layout(page(runs));
+    // Assert
+    expect(markdown).toBe('The engine reads the example text and keeps it whole.');
+  });
+
+  it('normalises bullets to dashes and keeps enumerators', () => {
+    // Arrange
+    const runs = [
+      run('• first point of the list', 50, 100),
+      run('• second point of the list', 50, 112),
+      run('1. numbered step one', 50, 140),
+      run('2. numbered step two', 50, 152),
+    ];
+    // Act
+    const { markdown, elements } = layout(page(runs));
+    // Assert
+    expect(markdown).toContain('- first point of the list\n\n- second point of the list');
+    expect(markdown).toContain('1. numbered step one');
+    expect(elements.filter((e) => e.label === 'list')).toHaveLength(4);
+  });
+
+  it('emits aligned columns without rules as a GFM table', () => {
+    // Arrange
+    const rows = [
+      ['Model', 'Score', 'Time'],
+      ['alpha', '0.91', '12s'],
+      ['beta', '0.87', '15s'],
+      ['gamma', '0.78', '9s'],
+    ];
+    const runs = rows.flatMap((cells, r) =>
+      cells.map((text, c) => run(text, 50 + c * 120, 200 + r * 14)),
+    );
+    // Act
+    const { markdown, elements } = layout(page(runs));
+    // Assert
+    expect(markdown).toContain(
+      '| Model | Score | Time |\n| --- | --- | --- |\n| alpha | 0.91 | 12s |',
+    );
+    expect(elements.some((e) => e.label === 'table')).toBe(true);
+  });
+
+  it('makes a larger short line a heading and ranks heading levels by size', () => {
+    // Arrange
+    const runs = [
+      run('Document Title', 50, 80, { fontSize: 20 }),
+      run('Section One', 50, 120, { fontSize: 14 }),
+      ...Array.from({ length: 8 }, (_, i) =>
+        run('Body text line that is long enough to be prose.', 50, 150 + i * 12),
+      ),
+    ];
+    // Act
+    const { markdown } = layout(page(runs));
+    // Assert
+    expect(markdown).toMatch(/^# Document Title\n\n## Section One\n\n/);
+  });
+
+  it('keeps page numbers and running headers out of the Markdown but in the elements', () => {
+    // Arrange
+    const pages = [1, 2, 3].map((n) =>
+      page(
+        [
+          run('Annual Report 2024', 250, 30, { fontSize: 8 }),
+          run(`Body paragraph text on page ${n} with enough words.`, 50, 200),
+          run(String(n), 300, 770, { fontSize: 8 }),
+        ],
+        n,
+      ),
+    );
+    const profile = buildLayoutProfile(pages);
+    const second = pages[1]!;
+    // Act
+    const { markdown, elements } = layoutPage(second, profile);
+    // Assert
+    expect(markdown).toBe('Body paragraph text on page 2 with enough words.');
+    expect(elements.map((e) => e.label)).toEqual(expect.arrayContaining(['header', 'footer']));
+  });
+
+  it('keeps every box inside the page with a positive size', () => {
+    // Arrange
+    const runs = [run('text hanging off the right edge of the page', 590, 5), run('x', -20, 790)];
+    // Act
+    const { elements } = layout(page(runs));
+    // Assert
+    for (const e of elements) {
+      expect(e.bbox.x).toBeGreaterThanOrEqual(0);
+      expect(e.bbox.y).toBeGreaterThanOrEqual(0);
+      expect(e.bbox.w).toBeGreaterThan(0);
+      expect(e.bbox.h).toBeGreaterThan(0);
+      expect(e.bbox.x + e.bbox.w).toBeLessThanOrEqual(612);
+      expect(e.bbox.y + e.bbox.h).toBeLessThanOrEqual(792);
+    }
+  });
+});

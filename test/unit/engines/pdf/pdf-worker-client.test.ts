@@ -1,0 +1,150 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  DocumentRejectedError,
+  ObjectNotFoundError,
+  UnsupportedDocumentError,
+} from '../../../../functions/core/domain/errors.js';
+import type { DocumentRef } from '../../../../functions/core/ports/document-engine.js';
+import { LocalTextProvider } from '../../../../functions/engines/pdf/local-text-provider.js';
+import { PdfDocumentCache } from '../../../../functions/engines/pdf/pdf-document-cache.js';
+import { PdfEngine } from '../../../../functions/engines/pdf/pdf-engine.js';
+import { UninterpretablePdfError } from '../../../../functions/engines/pdf/pdf-page-source.js';
+import { PdfRasterizer } from '../../../../functions/engines/pdf/pdf-rasterizer.js';
+import { PdfWorkerClient } from '../../../../functions/engines/pdf/pdf-worker-client.js';
+import { CorpusStore } from './corpus-store.js';
+
+const TIMEOUT_MS = 3_000;
+const MINIMAL = 'dev/files/pypdf-minimal-document.pdf';
+const CYCLE = 'hostile/pdfjs-operator_list_cycle.pdf';
+
+const store = new CorpusStore();
+const client = new PdfWorkerClient(store, { timeoutMs: TIMEOUT_MS, maxDocuments: 2 });
+const ref = (key: string): DocumentRef => ({ key, format: 'pdf', hash: key });
+
+afterAll(async () => {
+  await client.close();
+});
+
+describe('PdfWorkerClient', () => {
+  it('reads pages in the worker exactly as the in-process cache does', async () => {
+    // Arrange
+    const local = new PdfDocumentCache(store);
+    const key = 'dev/files/zerox-0004.pdf';
+    try {
+      // Act
+      const [count, page] = await Promise.all([
+        client.pageCount(ref(key)),
+        client.page(ref(key), 1),
+      ]);
+      // Assert
+      expect(count).toBe(await local.pageCount(ref(key)));
+      expect(page).toEqual(await local.page(ref(key), 1));
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('serves the engine, the text provider and the rasterizer', async () => {
+    // Arrange
+    const engine = new PdfEngine(client);
+    const provider = new LocalTextProvider(client);
+    const rasterizer = new PdfRasterizer(client, { maxPixels: 1_000_000 });
+    const document = ref('dev/files/docling-2305.03393v1-pg9.pdf');
+    // Act
+    const { pageCount } = await engine.open(document);
+    const inspection = await engine.inspect(document, [1]);
+    const result = await provider.parsePage({
+      document,
+      pageNumber: 1,
+      dpi: null,
+      profile: inspection.profile,
+      maintainFormat: true,
+    });
+    const raster = await rasterizer.rasterize(document, 1, null);
+    // Assert
+    expect(pageCount).toBe(1);
+    expect(result.markdown).toMatch(/^#{1,6} 5\.1 Hyper Parameter Optimization$/m);
+    expect(raster.width * raster.height).toBeLessThanOrEqual(1_000_000);
+    expect([...raster.png.slice(1, 4)]).toEqual([0x50, 0x4e, 0x47]);
+  });
+
+  it('sends a document again after the worker evicted it', async () => {
+    // Arrange: maxDocuments is 2, so the third document evicts the first.
+    const first = ref(MINIMAL);
+    await client.page(first, 1);
+    await client.pageCount(ref('dev/files/zerox-0003.pdf'));
+    await client.pageCount(ref('dev/files/zerox-0004.pdf'));
+    // Act
+    const page = await client.page(first, 1);
+    // Assert
+    expect(page.stats.rawText.length).toBeGreaterThan(0);
+  });
+
+  it('abandons a PDF on which pdf.js loops, then serves the next document with a new worker', async () => {
+    // Arrange: opening is fast; reading the page loops forever.
+    const hostile = ref(CYCLE);
+    expect(await client.pageCount(hostile)).toBe(1);
+    // Act
+    const started = Date.now();
+    const failure = await client.page(hostile, 1).catch((error: unknown) => error);
+    const elapsed = Date.now() - started;
+    // Assert
+    expect(failure).toBeInstanceOf(DocumentRejectedError);
+    expect((failure as Error).message).toMatch(/could not be interpreted within 3 seconds/);
+    expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
+    expect(elapsed).toBeLessThan(TIMEOUT_MS + 2_000);
+    const page = await client.page(ref(MINIMAL), 1);
+    expect(page.stats.rawText.length).toBeGreaterThan(0);
+  });
+
+  it('refuses a document it abandoned without trying it again', async () => {
+    // Act
+    const started = Date.now();
+    const failure = client.pageCount(ref(CYCLE));
+    // Assert
+    await expect(failure).rejects.toThrow(UninterpretablePdfError);
+    await expect(failure).rejects.toThrow(/could not be interpreted within 3 seconds/);
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it('makes the engine reject the whole document when a page cannot be interpreted', async () => {
+    // Arrange
+    const own = new PdfWorkerClient(store, { timeoutMs: TIMEOUT_MS });
+    try {
+      // Act / Assert
+      await expect(new PdfEngine(own).inspect(ref(CYCLE), [1])).rejects.toThrow(
+        /could not be interpreted/,
+      );
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('keeps the class and message of errors thrown in the worker', async () => {
+    // Arrange
+    await store.put(
+      'garbage-worker.pdf',
+      new TextEncoder().encode('hello, this is not a PDF'),
+      'application/pdf',
+    );
+    // Act / Assert
+    await expect(client.pageCount(ref('garbage-worker.pdf'))).rejects.toThrow(
+      UnsupportedDocumentError,
+    );
+    await expect(client.pageCount(ref('garbage-worker.pdf'))).rejects.toThrow(/PDF header/);
+    await expect(client.pageCount(ref('hostile/encrypted-aes256-userpw.pdf'))).rejects.toThrow(
+      DocumentRejectedError,
+    );
+    await expect(client.pageCount(ref('hostile/encrypted-aes256-userpw.pdf'))).rejects.toThrow(
+      /user password/,
+    );
+    await expect(client.page(ref(MINIMAL), 99)).rejects.toThrow(/page 99 does not exist/);
+    await expect(client.pageCount(ref('missing/nothing.pdf'))).rejects.toThrow(ObjectNotFoundError);
+  });
+
+  it('rejects a page too large to render even at the lowest DPI', async () => {
+    await expect(
+      new PdfRasterizer(client).rasterize(ref('hostile/huge-mediabox.pdf'), 1, null),
+    ).rejects.toThrow(DocumentRejectedError);
+  });
+});
