@@ -1,5 +1,6 @@
 // @ts-check
 import js from '@eslint/js';
+import globals from 'globals';
 import vitest from '@vitest/eslint-plugin';
 import prettier from 'eslint-config-prettier';
 import { defineConfig, globalIgnores } from 'eslint/config';
@@ -65,6 +66,11 @@ export default defineConfig(
       'vitest/no-disabled-tests': 'error',
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
+  },
+  {
+    files: ['**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: globals.node },
   },
   {
     // Benchmark scripts index tables they just built.

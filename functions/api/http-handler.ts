@@ -61,13 +61,25 @@ export function httpHandler<P extends Schema, Q extends Schema, F extends Schema
   fn: (request: HttpRequest<z.infer<P>, z.infer<Q>, z.infer<F>>) => Promise<HttpReply>,
 ) {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>().use(errorResponses());
+  // Authentication runs before the body is parsed: unauthenticated uploads are not read.
+  const callers = new WeakMap<APIGatewayProxyEvent, ApiKeyRecord>();
+  if (spec.auth !== false) {
+    handler.use({
+      before: async (request) => {
+        const deps = await getDeps();
+        const key = lowerCaseHeaders(request.event.headers)['x-api-key'];
+        callers.set(request.event, await authenticate(deps.apiKeys, key));
+      },
+    });
+  }
   if (spec.form) {
     handler.use({
       before: async (request) => {
         const deps = await getDeps();
         // The size limit is enforced through busboy; a truncated file is answered with 413.
+        // Two file parts are let through so that a second one is refused, not ignored.
         await httpMultipartBodyParser({
-          busboy: { limits: { fileSize: deps.limits.maxUploadBytes, files: 1, fields: 50 } },
+          busboy: { limits: { fileSize: deps.limits.maxUploadBytes, files: 2, fields: 50 } },
           charset: 'utf8',
         }).before?.(request as never);
       },
@@ -76,8 +88,7 @@ export function httpHandler<P extends Schema, Q extends Schema, F extends Schema
   return handler.handler(async (event) => {
     const deps = await getDeps();
     const headers = lowerCaseHeaders(event.headers);
-    const caller =
-      spec.auth === false ? undefined : await authenticate(deps.apiKeys, headers['x-api-key']);
+    const caller = callers.get(event);
     const params = parseWith('path', spec.params, event.pathParameters ?? {});
     const query = parseWith('query', spec.query, event.queryStringParameters ?? {});
     let form: unknown = {};
@@ -117,7 +128,7 @@ function fileOf(part: unknown, maxBytes: number): UploadedFile | undefined {
     throw new BadRequestError('the "file" field must be a file part');
   if (p.truncated === true) {
     throw new PayloadTooLargeError(
-      `the file exceeds the maximum upload size of ${maxBytes} bytes (${(maxBytes / 1048576).toFixed(0)} MB)`,
+      `the file exceeds the maximum upload size of ${maxBytes} bytes (${(maxBytes / 1048576).toFixed(1)} MB)`,
     );
   }
   return {

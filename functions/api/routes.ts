@@ -47,7 +47,12 @@ export function matchRoute(
     pathMatched = true;
     if (route.method !== method) continue;
     const params: Record<string, string> = {};
-    names.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1] ?? '')));
+    try {
+      names.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1] ?? '')));
+    } catch {
+      // Malformed percent-encoding names no resource.
+      return undefined;
+    }
     return { route, params };
   }
   return pathMatched ? 'method' : undefined;

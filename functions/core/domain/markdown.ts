@@ -2,21 +2,24 @@ import { distance } from 'fastest-levenshtein';
 
 /** Markdown (GFM, with HTML tables) to plain text: syntax removed, whitespace collapsed. */
 export function plainText(markdown: string): string {
-  return markdown
-    .replace(/<br\s*\/?>/gi, ' ')
-    .replace(/<[a-zA-Z/][^>]*>/g, ' ')
-    .replace(/^```.*$/gm, ' ')
-    .replace(/^\s{0,3}#{1,6}\s+/gm, '')
-    .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, '')
-    .replace(/^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$/gm, ' ')
-    .replace(/\|/g, ' ')
-    .replace(/(\*\*|__|\*|_|`)(?=\S)([\s\S]*?\S)\1/g, '$2')
-    .replace(/\\([\\`*_{}[\]()#+\-.!|<>])/g, '$1')
-    .replace(/&amp;/g, '&')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    markdown
+      .replace(/<br\s*\/?>/gi, ' ')
+      .replace(/<[a-zA-Z/][^>]*>/g, ' ')
+      .replace(/^```.*$/gm, ' ')
+      .replace(/^\s{0,3}#{1,6}\s+/gm, '')
+      .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, '')
+      .replace(/^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$/gm, ' ')
+      .replace(/\|/g, ' ')
+      // Emphasis and code spans: markers not escaped and not inside a word (snake_case stays).
+      .replace(/(?<![\\\w])(\*\*|__|\*|_|`)(?=\S)([\s\S]*?\S)(?<!\\)\1(?!\w)/g, '$2')
+      .replace(/\\([\\`*_{}[\]()#+\-.!|<>])/g, '$1')
+      .replace(/&amp;/g, '&')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 const normalise = (s: string): string =>

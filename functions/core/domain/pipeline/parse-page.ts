@@ -134,7 +134,7 @@ export async function writeCheckpoint(
 ): Promise<void> {
   const json = JSON.stringify(page);
   const checkpoint: PageCheckpoint = { pageNumber: page.page_number };
-  if (json.length > INLINE_CHECKPOINT_BYTES) {
+  if (new TextEncoder().encode(json).byteLength > INLINE_CHECKPOINT_BYTES) {
     const key = workKeys.page(requestId, page.page_number);
     await ports.objects.put(key, new TextEncoder().encode(json), 'application/json');
     checkpoint.pageKey = key;

@@ -14,7 +14,13 @@ export async function recordFailure(
   const message = causeMessage(input.failure.Cause);
   await ports.requests.update(input.requestId, {
     status: 'failed',
-    error: { name, kind: ERROR_KIND_BY_NAME[name] ?? 'internal', message },
+    error: {
+      name,
+      kind: Object.hasOwn(ERROR_KIND_BY_NAME, name)
+        ? (ERROR_KIND_BY_NAME[name] ?? 'internal')
+        : 'internal',
+      message,
+    },
     updatedAt: ports.clock.now().toISOString(),
   });
   return { requestId: input.requestId, error: name, cause: message };

@@ -1,0 +1,133 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { serviceTable } from '../../functions/adapters/aws/service-table.js';
+import { DocumentStorage } from '../../lib/constructs/document-storage.js';
+import { DocparseStack } from '../../lib/docparse-stack.js';
+
+let template: Template;
+
+beforeAll(() => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  template = Template.fromStack(new DocparseStack(app, 'DocparseTest'));
+});
+
+describe('DocparseStack storage', () => {
+  it('creates the service table with the key schema of serviceTable()', () => {
+    // Arrange
+    const def = serviceTable('any');
+    // Assert
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: def.partitionKey.name, KeyType: 'HASH' },
+        { AttributeName: def.sortKey.name, KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: Match.arrayWith([
+        { AttributeName: def.partitionKey.name, AttributeType: 'S' },
+        { AttributeName: def.sortKey.name, AttributeType: 'S' },
+      ]),
+    });
+  });
+
+  it('bills the table per request with point-in-time recovery and the TTL attribute', () => {
+    // Assert
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: {
+        AttributeName: serviceTable('any').timeToLiveAttribute,
+        Enabled: true,
+      },
+    });
+  });
+
+  it('retains the table and the bucket when the stack is deleted', () => {
+    // Assert
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+    template.hasResource('AWS::S3::Bucket', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+
+  it('blocks all public access to the bucket and encrypts it', () => {
+    // Assert
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [
+          { ServerSideEncryptionByDefault: { SSEAlgorithm: Match.anyValue() } },
+        ],
+      },
+    });
+  });
+
+  it('denies every request to the bucket that is not over TLS', () => {
+    // Assert
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 's3:*',
+            Principal: { AWS: '*' },
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('expires uploads and intermediate work after seven days and keeps results', () => {
+    // Act
+    const buckets = template.findResources('AWS::S3::Bucket');
+    const rules = Object.values(buckets).flatMap(
+      (b) =>
+        (b as { Properties: { LifecycleConfiguration?: { Rules: Record<string, unknown>[] } } })
+          .Properties.LifecycleConfiguration?.Rules ?? [],
+    );
+    // Assert
+    expect(rules).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Prefix: 'uploads/', ExpirationInDays: 7, Status: 'Enabled' }),
+        expect.objectContaining({ Prefix: 'work/', ExpirationInDays: 7, Status: 'Enabled' }),
+      ]),
+    );
+    expect(rules.some((r) => r.Prefix === 'results/' || r.Prefix === undefined)).toBe(false);
+  });
+});
+
+describe('DocumentStorage', () => {
+  it('uses the configured expiry for the lifecycle rules', () => {
+    // Arrange
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new DocparseStack(app, 'Custom');
+    new DocumentStorage(stack, 'Short', { workExpiryDays: 2 });
+    // Act
+    const custom = Template.fromStack(stack);
+    // Assert
+    custom.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([Match.objectLike({ Prefix: 'work/', ExpirationInDays: 2 })]),
+      },
+    });
+  });
+
+  it.each([0, -1, 1.5])('throws for an expiry of %s days', (days) => {
+    // Arrange
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new DocparseStack(app, `Bad${String(days).replace(/\W/g, '')}`);
+    // Act
+    const act = () => new DocumentStorage(stack, 'Bad', { workExpiryDays: days });
+    // Assert
+    expect(act).toThrow('workExpiryDays must be a positive integer');
+  });
+});

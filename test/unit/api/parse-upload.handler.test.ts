@@ -1,0 +1,233 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createHandler } from '../../../functions/api/parse-upload.handler.js';
+import { logger } from '../../../functions/api/logger.js';
+import { HTTPValidationError, ParseResponse } from '../../../functions/core/domain/schemas.js';
+import {
+  FakeDocumentEngine,
+  FakePageProvider,
+  TINY_PDF,
+  anUploadEvent,
+  bodyOf,
+  fakeDeps,
+  lambdaContext,
+  type FakeDeps,
+} from '../../support/builders.js';
+
+async function call(event: Parameters<ReturnType<typeof createHandler>>[0], deps?: FakeDeps) {
+  const d = deps ?? (await fakeDeps());
+  const context = lambdaContext('parse-upload');
+  const result = await createHandler(() => Promise.resolve(d))(event, context);
+  return { result, body: bodyOf(result), context, deps: d };
+}
+
+describe('POST /v1/parse/upload', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('answers 200 with a ParseResponse for a small PDF', async () => {
+    // Arrange
+    const deps = await fakeDeps({ engine: new FakeDocumentEngine({ pageCount: 2 }) });
+    // Act
+    const { result, body } = await call(anUploadEvent(), deps);
+    // Assert
+    expect(result.statusCode).toBe(200);
+    expect(result.headers).toMatchObject({ 'content-type': 'application/json' });
+    const response = ParseResponse.parse(body);
+    expect(response.document).toMatchObject({
+      pages: 2,
+      format: 'pdf',
+      filename: 'report.pdf',
+      size_bytes: TINY_PDF.byteLength,
+    });
+    expect(response.pages).toHaveLength(2);
+    expect(response.pages[0]).not.toHaveProperty('warnings');
+  });
+
+  it('stores the caller as the tenant and passes the form and query options', async () => {
+    // Arrange
+    const deps = await fakeDeps({ engine: new FakeDocumentEngine({ pageCount: 5 }) });
+    const event = anUploadEvent({
+      fields: { max_pages: '2', dpi: '300', maintain_format: 'false', operation_mode: 'ocr' },
+      query: { include_warnings: 'true' },
+    });
+    // Act
+    const { result, body } = await call(event, deps);
+    // Assert
+    expect(result.statusCode).toBe(200);
+    const record = await deps.requests.get(body.id as string);
+    expect(record?.tenant).toBe('tenant-a');
+    expect(record?.options).toEqual({
+      operation_mode: 'ocr',
+      maintain_format: false,
+      max_pages: 2,
+      enable_verification: null,
+      dpi: 300,
+      include_warnings: true,
+      extraction_strict: false,
+      legacy_events: false,
+    });
+    expect((body.pages as unknown[]).length).toBe(2);
+    expect((body.pages as Record<string, unknown>[])[0]).toHaveProperty('warnings', []);
+  });
+
+  it('fails with 401 without an API key', async () => {
+    // Act
+    const { result, body } = await call(anUploadEvent({ apiKey: null }));
+    // Assert
+    expect(result.statusCode).toBe(401);
+    expect(body).toEqual({ detail: 'missing API key: send it in the X-API-Key header' });
+  });
+
+  it('fails with 401 for a wrong API key', async () => {
+    // Act
+    const { result, body } = await call(anUploadEvent({ apiKey: 'wrong-key-123' }));
+    // Assert
+    expect(result.statusCode).toBe(401);
+    expect(body).toEqual({ detail: 'invalid API key' });
+  });
+
+  it('fails with 400 when the file field is missing', async () => {
+    // Act
+    const { result, body } = await call(anUploadEvent({ file: null, fields: { dpi: '150' } }));
+    // Assert
+    expect(result.statusCode).toBe(400);
+    expect(body.detail).toMatch(/missing form field "file"/);
+  });
+
+  it('fails with 400 when the body is not multipart', async () => {
+    // Arrange
+    const event = anUploadEvent();
+    event.headers['content-type'] = 'application/json';
+    // Act
+    const { result, body } = await call(event);
+    // Assert
+    expect(result.statusCode).toBe(400);
+    expect(body.detail).toMatch(/^malformed request body/);
+  });
+
+  it('fails with 413 when the file part exceeds the maximum upload size', async () => {
+    // Arrange
+    const deps = await fakeDeps({ maxUploadBytes: 256 });
+    const big = new Uint8Array(257).fill(0x41);
+    // Act
+    const { result, body } = await call(anUploadEvent({ file: { content: big } }), deps);
+    // Assert
+    expect(result.statusCode).toBe(413);
+    expect(body.detail).toMatch(/exceeds the maximum upload size of 256 bytes/);
+    expect(deps.objects.keys()).toEqual([]);
+  });
+
+  it('accepts a file of exactly the maximum upload size', async () => {
+    // Arrange
+    const deps = await fakeDeps({ maxUploadBytes: TINY_PDF.byteLength });
+    // Act
+    const { result } = await call(anUploadEvent(), deps);
+    // Assert
+    expect(result.statusCode).toBe(200);
+  });
+
+  it('fails with 400 for an empty file', async () => {
+    // Act
+    const { result, body } = await call(anUploadEvent({ file: { content: new Uint8Array(0) } }));
+    // Assert
+    expect(result.statusCode).toBe(400);
+    expect(body).toEqual({ detail: 'the uploaded file is empty (0 bytes)' });
+  });
+
+  it('fails with 400 naming the detected type for unsupported bytes', async () => {
+    // Arrange
+    const gif = new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0, 0, 0, 0]);
+    // Act
+    const { result, body } = await call(
+      anUploadEvent({ file: { content: gif, filename: 'scan.pdf' } }),
+    );
+    // Assert
+    expect(result.statusCode).toBe(400);
+    expect(body.detail).toMatch(/^unsupported file type: the content is GIF image/);
+  });
+
+  it('fails with 422 and an HTTPValidationError body for dpi=abc', async () => {
+    // Act
+    const { result, body } = await call(anUploadEvent({ fields: { dpi: 'abc' } }));
+    // Assert
+    expect(result.statusCode).toBe(422);
+    const parsed = HTTPValidationError.parse(body);
+    expect(parsed.detail).toEqual([
+      { loc: ['body', 'dpi'], msg: 'must be an integer or null', type: 'custom', input: 'abc' },
+    ]);
+  });
+
+  it('fails with 422 listing every invalid form field', async () => {
+    // Act
+    const { result, body } = await call(
+      anUploadEvent({ fields: { operation_mode: 'poetry', dpi: '5', max_pages: '0' } }),
+    );
+    // Assert
+    expect(result.statusCode).toBe(422);
+    const locs = HTTPValidationError.parse(body).detail.map((d) => d.loc);
+    expect(locs).toHaveLength(3);
+    expect(locs).toEqual(
+      expect.arrayContaining([
+        ['body', 'operation_mode'],
+        ['body', 'dpi'],
+        ['body', 'max_pages'],
+      ]),
+    );
+  });
+
+  it('fails with 422 located in the query for an invalid query boolean', async () => {
+    // Act
+    const { result, body } = await call(anUploadEvent({ query: { include_warnings: 'maybe' } }));
+    // Assert
+    expect(result.statusCode).toBe(422);
+    expect(HTTPValidationError.parse(body).detail).toEqual([
+      {
+        loc: ['query', 'include_warnings'],
+        msg: 'must be a boolean (true or false)',
+        type: 'custom',
+        input: 'maybe',
+      },
+    ]);
+  });
+
+  it('fails with 422 when the pipeline rejects the document', async () => {
+    // Arrange
+    const deps = await fakeDeps({ engine: new FakeDocumentEngine({ pageCount: 0 }) });
+    // Act
+    const { result, body } = await call(anUploadEvent(), deps);
+    // Assert
+    expect(result.statusCode).toBe(422);
+    expect(body).toEqual({ detail: 'the document has no pages' });
+  });
+
+  it('fails with 503 when the providers are unavailable', async () => {
+    // Arrange
+    const deps = await fakeDeps({
+      textProvider: new FakePageProvider('pdf-text', () =>
+        Promise.reject(Object.assign(new Error('busy'), { name: 'ProviderUnavailableError' })),
+      ),
+    });
+    // Act
+    const { result } = await call(anUploadEvent(), deps);
+    // Assert
+    expect(result.statusCode).toBe(503);
+  });
+
+  it('fails with 500 naming the request id without leaking the error message', async () => {
+    // Arrange
+    const logged = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const deps = await fakeDeps();
+    deps.workflow.start = () => Promise.reject(new Error('db password is hunter2'));
+    // Act
+    const { result, body, context } = await call(anUploadEvent(), deps);
+    // Assert
+    expect(result.statusCode).toBe(500);
+    expect(body).toEqual({ detail: `internal error (request ${context.awsRequestId})` });
+    expect(result.body).not.toContain('hunter2');
+    expect(logged).toHaveBeenCalledWith(
+      'unhandled error',
+      expect.objectContaining({ requestId: context.awsRequestId }),
+    );
+  });
+});

@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import {
+  gfmTables,
+  htmlTableCount,
+  plainText,
+  tableIntegrity,
+  textSimilarity,
+} from '../../../../functions/core/domain/markdown.js';
+
+describe('plainText', () => {
+  it('removes headings, list markers, emphasis and code spans', () => {
+    // Act
+    const text = plainText('# Title\n\n- **bold** item\n1. _it_ `code`');
+    // Assert
+    expect(text).toBe('Title bold item it code');
+  });
+
+  it('keeps the cells of a pipe table and drops its rule line', () => {
+    // Act
+    const text = plainText('| a | b |\n|:---|---:|\n| 1 | 2 |');
+    // Assert
+    expect(text).toBe('a b 1 2');
+  });
+
+  it('turns HTML tags and line breaks into spaces and decodes basic entities', () => {
+    // Act
+    const text = plainText('<table><tr><td>x<br/>y</td></tr></table> &lt;a&gt; &amp; b');
+    // Assert
+    expect(text).toBe('x y <a> & b');
+  });
+
+  it('drops code fences and collapses whitespace', () => {
+    // Act
+    const text = plainText('```ts\nconst  x =\t1;\n```\n\n\nend');
+    // Assert
+    expect(text).toBe('const x = 1; end');
+  });
+
+  it('keeps a lone asterisk used as an operator', () => {
+    // Act
+    const text = plainText('2 * 3 * 4 = 24');
+    // Assert
+    expect(text).toBe('2 * 3 * 4 = 24');
+  });
+});
+
+describe('textSimilarity', () => {
+  it('is 1 for texts that differ only in case, punctuation and whitespace', () => {
+    // Act
+    const similarity = textSimilarity('Hello,   World!', 'hello world');
+    // Assert
+    expect(similarity).toBe(1);
+  });
+
+  it('folds typographic quotes and dashes', () => {
+    // Act
+    const similarity = textSimilarity('\u201cit\u2019s\u201d \u2014 fine', '"it\'s" - fine');
+    // Assert
+    expect(similarity).toBe(1);
+  });
+
+  it('is 1 for two empty texts and 0 against an empty text', () => {
+    // Act
+    const bothEmpty = textSimilarity('', '  ');
+    const oneEmpty = textSimilarity('abc', '');
+    // Assert
+    expect(bothEmpty).toBe(1);
+    expect(oneEmpty).toBe(0);
+  });
+
+  it('penalises reading order unless asked to ignore it', () => {
+    // Act
+    const ordered = textSimilarity('alpha beta gamma', 'gamma beta alpha');
+    const unordered = textSimilarity('alpha beta gamma', 'gamma beta alpha', {
+      orderInsensitive: true,
+    });
+    // Assert
+    expect(ordered).toBeLessThan(1);
+    expect(unordered).toBe(1);
+  });
+
+  it('compares word lists of texts longer than 20,000 characters', () => {
+    // Arrange
+    const words = Array.from({ length: 4000 }, (_, i) => `word${i}`);
+    const a = words.join(' ');
+    const b = [...words].reverse().join(' ');
+    // Act
+    const similarity = textSimilarity(a, b);
+    // Assert
+    expect(a.length).toBeGreaterThan(20_000);
+    expect(similarity).toBe(1);
+  });
+
+  it('measures 1 minus the edit distance over the longer length', () => {
+    // Act
+    const similarity = textSimilarity('abcd', 'abxd');
+    // Assert
+    expect(similarity).toBe(0.75);
+  });
+});
+
+describe('gfmTables', () => {
+  it('returns the rows of a pipe table, header first, keeping escaped pipes inside cells', () => {
+    // Act
+    const tables = gfmTables('intro\n| a | b |\n|:---|---:|\n| 1 | 2 \\| 3 |\n| 4 |\n\nafter');
+    // Assert
+    expect(tables).toEqual([[['a', 'b'], ['1', '2 \\| 3'], ['4']]]);
+  });
+
+  it('finds no table in pipes without a rule line', () => {
+    // Act
+    const tables = gfmTables('a | b\nc | d');
+    // Assert
+    expect(tables).toEqual([]);
+  });
+
+  it('finds every table of the text', () => {
+    // Act
+    const tables = gfmTables('| a |\n|---|\n| 1 |\n\ntext\n\n| b | c |\n| --- | --- |\n| 2 | 3 |');
+    // Assert
+    expect(tables).toHaveLength(2);
+  });
+});
+
+describe('htmlTableCount', () => {
+  it('counts opening table tags', () => {
+    // Act
+    const count = htmlTableCount('<table><tr><td>1</td></tr></table><TABLE class="x"></TABLE>');
+    // Assert
+    expect(count).toBe(2);
+  });
+});
+
+describe('tableIntegrity', () => {
+  it('is null for a page without tables', () => {
+    // Act
+    const score = tableIntegrity('just a paragraph', 'evidence');
+    // Assert
+    expect(score).toBeNull();
+  });
+
+  it('is 1 for a consistent table without evidence', () => {
+    // Act
+    const score = tableIntegrity('| a | b |\n|---|---|\n| 1 | 2 |', null);
+    // Assert
+    expect(score).toBe(1);
+  });
+
+  it('lowers the score by the share of rows whose width differs from the header', () => {
+    // Act
+    const score = tableIntegrity('| a | b |\n|---|---|\n| 1 | 2 |\n| 3 |', null);
+    // Assert
+    expect(score).toBeCloseTo(2 / 3, 6);
+  });
+
+  it('takes 0.25 off a table whose header cells are all empty', () => {
+    // Act
+    const score = tableIntegrity('|  |  |\n|---|---|\n| 1 | 2 |', null);
+    // Assert
+    expect(score).toBe(0.75);
+  });
+
+  it('lowers the score for numbers missing from the evidence', () => {
+    // Act
+    const score = tableIntegrity('| a | b |\n|---|---|\n| 12 | 34 |', 'a b 12 99');
+    // Assert
+    expect(score).toBe(0.75);
+  });
+
+  it('counts an HTML table as intact', () => {
+    // Act
+    const score = tableIntegrity('<table><tr><td>x</td></tr></table>', null);
+    // Assert
+    expect(score).toBe(1);
+  });
+});

@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest';
+import { ProviderUnavailableError } from '../../../../functions/core/domain/errors.js';
+import { classify, readInspection } from '../../../../functions/core/domain/pipeline/classify.js';
+import { ingest } from '../../../../functions/core/domain/pipeline/ingest.js';
+import { route } from '../../../../functions/core/domain/pipeline/route.js';
+import { ObjectNotFoundError } from '../../../../functions/core/domain/errors.js';
+import {
+  FakeDocumentEngine,
+  FakePageProvider,
+  aPipeline,
+  aStoredRequest,
+  eventsOf,
+  pageFeatures,
+  parseOptions,
+  providerRegistry,
+  scannedPageFeatures,
+  type PipelineWorld,
+} from '../../../support/builders.js';
+
+/** Page 1 clean prose, page 2 scanned, page 3 a dense ruled two-column page with math. */
+const mixedEngine = () =>
+  new FakeDocumentEngine({
+    pageCount: 3,
+    profile: { bodyFontSize: 11 },
+    features: (n) =>
+      n === 1
+        ? pageFeatures({ pageNumber: 1 })
+        : n === 2
+          ? scannedPageFeatures(2)
+          : pageFeatures({
+              pageNumber: 3,
+              usableTextLayer: false,
+              imageCoverage: 1,
+              ruleCount: 60,
+              columnCount: 2,
+            }),
+  });
+
+async function ingested(world: PipelineWorld, options = parseOptions()) {
+  const record = await aStoredRequest(world, { options });
+  await ingest({ requestId: record.id }, world);
+  world.clock.advance(25);
+  return record;
+}
+
+describe('classify', () => {
+  it('stores the features, complexity and profile of every selected page', async () => {
+    // Arrange
+    const world = aPipeline({ engine: mixedEngine() });
+    const record = await ingested(world);
+    // Act
+    const output = await classify({ requestId: record.id }, world);
+    // Assert
+    expect(output).toEqual({ requestId: record.id });
+    const inspection = await readInspection(world.objects, record.id);
+    expect(inspection.pages.map((p) => p.pageNumber)).toEqual([1, 2, 3]);
+    expect(inspection.complexity).toEqual({ 1: 0, 2: 0.5, 3: 0.7 });
+    expect(inspection.profile).toEqual({ bodyFontSize: 11 });
+    expect(world.objects.contentTypeOf(`work/${record.id}/inspection.json`)).toBe(
+      'application/json',
+    );
+  });
+
+  it('emits classify.page with the complexity of each page', async () => {
+    // Arrange
+    const world = aPipeline({ engine: mixedEngine() });
+    const record = await ingested(world);
+    // Act
+    await classify({ requestId: record.id }, world);
+    // Assert
+    const events = await eventsOf(world.events, record.id);
+    expect(events.filter((e) => e.event === 'classify.page')).toEqual([
+      { event: 'classify.page', page: 1, complexity: 0 },
+      { event: 'classify.page', page: 2, complexity: 0.5 },
+      { event: 'classify.page', page: 3, complexity: 0.7 },
+    ]);
+  });
+
+  it('inspects only the first max_pages pages', async () => {
+    // Arrange
+    const world = aPipeline({ engine: mixedEngine() });
+    const record = await ingested(world, parseOptions({ max_pages: 2 }));
+    // Act
+    await classify({ requestId: record.id }, world);
+    // Assert
+    expect(world.engine.inspected).toEqual([[1, 2]]);
+  });
+
+  it('keeps the ingest timing when recording its own', async () => {
+    // Arrange
+    const world = aPipeline({ engine: mixedEngine() });
+    const record = await ingested(world);
+    // Act
+    await classify({ requestId: record.id }, world);
+    // Assert
+    const timings = (await world.requests.get(record.id))?.timings;
+    expect(timings).toEqual({ ingest_ms: 0, classification_ms: 0 });
+  });
+
+  it('fails when the format lost its engine after ingestion', async () => {
+    // Arrange
+    const world = aPipeline();
+    const record = await ingested(world);
+    const broken = { ...world, engineFor: () => undefined };
+    // Act
+    const result = classify({ requestId: record.id }, broken);
+    // Assert
+    await expect(result).rejects.toThrow('no engine for pdf after ingestion');
+  });
+
+  it('throws ObjectNotFoundError when the inspection is read before classify ran', async () => {
+    // Arrange
+    const world = aPipeline();
+    // Act
+    const result = readInspection(world.objects, 'req_none');
+    // Assert
+    await expect(result).rejects.toBeInstanceOf(ObjectNotFoundError);
+  });
+});
+
+describe('route', () => {
+  async function classified(world: PipelineWorld) {
+    const record = await ingested(world);
+    await classify({ requestId: record.id }, world);
+    return record;
+  }
+
+  it('picks the tier from the complexity and sends pages without a text layer past text-layer providers', async () => {
+    // Arrange
+    const world = aPipeline({ engine: mixedEngine() });
+    const record = await classified(world);
+    // Act
+    const output = await route({ requestId: record.id }, world);
+    // Assert
+    expect(output).toEqual({
+      requestId: record.id,
+      pages: [1, 2, 3].map((pageNumber) => ({ requestId: record.id, pageNumber })),
+    });
+    expect((await world.requests.get(record.id))?.routes).toEqual([
+      { pageNumber: 1, complexity: 0, tier: 'fast', provider: 'pdf-text' },
+      { pageNumber: 2, complexity: 0.5, tier: 'pro', provider: 'ocr' },
+      { pageNumber: 3, complexity: 0.7, tier: 'pro', provider: 'ocr' },
+    ]);
+  });
+
+  it('emits route.page with tier and provider for each page', async () => {
+    // Arrange
+    const world = aPipeline({ engine: mixedEngine() });
+    const record = await classified(world);
+    // Act
+    await route({ requestId: record.id }, world);
+    // Assert
+    const events = await eventsOf(world.events, record.id);
+    expect(events.filter((e) => e.event === 'route.page')).toEqual([
+      { event: 'route.page', page: 1, tier: 'fast', provider: 'pdf-text' },
+      { event: 'route.page', page: 2, tier: 'pro', provider: 'ocr' },
+      { event: 'route.page', page: 3, tier: 'pro', provider: 'ocr' },
+    ]);
+  });
+
+  it('moves a page up a tier when its own tier has no provider that fits', async () => {
+    // Arrange
+    const text = new FakePageProvider('pdf-text');
+    const vision = new FakePageProvider('vision');
+    const world = aPipeline({
+      engine: new FakeDocumentEngine({
+        pageCount: 1,
+        features: () => pageFeatures({ usableTextLayer: false, textChars: 0 }),
+      }),
+      providers: providerRegistry(
+        [
+          { provider: text, needsTextLayer: true },
+          { provider: vision, needsTextLayer: false },
+        ],
+        { fast: ['pdf-text'], pro: ['pdf-text'], premium: ['vision'] },
+      ),
+    });
+    const record = await classified(world);
+    // Act
+    await route({ requestId: record.id }, world);
+    // Assert
+    expect((await world.requests.get(record.id))?.routes).toEqual([
+      { pageNumber: 1, complexity: 0.35, tier: 'premium', provider: 'vision' },
+    ]);
+  });
+
+  it('throws ProviderUnavailableError when no tier can parse a page', async () => {
+    // Arrange
+    const text = new FakePageProvider('pdf-text');
+    const world = aPipeline({
+      engine: new FakeDocumentEngine({ pageCount: 2, features: (n) => scannedPageFeatures(n) }),
+      providers: providerRegistry([{ provider: text, needsTextLayer: true }]),
+    });
+    const record = await classified(world);
+    // Act
+    const result = route({ requestId: record.id }, world);
+    // Assert
+    await expect(result).rejects.toBeInstanceOf(ProviderUnavailableError);
+    await expect(result).rejects.toThrow('no provider of tier pro or above can parse page 1');
+    expect((await world.requests.get(record.id))?.routes).toBeUndefined();
+  });
+
+  it('records when page processing started and how long routing took', async () => {
+    // Arrange
+    const world = aPipeline();
+    const record = await classified(world);
+    world.clock.advance(1000);
+    // Act
+    await route({ requestId: record.id }, world);
+    // Assert
+    const stored = await world.requests.get(record.id);
+    expect(stored?.pagesStartedAt).toBe(world.clock.now().getTime());
+    expect(stored?.timings).toMatchObject({ ingest_ms: 0, classification_ms: 0, routing_ms: 0 });
+  });
+});

@@ -1,0 +1,272 @@
+import { describe, expect, it } from 'vitest';
+import { NotFoundError } from '../../../../functions/core/domain/errors.js';
+import { classify } from '../../../../functions/core/domain/pipeline/classify.js';
+import { deliver } from '../../../../functions/core/domain/pipeline/deliver.js';
+import { ingest } from '../../../../functions/core/domain/pipeline/ingest.js';
+import {
+  parsePage,
+  readCheckpoints,
+} from '../../../../functions/core/domain/pipeline/parse-page.js';
+import { route } from '../../../../functions/core/domain/pipeline/route.js';
+import {
+  HALLUCINATION_THRESHOLD,
+  verify,
+} from '../../../../functions/core/domain/pipeline/verify.js';
+import { ParseResponse } from '../../../../functions/core/domain/schemas.js';
+import {
+  FakeDocumentEngine,
+  FakePageProvider,
+  T0,
+  aPipeline,
+  aStoredRequest,
+  eventsOf,
+  pageFeatures,
+  scannedPageFeatures,
+  type PipelineOptions,
+  type PipelineWorld,
+} from '../../../support/builders.js';
+
+/** Runs Ingest to ParsePage, advancing the clock by `stepMs` after each stage. */
+async function parsed(options: PipelineOptions = {}, stepMs = 0) {
+  const world = aPipeline(options);
+  const record = await aStoredRequest(world);
+  const requestId = record.id;
+  await ingest({ requestId }, world);
+  world.clock.advance(stepMs);
+  await classify({ requestId }, world);
+  world.clock.advance(stepMs);
+  const { pages } = await route({ requestId }, world);
+  world.clock.advance(stepMs);
+  for (const page of pages) await parsePage(page, world);
+  world.clock.advance(stepMs);
+  return { world, requestId };
+}
+
+const resultOf = async (world: PipelineWorld, key: string) =>
+  JSON.parse(new TextDecoder().decode(await world.objects.get(key))) as unknown;
+
+describe('verify', () => {
+  it('flags potential_hallucination on a page with a low verbatim score', async () => {
+    // Arrange
+    const { world, requestId } = await parsed({
+      textProvider: new FakePageProvider('pdf-text', {
+        markdown: 'Completely invented quarterly figures about dragons.',
+      }),
+    });
+    // Act
+    await verify({ requestId }, world);
+    // Assert
+    const [page] = await readCheckpoints(world, requestId);
+    expect(page?.warnings).toEqual([
+      {
+        kind: 'potential_hallucination',
+        severity: 'warn',
+        page_number: 1,
+        detail: expect.stringContaining(`is below ${HALLUCINATION_THRESHOLD}`) as unknown,
+      },
+    ]);
+  });
+
+  it('leaves a faithful page without warnings', async () => {
+    // Arrange
+    const { world, requestId } = await parsed();
+    // Act
+    await verify({ requestId }, world);
+    // Assert
+    const [page] = await readCheckpoints(world, requestId);
+    expect(page?.warnings).toEqual([]);
+  });
+
+  it('flags duplicate_region when a long paragraph repeats on the page', async () => {
+    // Arrange
+    const paragraph = 'This paragraph is long enough to count as a region of the page.';
+    const markdown = `${paragraph}\n\n${paragraph}`;
+    const { world, requestId } = await parsed({
+      textProvider: new FakePageProvider('pdf-text', { markdown, evidenceText: markdown }),
+    });
+    // Act
+    await verify({ requestId }, world);
+    // Assert
+    const [page] = await readCheckpoints(world, requestId);
+    expect(page?.warnings).toEqual([
+      {
+        kind: 'duplicate_region',
+        severity: 'info',
+        page_number: 1,
+        detail: `a ${paragraph.length}-character block appears more than once on the page`,
+      },
+    ]);
+  });
+
+  it('does not flag short repeated blocks', async () => {
+    // Arrange
+    const markdown = 'Total\n\nTotal\n\nTotal';
+    const { world, requestId } = await parsed({
+      textProvider: new FakePageProvider('pdf-text', { markdown, evidenceText: markdown }),
+    });
+    // Act
+    await verify({ requestId }, world);
+    // Assert
+    const [page] = await readCheckpoints(world, requestId);
+    expect(page?.warnings).toEqual([]);
+  });
+
+  it('recomputes warnings instead of appending them when retried', async () => {
+    // Arrange
+    const { world, requestId } = await parsed({
+      textProvider: new FakePageProvider('pdf-text', { markdown: 'Invented dragons everywhere.' }),
+    });
+    await verify({ requestId }, world);
+    // Act
+    await verify({ requestId }, world);
+    // Assert
+    const [page] = await readCheckpoints(world, requestId);
+    expect(page?.warnings).toHaveLength(1);
+  });
+
+  it('records the page processing time since routing ended and its own duration', async () => {
+    // Arrange
+    const { world, requestId } = await parsed({}, 100);
+    // Act
+    await verify({ requestId }, world);
+    // Assert
+    const timings = (await world.requests.get(requestId))?.timings;
+    expect(timings).toEqual({
+      ingest_ms: 0,
+      classification_ms: 0,
+      routing_ms: 0,
+      vlm_processing_ms: 200,
+      verification_ms: 0,
+    });
+  });
+});
+
+describe('deliver', () => {
+  const threePages = (): PipelineOptions => ({
+    engine: new FakeDocumentEngine({
+      pageCount: 3,
+      features: (n) =>
+        n === 1
+          ? pageFeatures({ pageNumber: 1 })
+          : n === 2
+            ? scannedPageFeatures(2)
+            : pageFeatures({
+                pageNumber: 3,
+                usableTextLayer: false,
+                imageCoverage: 1,
+                ruleCount: 120,
+                columnCount: 3,
+              }),
+    }),
+  });
+
+  it('assembles a ParseResponse that passes the specification schema', async () => {
+    // Arrange
+    const { world, requestId } = await parsed(threePages(), 50);
+    await verify({ requestId }, world);
+    // Act
+    await deliver({ requestId }, world);
+    // Assert
+    const response = ParseResponse.parse(
+      await resultOf(world, `results/tenant-a/${requestId}.json`),
+    );
+    expect(response).toMatchObject({
+      id: requestId,
+      status: 'completed',
+      document: {
+        hash: 'ab'.repeat(32),
+        pages: 3,
+        format: 'pdf',
+        cached: false,
+        filename: 'report.pdf',
+        size_bytes: 1234,
+      },
+      extracted: null,
+      document_type: null,
+      created_at: T0.toISOString(),
+      errors: [],
+    });
+    expect(response.pages.map((p) => [p.page_number, p.tier_used, p.provider])).toEqual([
+      [1, 'fast', 'pdf-text'],
+      [2, 'pro', 'ocr'],
+      [3, 'premium', 'ocr'],
+    ]);
+  });
+
+  it('counts pages by tier and prices them from the price table', async () => {
+    // Arrange
+    const { world, requestId } = await parsed(threePages());
+    // Act
+    await deliver({ requestId }, world);
+    // Assert
+    const response = ParseResponse.parse(
+      await resultOf(world, `results/tenant-a/${requestId}.json`),
+    );
+    expect(response.usage).toEqual({
+      total_input_tokens: 360,
+      total_output_tokens: 120,
+      estimated_cost_usd: 0.041,
+      pages_by_tier: { fast: 1, pro: 1, premium: 1 },
+    });
+  });
+
+  it('reports the total time since the request was created and the stage timings', async () => {
+    // Arrange
+    const { world, requestId } = await parsed({}, 100);
+    await verify({ requestId }, world);
+    world.clock.advance(100);
+    // Act
+    await deliver({ requestId }, world);
+    // Assert
+    const response = ParseResponse.parse(
+      await resultOf(world, `results/tenant-a/${requestId}.json`),
+    );
+    expect(response.timing).toEqual({
+      total_ms: 500,
+      classification_ms: 0,
+      routing_ms: 0,
+      vlm_processing_ms: 200,
+      verification_ms: 0,
+    });
+  });
+
+  it('marks the request completed with its result key and emits result.final', async () => {
+    // Arrange
+    const { world, requestId } = await parsed();
+    // Act
+    await deliver({ requestId }, world);
+    // Assert
+    const key = `results/tenant-a/${requestId}.json`;
+    const record = await world.requests.get(requestId);
+    expect(record).toMatchObject({ status: 'completed', resultKey: key });
+    expect((await eventsOf(world.events, requestId)).at(-1)).toEqual({
+      event: 'result.final',
+      result_key: key,
+    });
+  });
+
+  it('stores the joined Markdown of the pages next to the JSON result', async () => {
+    // Arrange
+    const { world, requestId } = await parsed({
+      engine: new FakeDocumentEngine({ pageCount: 2 }),
+      textProvider: new FakePageProvider('pdf-text', (request) =>
+        new FakePageProvider('x', { markdown: `page ${request.pageNumber}` }).parsePage(request),
+      ),
+    });
+    // Act
+    await deliver({ requestId }, world);
+    // Assert
+    const key = `results/tenant-a/${requestId}.md`;
+    expect(new TextDecoder().decode(await world.objects.get(key))).toBe('page 1\n\npage 2');
+    expect(world.objects.contentTypeOf(key)).toBe('text/markdown');
+  });
+
+  it('rejects an unknown request with NotFoundError', async () => {
+    // Arrange
+    const world = aPipeline();
+    // Act
+    const result = deliver({ requestId: 'req_unknown' }, world);
+    // Assert
+    await expect(result).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
