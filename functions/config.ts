@@ -11,7 +11,10 @@ const ApiKeysEnv = z
   .transform((raw, ctx) => {
     if (raw === undefined || raw.trim() === '') return undefined;
     const keys: { key: string; tenant: string; plan: Plan }[] = [];
-    for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const entry of raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const match = /^([^=\s]{8,})=([A-Za-z0-9_.-]+):([a-z]+)$/.exec(entry);
       const plan = match?.[3];
       if (!match || !PLANS.includes(plan as Plan)) {
