@@ -120,7 +120,8 @@ function detectIsoMedia(bytes: Uint8Array): FormatDetection {
   const boxSize = Math.min(u32be(bytes, 0), bytes.length, 4096);
   const major = ascii(bytes, 8, 4);
   const compatible: string[] = [];
-  for (let offset = 16; offset + 4 <= boxSize; offset += 4) compatible.push(ascii(bytes, offset, 4));
+  for (let offset = 16; offset + 4 <= boxSize; offset += 4)
+    compatible.push(ascii(bytes, offset, 4));
 
   if (HEIC_BRANDS.has(major)) return { format: 'heic' };
   if (AVIF_BRANDS.has(major)) return unsupported('AVIF image');
@@ -268,7 +269,8 @@ function compoundFileNames(bytes: Uint8Array): string[] | null {
       const nameBytes = Math.min(u16le(bytes, entry + 64), 64);
       if (nameBytes < 2) continue;
       let name = '';
-      for (let i = 0; i < nameBytes - 2; i += 2) name += String.fromCharCode(u16le(bytes, entry + i));
+      for (let i = 0; i < nameBytes - 2; i += 2)
+        name += String.fromCharCode(u16le(bytes, entry + i));
       names.push(name);
     }
     sector = nextSector(sector);
@@ -319,7 +321,11 @@ function detectText(bytes: Uint8Array): string {
   // eslint-disable-next-line no-control-regex -- control characters are what betrays binary data
   if (/[\u0000-\u0008\u000e-\u001a\u001c-\u001f]/.test(text)) return 'unknown binary';
 
-  const start = text.replace(/^\ufeff/, '').trimStart().slice(0, 512).toLowerCase();
+  const start = text
+    .replace(/^\ufeff/, '')
+    .trimStart()
+    .slice(0, 512)
+    .toLowerCase();
   if (/^<!doctype html|^<html|^<head|^<body/.test(start) || start.includes('<html')) return 'HTML';
   if (start.startsWith('<svg') || (start.startsWith('<?xml') && start.includes('<svg'))) {
     return 'SVG image';

