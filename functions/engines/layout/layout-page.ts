@@ -3,6 +3,7 @@ import {
   buildRows,
   foldText,
   isPageNumberText,
+  makeFragment,
   rowOf,
   rowText,
   type Fragment,
@@ -69,6 +70,24 @@ const ENUMERATOR = /^(\(?(?:\d{1,3}|[a-z]|[ivx]{1,5})[.)])\s+/i;
 const NUMBERED_HEADING =
   /^(?:(?:chapter|section|part|appendix)\s+\S+|\d{1,2}(?:\.\d{1,2})*\.?|[A-Z]\.(?:\d{1,2}\.?)*|[IVX]{1,5}\.)\s+\S/i;
 const CAPTION = /^(?:figure|fig\.|table|listing|algorithm|chart)\s*[\dIVX]+[.:]?/i;
+/** A multi-level section number followed by a capitalised title (`5.1 Hyper Parameters`). */
+const SECTION_NUMBER_TITLE = /^\d{1,2}(?:\.\d{1,2})+\.?\s+\p{Lu}/u;
+/** A form field (`Ship Date: 13 September`, `SID#: N/A`): a label, a colon, a value. */
+const FORM_FIELD = /^[^:]{1,40}:\s+\S/;
+/** A vertical rule read as text by OCR. */
+const RULE_GLYPH = /^[|¦]$/;
+/** On OCR pages, a word gap wider than this many typical word gaps separates table cells. */
+export const OCR_COLUMN_GAP_RATIO = 2.5;
+
+/**
+ * How a page's text was produced. OCR pages (every run carries a confidence) have no styles and
+ * noisy sizes, and their words are runs: their table cells are found from word gaps.
+ */
+interface PageKind {
+  ocr: boolean;
+  /** Smallest word gap (pixels) read as a column gap in OCR tables; Infinity otherwise. */
+  columnGap: number;
+}
 
 const lineOf = (fragments: Fragment[]): Line => {
   const sorted = fragments.slice().sort((a, b) => a.x0 - b.x0);
@@ -224,6 +243,7 @@ export const layoutPage = (page: PageText, profile: LayoutProfile): PageLayout =
   const ruled = findRuledTables(page.rules, runs, scale);
   const freeRuns = runs.filter((r) => !ruled.used.has(r));
   let rows = buildRows(freeRuns);
+  const kind = pageKind(page.runs, rows, body);
 
   // 2. Running headers, footers and page numbers.
   const furniture = new Set<Row>();
@@ -361,8 +381,11 @@ export const layoutPage = (page: PageText, profile: LayoutProfile): PageLayout =
       list.push(i.fragment);
       byRow.set(i.rowIndex, list);
     }
-    const lines = [...byRow.values()].map(lineOf).sort((a, b) => a.baseline - b.baseline);
-    blocks.push(...linesToBlocks(lines, profile, body, scale));
+    const lines = [...byRow.values()]
+      .flatMap((fragments) => (kind.ocr ? splitBySize(fragments) : [fragments]))
+      .map(lineOf)
+      .sort((a, b) => a.baseline - b.baseline);
+    blocks.push(...linesToBlocks(lines, profile, body, scale, kind));
   }
 
   // 7. Paragraphs broken by a column or page-region change are joined back (in the Markdown;
@@ -435,6 +458,66 @@ const elementsFor = (
   });
 };
 
+/**
+ * OCR pages: the typical word gap is the median gap between neighbouring words of a fragment; a gap
+ * {@link OCR_COLUMN_GAP_RATIO} times wider (and at least half an em) separates table cells.
+ */
+const pageKind = (runs: readonly TextRun[], rows: readonly Row[], body: number): PageKind => {
+  const ocr = runs.length > 0 && runs.every((r) => r.confidence !== undefined);
+  if (!ocr) return { ocr, columnGap: Infinity };
+  // Gaps inside fragments only: on a page that is mostly table, most gaps between fragments are
+  // column gaps.
+  const gaps: number[] = [];
+  for (const f of rows.flatMap((row) => row.fragments)) {
+    for (let k = 1; k < f.runs.length; k++) {
+      const a = f.runs[k - 1];
+      const b = f.runs[k];
+      if (a && b && b.x > a.x + a.w) gaps.push(b.x - (a.x + a.w));
+    }
+  }
+  const wordGap = median(gaps);
+  return { ocr, columnGap: Math.max(OCR_COLUMN_GAP_RATIO * wordGap, 0.5 * body) };
+};
+
+/**
+ * The fragments of one row split into lines of about one size: OCR reads a title and a smaller
+ * field beside it (`Uniform ... INVOICE`) as one row.
+ */
+const splitBySize = (fragments: Fragment[]): Fragment[][] => {
+  const groups: Fragment[][] = [];
+  for (const f of fragments.slice().sort((a, b) => b.fontSize - a.fontSize)) {
+    const group = groups.find((g) => {
+      const size = g[0]?.fontSize ?? 0;
+      return f.fontSize >= size / HEADING_SIZE_RATIO;
+    });
+    if (group) group.push(f);
+    else groups.push([f]);
+  }
+  return groups;
+};
+
+/**
+ * The cells of an OCR line: its words split at gaps wider than `columnGap` and at vertical rules
+ * read as `|` (which are dropped).
+ */
+const ocrCells = (line: Line, columnGap: number): Fragment[] => {
+  const cells: Fragment[] = [];
+  let current: TextRun[] = [];
+  let right = -Infinity;
+  for (const run of line.runs) {
+    const rule = RULE_GLYPH.test(run.text.trim());
+    if (current.length > 0 && (rule || run.x - right > columnGap)) {
+      cells.push(makeFragment(current));
+      current = [];
+    }
+    if (rule) continue;
+    current.push(run);
+    right = run.x + run.w;
+  }
+  if (current.length > 0) cells.push(makeFragment(current));
+  return cells;
+};
+
 const headingLevel = (size: number, profile: LayoutProfile, scale: number): number => {
   const pt = size / scale;
   const sizes = profile.headingSizes;
@@ -465,6 +548,7 @@ const linesToBlocks = (
   profile: LayoutProfile,
   body: number,
   scale: number,
+  kind: PageKind,
 ): Block[] => {
   const blocks: Block[] = [];
   if (lines.length === 0) return blocks;
@@ -478,11 +562,20 @@ const linesToBlocks = (
   }
   const spacing = median(deltas) || body * 1.2;
 
-  // Unruled tables: windows of lines with two or more fragments.
+  // Unruled tables: windows of lines with two or more fragments (cells on OCR pages).
+  const cellsOf = (l: Line): Fragment[] => {
+    if (!kind.ocr) return l.fragments;
+    const cells = ocrCells(l, kind.columnGap);
+    return cells.length > 0 ? cells : l.fragments;
+  };
+  const lineCells = lines.map(cellsOf);
+  const cellCount = (k: number): number => lineCells[k]?.length ?? 0;
+  const tableRows = (from: number, to: number): Row[] =>
+    lineCells.slice(from, to).map((cells) => rowOf(cells));
   const tableAt = new Map<number, { table: Table; end: number }>();
   let i = 0;
   while (i < lines.length) {
-    if ((lines[i]?.fragments.length ?? 0) < 2) {
+    if (cellCount(i) < 2) {
       i++;
       continue;
     }
@@ -491,12 +584,12 @@ const linesToBlocks = (
     while (j < lines.length) {
       const l = lines[j];
       if (!l) break;
-      if (l.fragments.length >= 2) multi++;
-      else if ((lines[j + 1]?.fragments.length ?? 0) < 2) break;
+      if (cellCount(j) >= 2) multi++;
+      else if (cellCount(j + 1) < 2) break;
       j++;
     }
     if (multi >= 3) {
-      const window = lines.slice(i, j).map((l) => rowOf(l.fragments));
+      const window = tableRows(i, j);
       let table = streamTable(window, { minMultiRows: 3, maxWordsPerCell: 5 });
       let start = i;
       if (table && table.colCount >= 2) {
@@ -507,19 +600,15 @@ const linesToBlocks = (
           if (!above || !below || tableAt.has(k)) break;
           const close = below.baseline - above.baseline <= spacing * 1.6;
           const inside = above.x0 >= table.x0 - above.size && above.x1 <= table.x1 + above.size;
-          const headerLike =
-            (above.bold || above.fragments.length >= 2) && wordCount(above.text) <= 16;
+          const headerLike = (above.bold || cellCount(k) >= 2) && wordCount(above.text) <= 16;
           if (
             !close ||
             !inside ||
             !headerLike ||
-            (above.x0 <= table.x0 + 0.5 * above.size && above.fragments.length < 2)
+            (above.x0 <= table.x0 + 0.5 * above.size && cellCount(k) < 2)
           )
             break;
-          const extended = streamTable(
-            lines.slice(k, j).map((l) => rowOf(l.fragments)),
-            { minMultiRows: 3, maxWordsPerCell: 5 },
-          );
+          const extended = streamTable(tableRows(k, j), { minMultiRows: 3, maxWordsPerCell: 5 });
           if (!extended || extended.colCount < table.colCount) break;
           table = extended;
           start = k;
@@ -536,7 +625,7 @@ const linesToBlocks = (
   let currentKind: BlockKind = 'paragraph';
   const flush = (): void => {
     if (current.length === 0) return;
-    blocks.push(makeBlock(current, currentKind, profile, body, scale, leafX1));
+    blocks.push(makeBlock(current, currentKind, profile, body, scale, leafX1, kind));
     current = [];
   };
   for (let k = 0; k < lines.length; k++) {
@@ -609,6 +698,7 @@ const makeBlock = (
   body: number,
   scale: number,
   leafX1: number,
+  page: PageKind,
 ): Block => {
   const x0 = Math.min(...lines.map((l) => l.x0));
   const y0 = Math.min(...lines.map((l) => l.y0));
@@ -648,7 +738,10 @@ const makeBlock = (
   const size = median(lines.map((l) => l.size));
   const allBold = lines.every((l) => l.bold);
   const allItalic = lines.every((l) => l.italic);
-  if (lines.length <= 3 && isHeadingText(plain)) {
+  // On OCR pages sizes are estimates: form fields are not headings whatever their size, and a
+  // numbered section title at body size is one.
+  const ocrField = page.ocr && FORM_FIELD.test(plain);
+  if (lines.length <= 3 && isHeadingText(plain) && !ocrField) {
     const larger = size >= body * HEADING_SIZE_RATIO;
     const endsSentence = /[.!?]$/.test(plain) && wordCount(plain) > 6;
     const boldHeading =
@@ -658,7 +751,15 @@ const makeBlock = (
       !/[.:]$/.test(plain) &&
       !/^\p{Ll}/u.test(plain);
     const numbered =
-      NUMBERED_HEADING.test(plain) && (allBold || size >= body * 1.05) && wordCount(plain) <= 12;
+      (NUMBERED_HEADING.test(plain) &&
+        (allBold || size >= body * 1.05) &&
+        wordCount(plain) <= 12) ||
+      (page.ocr &&
+        lines.length === 1 &&
+        SECTION_NUMBER_TITLE.test(plain) &&
+        !/[.,;:]$/.test(plain) &&
+        wordCount(plain) <= 10 &&
+        size >= body * 0.85);
     if ((larger && !endsSentence) || boldHeading || numbered) {
       let level = larger ? headingLevel(size, profile, scale) : profile.headingSizes.length + 1;
       const depth = /^(\d{1,2}(?:\.\d{1,2})+)\s/.exec(plain)?.[1]?.split('.').length;

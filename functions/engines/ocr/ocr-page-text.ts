@@ -10,42 +10,51 @@ export interface OcrPageGeometry {
   dpi: number;
 }
 
+/** Line sizes within this factor of each other are one size (OCR measures heights to a pixel). */
+export const OCR_SIZE_CLUSTER_RATIO = 1.18;
+/** A size class must exceed the body size by this factor to stay apart from it. */
+export const OCR_HEADING_SIZE_RATIO = 1.2;
+/** Distinct size classes kept above the body size (heading levels) on one page. */
+export const OCR_MAX_HEADING_SIZES = 3;
+
 /**
  * Turns OCR words into the input of the shared layout analysis: one run per word (followed by a
  * space), in pixels of the page image, with the word's confidence.
  *
- * Font sizes come from the line height (see {@link OcrWord.fontSize}); within a line they are
- * made equal, and sizes within 8% of the page's median line size are snapped to it, so that OCR
- * jitter does not read as headings. Style flags are false: tesseract's LSTM engine does not
- * report bold, italic or monospace.
+ * Font sizes are estimated per line, then quantised for the page (see {@link quantiseSizes}), so
+ * that OCR jitter does not read as headings:
+ * - each word's box height is divided by the share of the ascender-to-descender span its glyphs
+ *   cover (about 1 with both ascenders or capitals and descenders, 0.74 with ascenders only, 0.5
+ *   for x-height letters), and a line's size is the lower quartile over its words; tesseract's own
+ *   estimate ({@link OcrWord.fontSize}) is used when no word of the line can be measured;
+ * - sizes within 20% of the body size (the median weighted by characters) are the body size;
+ *   the others are grouped into classes about 18% apart, at most three of them above the body.
+ *
+ * Style flags are false: tesseract's LSTM engine does not report bold, italic or monospace.
  *
  * @returns a PageText with no rules and no images.
  */
 export function ocrToPageText(result: OcrResult, geometry: OcrPageGeometry): PageText {
   const sx = result.width > 0 ? geometry.width / result.width : 1;
   const sy = result.height > 0 ? geometry.height / result.height : 1;
-  const bodySize = median(characterSizes(result.words)) * sy;
+  const sizes = quantiseSizes(lineSizes(result.words));
 
-  const runs = result.words.map((word): TextRun => {
-    let fontSize = word.fontSize * sy;
-    if (bodySize > 0 && Math.abs(fontSize - bodySize) <= bodySize * 0.08) fontSize = bodySize;
-    return {
-      // OCR words are whole words: the trailing space keeps narrow word gaps (small print) from
-      // being read as letter spacing when the layout joins runs.
-      text: `${word.text} `,
-      x: word.bbox.x * sx,
-      y: word.bbox.y * sy,
-      w: word.bbox.w * sx,
-      h: word.bbox.h * sy,
-      baseline: word.baseline * sy,
-      fontSize,
-      fontName: '',
-      bold: false,
-      italic: false,
-      monospace: false,
-      confidence: word.confidence,
-    };
-  });
+  const runs = result.words.map((word): TextRun => ({
+    // OCR words are whole words: the trailing space keeps narrow word gaps (small print) from
+    // being read as letter spacing when the layout joins runs.
+    text: `${word.text} `,
+    x: word.bbox.x * sx,
+    y: word.bbox.y * sy,
+    w: word.bbox.w * sx,
+    h: word.bbox.h * sy,
+    baseline: word.baseline * sy,
+    fontSize: (sizes.get(word.lineId) ?? word.fontSize) * sy,
+    fontName: '',
+    bold: false,
+    italic: false,
+    monospace: false,
+    confidence: word.confidence,
+  }));
   return {
     pageNumber: geometry.pageNumber,
     width: geometry.width,
@@ -71,17 +80,140 @@ export function characterWeightedConfidence(words: readonly OcrWord[]): number |
   return chars === 0 ? null : sum / chars;
 }
 
-/** The font size of every recognised character (a size weighted by characters). */
-function characterSizes(words: readonly OcrWord[]): number[] {
-  const sizes: number[] = [];
+/**
+ * Share of the ascender-to-descender span that the box of a word covers, from its glyphs; null
+ * for words of punctuation only (their boxes say little about the size).
+ */
+export function glyphSpanShare(text: string): number | null {
+  const descender = /[gjpqyQ()[\]{}|]/.test(text);
+  const ascender = /[\p{Lu}\p{N}bdfhklt!?#$%&@/\\]/u.test(text);
+  if (descender && ascender) return 1;
+  if (ascender) return 0.74;
+  if (descender) return 0.76;
+  if (/[\p{Ll}]/u.test(text)) return 0.5;
+  return null;
+}
+
+interface LineSize {
+  size: number;
+  /** tesseract's estimate of the line's size (row height plus descenders). */
+  rowSize: number;
+  chars: number;
+}
+
+/** Estimated size and character count of every OCR line (by line id). */
+function lineSizes(words: readonly OcrWord[]): Map<number, LineSize> {
+  const byLine = new Map<number, OcrWord[]>();
   for (const word of words) {
-    for (let i = 0; i < word.text.length; i++) sizes.push(word.fontSize);
+    const list = byLine.get(word.lineId) ?? [];
+    list.push(word);
+    byLine.set(word.lineId, list);
   }
-  return sizes;
+  const out = new Map<number, LineSize>();
+  for (const [lineId, lineWords] of byLine) {
+    const estimates: number[] = [];
+    for (const word of lineWords) {
+      const share = glyphSpanShare(word.text);
+      if (share !== null && word.bbox.h > 0) estimates.push(word.bbox.h / share);
+    }
+    // The lower quartile: boxes grow (touching rules, specks), they do not shrink.
+    const size =
+      estimates.length > 0 ? quantile(estimates, 0.25) : median(lineWords.map((w) => w.fontSize));
+    const chars = lineWords.reduce((n, w) => n + w.text.length, 0);
+    const rowSize = median(lineWords.map((w) => w.fontSize));
+    if (size > 0) out.set(lineId, { size, rowSize, chars });
+  }
+  return out;
+}
+
+/**
+ * Quantises line sizes. The body size is the median line size weighted by characters; lines
+ * within {@link OCR_HEADING_SIZE_RATIO} of it (either way) take it, and so do larger lines whose
+ * row height (tesseract's estimate) is not larger by that factor too. The sizes returned are
+ * scaled so that the body size is the typical row height. The others are sorted by size
+ * and grouped while each size stays within {@link OCR_SIZE_CLUSTER_RATIO} of the first of its
+ * group (the one nearest the body size); a group's size is its median weighted by characters. Of
+ * the groups above the body size, the {@link OCR_MAX_HEADING_SIZES} largest keep their size and
+ * smaller ones take the body size (a size class that cannot be a heading level is noise).
+ *
+ * @returns the quantised size of every line id.
+ */
+export function quantiseSizes(lines: ReadonlyMap<number, LineSize>): Map<number, number> {
+  const out = new Map<number, number>();
+  const body = weightedMedian([...lines.values()]);
+  if (body <= 0) return out;
+  const rowBody = weightedMedian([...lines.values()].map((l) => ({ ...l, size: l.rowSize })));
+  const above: [number, LineSize][] = [];
+  const below: [number, LineSize][] = [];
+  for (const [id, line] of lines) {
+    // Larger only when tesseract's row height agrees: either estimate alone is often fooled.
+    if (
+      line.size >= body * OCR_HEADING_SIZE_RATIO &&
+      line.rowSize >= rowBody * OCR_HEADING_SIZE_RATIO
+    )
+      above.push([id, line]);
+    else if (line.size <= body / OCR_HEADING_SIZE_RATIO) below.push([id, line]);
+    else out.set(id, body);
+  }
+  // Larger sizes grouped from the body size up; the largest groups are the heading levels.
+  const upward = sizeGroups(
+    above.sort((a, b) => a[1].size - b[1].size),
+    (first, size) => size <= first * OCR_SIZE_CLUSTER_RATIO,
+  );
+  upward.reverse().forEach((group, rank) => {
+    const size = rank < OCR_MAX_HEADING_SIZES ? group.size : body;
+    for (const id of group.ids) out.set(id, size);
+  });
+  const downward = sizeGroups(
+    below.sort((a, b) => b[1].size - a[1].size),
+    (first, size) => size * OCR_SIZE_CLUSTER_RATIO >= first,
+  );
+  for (const group of downward) for (const id of group.ids) out.set(id, group.size);
+  // Sizes in the units of tesseract's row heights (what the layout's em thresholds were tuned
+  // on): the body is the typical row height, other classes keep their ratio to it.
+  const unit = rowBody > 0 ? rowBody / body : 1;
+  for (const [id, size] of out) out.set(id, size * unit);
+  return out;
+}
+
+/** Groups sorted lines while `together(first size of the group, size)` holds. */
+function sizeGroups(
+  sorted: readonly [number, LineSize][],
+  together: (first: number, size: number) => boolean,
+): { ids: number[]; size: number }[] {
+  const groups: { ids: number[]; entries: LineSize[]; size: number }[] = [];
+  for (const [id, line] of sorted) {
+    const last = groups[groups.length - 1];
+    const first = last?.entries[0];
+    if (last && first && together(first.size, line.size)) {
+      last.ids.push(id);
+      last.entries.push(line);
+    } else {
+      groups.push({ ids: [id], entries: [line], size: 0 });
+    }
+  }
+  for (const group of groups) group.size = weightedMedian(group.entries);
+  return groups;
+}
+
+function weightedMedian(entries: readonly LineSize[]): number {
+  if (entries.length === 0) return 0;
+  const sorted = entries.slice().sort((a, b) => a.size - b.size);
+  const total = sorted.reduce((n, e) => n + Math.max(1, e.chars), 0);
+  let acc = 0;
+  for (const entry of sorted) {
+    acc += Math.max(1, entry.chars);
+    if (acc * 2 >= total) return entry.size;
+  }
+  return sorted[sorted.length - 1]?.size ?? 0;
 }
 
 function median(values: number[]): number {
+  return quantile(values, 0.5);
+}
+
+function quantile(values: number[], q: number): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+  return sorted[Math.floor((sorted.length - 1) * q + 0.5)] ?? 0;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   characterWeightedConfidence,
+  glyphSpanShare,
   ocrToPageText,
 } from '../../../../functions/engines/ocr/ocr-page-text.js';
 import type { OcrResult, OcrWord } from '../../../../functions/engines/ocr/tesseract-ocr.js';
@@ -40,16 +41,69 @@ describe('ocrToPageText', () => {
   it('snaps line sizes close to the body size and keeps larger ones', () => {
     // Arrange
     const ocr = result([
-      word('Title', 100, 20, { fontSize: 48, lineId: 1 }),
+      word('Title', 100, 20, { fontSize: 48, lineId: 1, bbox: { x: 100, y: 20, w: 100, h: 40 } }),
       word('body', 100, 100, { fontSize: 24, lineId: 2 }),
       word('text', 150, 100, { fontSize: 24, lineId: 2 }),
       word('goes', 200, 100, { fontSize: 24, lineId: 2 }),
-      word('on', 100, 140, { fontSize: 25.5, lineId: 3 }),
+      word('on', 100, 140, { fontSize: 25.5, lineId: 3, bbox: { x: 100, y: 140, w: 20, h: 11 } }),
+    ]);
+    // Act
+    const page = ocrToPageText(ocr, { pageNumber: 1, width: 1000, height: 800, dpi: 300 });
+    // Assert: sizes in units of the body's row height (24); the title is about twice the body.
+    const [title, ...rest] = page.runs.map((run) => run.fontSize);
+    expect(title).toBeGreaterThan(2 * 24 * 0.95);
+    expect(rest).toEqual([24, 24, 24, 24]);
+  });
+
+  it('reads noisy row heights as one size when the glyph heights agree', () => {
+    // Arrange: tesseract's row heights vary by line; the word boxes do not.
+    const ocr = result(
+      [24, 31, 22, 27, 36, 24].map((fontSize, i) =>
+        word('Body', 100, 40 * i, { fontSize, lineId: i + 1 }),
+      ),
+    );
+    // Act
+    const page = ocrToPageText(ocr, { pageNumber: 1, width: 1000, height: 800, dpi: 300 });
+    // Assert
+    expect(new Set(page.runs.map((run) => run.fontSize)).size).toBe(1);
+  });
+
+  it('keeps a line at body size when only a few of its boxes are tall', () => {
+    // Arrange: boxes touching a table rule are taller than the glyphs.
+    const tall = { h: 40 };
+    const ocr = result([
+      word('Bold', 100, 20, { lineId: 1 }),
+      word('Text', 200, 20, { lineId: 1 }),
+      word('Date', 100, 60, { lineId: 2, fontSize: 40, bbox: { x: 100, y: 60, w: 40, ...tall } }),
+      word('From', 200, 60, { lineId: 2, fontSize: 40 }),
+      word('Sort', 300, 60, { lineId: 2, fontSize: 40 }),
+      word('Rate', 400, 60, { lineId: 2, fontSize: 40 }),
     ]);
     // Act
     const page = ocrToPageText(ocr, { pageNumber: 1, width: 1000, height: 800, dpi: 300 });
     // Assert
-    expect(page.runs.map((run) => run.fontSize)).toEqual([48, 24, 24, 24, 24]);
+    expect(new Set(page.runs.map((run) => run.fontSize)).size).toBe(1);
+  });
+
+  it('keeps at most three size classes above the body size', () => {
+    // Arrange: five larger lines, each about 1.4 times the next smaller one.
+    const sizes = [20, 28, 40, 56, 78, 110];
+    const ocr = result(
+      sizes.flatMap((h, i) =>
+        Array.from({ length: i === 0 ? 20 : 1 }, (_, k) =>
+          word('Hi', 30 * k, 120 * i, {
+            lineId: i + 1,
+            fontSize: h * 1.2,
+            bbox: { x: 30 * k, y: 120 * i, w: 20, h: h * 0.74 },
+          }),
+        ),
+      ),
+    );
+    // Act
+    const page = ocrToPageText(ocr, { pageNumber: 1, width: 1000, height: 800, dpi: 300 });
+    // Assert
+    const distinct = [...new Set(page.runs.map((run) => Math.round(run.fontSize)))];
+    expect(distinct.sort((a, b) => a - b)).toEqual([24, 67, 94, 132]);
   });
 
   it('scales boxes when the page image differs in size from the recognised one', () => {
@@ -59,6 +113,17 @@ describe('ocrToPageText', () => {
     const page = ocrToPageText(ocr, { pageNumber: 1, width: 2000, height: 1600, dpi: 600 });
     // Assert
     expect(page.runs[0]).toMatchObject({ x: 200, y: 100, w: 120, h: 40, fontSize: 48 });
+  });
+});
+
+describe('glyphSpanShare', () => {
+  it('gives the share of the ascender-to-descender span a word covers', () => {
+    // Act / Assert
+    expect(glyphSpanShare('Type')).toBe(1);
+    expect(glyphSpanShare('Table')).toBe(0.74);
+    expect(glyphSpanShare('gray')).toBe(0.76);
+    expect(glyphSpanShare('one')).toBe(0.5);
+    expect(glyphSpanShare('--')).toBeNull();
   });
 });
 

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
+import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
+import type { PageText, TextRun } from '../../../../functions/engines/layout/types.js';
+
+const SIZE = 20;
+const CHAR = 9;
+const WORD_GAP = 8;
+
+/** An OCR word (it carries a confidence) at (x, baseline), 9 px per character. */
+const word = (text: string, x: number, baseline: number, fontSize = SIZE): TextRun => ({
+  text: `${text} `,
+  x,
+  y: baseline - 0.75 * fontSize,
+  w: text.length * CHAR * (fontSize / SIZE),
+  h: fontSize,
+  baseline,
+  fontSize,
+  fontName: '',
+  bold: false,
+  italic: false,
+  monospace: false,
+  confidence: 0.9,
+});
+
+/** The words of a line starting at x, separated by normal word gaps. */
+const line = (text: string, x: number, baseline: number, fontSize = SIZE): TextRun[] => {
+  const runs: TextRun[] = [];
+  let cursor = x;
+  for (const t of text.split(' ')) {
+    const r = word(t, cursor, baseline, fontSize);
+    runs.push(r);
+    cursor += r.w + WORD_GAP * (fontSize / SIZE);
+  }
+  return runs;
+};
+
+const page = (runs: TextRun[]): PageText => ({
+  pageNumber: 1,
+  width: 1700,
+  height: 2200,
+  dpi: 200,
+  runs,
+  rules: [],
+  images: [],
+});
+
+const layout = (p: PageText) => layoutPage(p, buildLayoutProfile([p]));
+
+const prose = (top: number, count: number): TextRun[] =>
+  Array.from({ length: count }, (_, i) =>
+    line('the quick brown fox jumps over the lazy dog and keeps on running', 100, top + i * 24),
+  ).flat();
+
+describe('layoutPage on OCR words', () => {
+  it('makes a numbered section title at body size a heading', () => {
+    // Arrange
+    const runs = [
+      ...prose(200, 4),
+      ...line('5.1 Hyper Parameter Optimization', 100, 360),
+      ...prose(400, 4),
+    ];
+    // Act
+    const { markdown } = layout(page(runs));
+    // Assert
+    expect(markdown).toContain('\n\n## 5.1 Hyper Parameter Optimization\n\n');
+  });
+
+  it('does not make a form field a heading, whatever its size', () => {
+    // Arrange
+    const runs = [...line('Ship Date: September 13, 2021', 100, 120, 30), ...prose(200, 6)];
+    // Act
+    const { markdown } = layout(page(runs));
+    // Assert
+    expect(markdown).not.toMatch(/^#/m);
+    expect(markdown).toContain('Ship Date: September 13, 2021');
+  });
+
+  it('reads a word grid with wide column gaps as a GFM table', () => {
+    // Arrange: cells one word gap apart inside, columns at least 23 px apart.
+    const grid = [
+      ['Date', 'From', 'To', 'Total'],
+      ['1/1/2017', 'EAST BOTANY', 'SYDENHAM', '$11.00'],
+      ['2/2/2017', 'MASCOT', 'PORT BOTANY', '$12.00'],
+      ['3/3/2017', 'ALEXANDRIA', 'TEMPE', '$13.00'],
+    ];
+    const columns = [100, 230, 400, 560];
+    const runs = [
+      ...prose(100, 3),
+      ...grid.flatMap((cells, r) =>
+        cells.flatMap((text, c) => line(text, columns[c] ?? 0, 260 + r * 24)),
+      ),
+    ];
+    // Act
+    const { markdown, elements } = layout(page(runs));
+    // Assert
+    expect(markdown).toContain(
+      '| Date | From | To | Total |\n| --- | --- | --- | --- |\n| 1/1/2017 | EAST BOTANY | SYDENHAM | $11.00 |',
+    );
+    expect(markdown).toContain('| 3/3/2017 | ALEXANDRIA | TEMPE | $13.00 |');
+    expect(elements.filter((e) => e.label === 'table')).toHaveLength(1);
+  });
+
+  it('splits cells at vertical rules read as pipes and drops the pipes', () => {
+    // Arrange
+    const rows = ['OTSL | 0.965 | 0.934', 'HTML | 0.969 | 0.927', 'OTSL | 0.938 | 0.904'];
+    const runs = [...prose(100, 3), ...rows.flatMap((text, r) => line(text, 100, 260 + r * 24))];
+    // Act
+    const { markdown } = layout(page(runs));
+    // Assert
+    expect(markdown).toContain('| OTSL | 0.965 | 0.934 |\n| --- | --- | --- |');
+    expect(markdown).toContain('| HTML | 0.969 | 0.927 |');
+  });
+
+  it('keeps a paragraph with normal word gaps a paragraph', () => {
+    // Arrange
+    const runs = prose(100, 6);
+    // Act
+    const { markdown } = layout(page(runs));
+    // Assert
+    expect(markdown).not.toContain('|');
+    expect(markdown.split('\n\n')).toHaveLength(1);
+  });
+});
