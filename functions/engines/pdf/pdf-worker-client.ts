@@ -15,6 +15,7 @@ import {
 import {
   deserializeError,
   type WorkerCall,
+  type WorkerReady,
   type WorkerReply,
   type WorkerRequest,
   type WorkerResults,
@@ -65,16 +66,29 @@ interface Task {
   reject: (error: unknown) => void;
 }
 
+/** A started worker and whether it has loaded its modules. */
+interface WorkerHandle {
+  worker: Worker;
+  /** Settles when the worker takes requests; rejects when it could not start. */
+  ready: Promise<void>;
+  started: boolean;
+  markStarted: () => void;
+  failStart: (error: Error) => void;
+  startTimer: NodeJS.Timeout;
+}
+
 interface InFlight {
   id: number;
   document: string;
-  worker: Worker;
+  handle: WorkerHandle;
   timer: NodeJS.Timeout;
   resolve: (reply: WorkerReply) => void;
   reject: (error: unknown) => void;
 }
 
 const POISON_LIMIT = 1000;
+/** Longest a worker may take to load pdf.js (and, under tsx, compile its modules). */
+const STARTUP_TIMEOUT_MS = 60_000;
 
 /** The document identity shared with the worker: its hash (its key when the hash is unknown). */
 const documentId = (ref: DocumentRef): string => ref.hash || ref.key;
@@ -134,7 +148,7 @@ export class PdfWorkerClient implements PdfPageSource {
   /** Documents the current worker was sent (it may have evicted some since). */
   readonly #sent = new Set<string>();
   readonly #poisoned = new Map<string, { until: number; message: string }>();
-  #worker: Worker | undefined;
+  #handle: WorkerHandle | undefined;
   #inFlight: InFlight | undefined;
   #busy = false;
   #nextId = 1;
@@ -174,11 +188,11 @@ export class PdfWorkerClient implements PdfPageSource {
     const closed = new Error('the PDF reader was closed');
     for (const task of this.#queue.splice(0)) task.reject(closed);
     const inFlight = this.#inFlight;
-    const worker = this.#worker;
+    const handle = this.#handle;
     if (inFlight) this.#settle(inFlight);
-    this.#retire(worker);
+    this.#retire(handle);
     inFlight?.reject(closed);
-    if (worker) await worker.terminate();
+    if (handle) await handle.worker.terminate();
   }
 
   #call(ref: DocumentRef, call: WorkerCall): Promise<WorkerResults[WorkerCall['op']]> {
@@ -240,8 +254,16 @@ export class PdfWorkerClient implements PdfPageSource {
   }
 
   /** Sends one request to the worker (started if needed) and waits for its reply. */
-  #send(document: string, call: WorkerCall, bytes: Uint8Array | undefined): Promise<WorkerReply> {
-    const worker = this.#ensureWorker();
+  async #send(
+    document: string,
+    call: WorkerCall,
+    bytes: Uint8Array | undefined,
+  ): Promise<WorkerReply> {
+    const handle = this.#ensureWorker();
+    // The time budget starts once the worker runs: loading pdf.js is not the document's fault.
+    handle.worker.ref();
+    await handle.ready;
+    if (this.#handle !== handle) throw new Error('the PDF worker stopped before the request');
     const id = this.#nextId++;
     // The first call for a document also opens it.
     const budget =
@@ -249,15 +271,15 @@ export class PdfWorkerClient implements PdfPageSource {
       (bytes ? this.#timeoutMs : 0);
     return new Promise<WorkerReply>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.#onTimeout(worker, budget);
+        this.#onTimeout(handle, budget);
       }, budget);
-      this.#inFlight = { id, document, worker, timer, resolve, reject };
-      worker.ref();
+      const inFlight: InFlight = { id, document, handle, timer, resolve, reject };
+      this.#inFlight = inFlight;
       const request: WorkerRequest = { ...call, id, hash: document, ...(bytes ? { bytes } : {}) };
       try {
-        worker.postMessage(request, bytes ? [bytes.buffer as ArrayBuffer] : []);
+        handle.worker.postMessage(request, bytes ? [bytes.buffer as ArrayBuffer] : []);
       } catch (error) {
-        this.#settle(this.#inFlight);
+        this.#settle(inFlight);
         reject(error instanceof Error ? error : new Error(String(error)));
       }
     });
@@ -267,43 +289,69 @@ export class PdfWorkerClient implements PdfPageSource {
   #settle(inFlight: InFlight): void {
     clearTimeout(inFlight.timer);
     if (this.#inFlight === inFlight) this.#inFlight = undefined;
-    inFlight.worker.unref();
+    inFlight.handle.worker.unref();
   }
 
-  #ensureWorker(): Worker {
-    if (this.#worker) return this.#worker;
+  #ensureWorker(): WorkerHandle {
+    if (this.#handle) return this.#handle;
     const worker = startWorker(this.#settings, this.#maxHeapMb);
     worker.unref();
-    worker.on('message', (reply: WorkerReply) => {
+    let markStarted: () => void = () => undefined;
+    let failStart: (error: Error) => void = () => undefined;
+    const ready = new Promise<void>((resolve, reject) => {
+      markStarted = resolve;
+      failStart = reject;
+    });
+    ready.catch(() => undefined);
+    const handle: WorkerHandle = {
+      worker,
+      ready,
+      started: false,
+      markStarted,
+      failStart,
+      startTimer: setTimeout(() => {
+        this.#onCrash(handle, `it did not start within ${STARTUP_TIMEOUT_MS / 1000} seconds`);
+      }, STARTUP_TIMEOUT_MS),
+    };
+    worker.on('message', (message: WorkerReply | WorkerReady) => {
+      if (message.status === 'ready') {
+        clearTimeout(handle.startTimer);
+        handle.started = true;
+        handle.markStarted();
+        return;
+      }
       const inFlight = this.#inFlight;
-      if (inFlight?.worker !== worker || reply.id !== inFlight.id) return;
+      if (inFlight?.handle !== handle || message.id !== inFlight.id) return;
       this.#settle(inFlight);
-      inFlight.resolve(reply);
+      inFlight.resolve(message);
     });
     worker.on('error', (error: Error) => {
-      this.#onCrash(worker, error.message);
+      this.#onCrash(handle, error.message);
     });
     worker.on('messageerror', (error: Error) => {
-      this.#onCrash(worker, `unreadable message: ${error.message}`);
+      this.#onCrash(handle, `unreadable message: ${error.message}`);
     });
     worker.on('exit', (code: number) => {
-      this.#onCrash(worker, `exit code ${code}`);
+      this.#onCrash(handle, `exit code ${code}`);
     });
-    this.#worker = worker;
-    return worker;
+    this.#handle = handle;
+    return handle;
   }
 
-  /** Forgets `worker` (if current) and terminates it; the next call starts a fresh one. */
-  #retire(worker: Worker | undefined): void {
-    if (!worker || this.#worker !== worker) return;
-    this.#worker = undefined;
+  /** Forgets `handle` (if current) and terminates its worker; the next call starts a fresh one. */
+  #retire(handle: WorkerHandle | undefined): void {
+    if (!handle || this.#handle !== handle) return;
+    this.#handle = undefined;
     this.#sent.clear();
-    void worker.terminate().catch(() => undefined);
+    clearTimeout(handle.startTimer);
+    handle.failStart(new Error('the PDF worker was stopped'));
+    handle.worker.unref();
+    void handle.worker.terminate().catch(() => undefined);
   }
 
-  #onTimeout(worker: Worker, budgetMs: number): void {
+  #onTimeout(handle: WorkerHandle, budgetMs: number): void {
     const inFlight = this.#inFlight;
-    if (inFlight?.worker !== worker) return;
+    if (inFlight?.handle !== handle) return;
     const seconds = Math.round(budgetMs / 100) / 10;
     this.#abandon(
       inFlight,
@@ -311,20 +359,24 @@ export class PdfWorkerClient implements PdfPageSource {
     );
   }
 
-  #onCrash(worker: Worker, reason: string): void {
-    if (this.#worker !== worker) return;
+  #onCrash(handle: WorkerHandle, reason: string): void {
+    if (this.#handle !== handle) return;
     const inFlight = this.#inFlight;
-    if (inFlight?.worker === worker) {
+    if (!handle.started) {
+      // Not the document's fault: the worker itself could not start.
+      handle.failStart(new Error(`the PDF worker could not start: ${reason}`));
+      this.#retire(handle);
+    } else if (inFlight?.handle === handle) {
       this.#abandon(inFlight, `the PDF stopped the PDF reader (${reason.slice(0, 200)})`);
     } else {
-      this.#retire(worker);
+      this.#retire(handle);
     }
   }
 
   /** Gives up on the in-flight call: replaces its worker, refuses its document for a while. */
   #abandon(inFlight: InFlight, message: string): void {
     this.#settle(inFlight);
-    this.#retire(inFlight.worker);
+    this.#retire(inFlight.handle);
     this.#poison(inFlight.document, message);
     inFlight.reject(new UninterpretablePdfError(message));
   }

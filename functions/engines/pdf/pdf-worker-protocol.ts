@@ -48,6 +48,11 @@ export type WorkerReply =
   | { id: number; status: 'missing' }
   | { id: number; status: 'error'; error: SerializedError };
 
+/** What the worker posts once, when its modules are loaded and it takes requests. */
+export interface WorkerReady {
+  status: 'ready';
+}
+
 /** What the worker is started with (`workerData`). */
 export type WorkerSettings = PdfDocumentCacheOptions;
 

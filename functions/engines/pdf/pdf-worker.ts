@@ -10,6 +10,7 @@ import type { ObjectStore } from '../../core/ports/object-store.js';
 import { PdfDocumentCache } from './pdf-document-cache.js';
 import {
   serializeError,
+  type WorkerReady,
   type WorkerReply,
   type WorkerRequest,
   type WorkerResults,
@@ -91,3 +92,4 @@ const handle = async (request: WorkerRequest): Promise<void> => {
 port.on('message', (request: WorkerRequest) => {
   void handle(request);
 });
+port.postMessage({ status: 'ready' } satisfies WorkerReady);
