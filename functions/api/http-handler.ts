@@ -1,4 +1,4 @@
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { z } from 'zod';
@@ -64,13 +64,14 @@ export function httpHandler<P extends Schema, Q extends Schema, F extends Schema
   // Authentication runs before the body is parsed: unauthenticated uploads are not read.
   const callers = new WeakMap<APIGatewayProxyEvent, ApiKeyRecord>();
   if (spec.auth !== false) {
-    handler.use({
+    const authentication: MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> = {
       before: async (request) => {
         const deps = await getDeps();
         const key = lowerCaseHeaders(request.event.headers)['x-api-key'];
         callers.set(request.event, await authenticate(deps.apiKeys, key));
       },
-    });
+    };
+    handler.use(authentication);
   }
   if (spec.form) {
     handler.use({

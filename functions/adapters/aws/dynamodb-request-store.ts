@@ -7,6 +7,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../../core/domain/errors.js';
+import type { Page } from '../../core/domain/schemas.js';
 import type { PageCheckpoint, RequestRecord, RequestStatus } from '../../core/domain/request.js';
 import type { RequestStore } from '../../core/ports/request-store.js';
 import {
@@ -156,12 +157,19 @@ export class DynamoDbRequestStore implements RequestStore {
     }
   }
 
+  /**
+   * The page is stored as one JSON string attribute (`pageJson`): a page holds hundreds of
+   * grounding entries, and a nested map costs far more to marshal and validate than a string,
+   * while nothing queries inside it.
+   */
   async putPage(requestId: string, checkpoint: PageCheckpoint): Promise<void> {
+    const { page, ...rest } = checkpoint;
     await this.#client.send(
       new PutCommand({
         TableName: this.#tableName,
         Item: {
-          ...checkpoint,
+          ...rest,
+          ...(page === undefined ? {} : { pageJson: JSON.stringify(page) }),
           [PARTITION_KEY]: requestPk(requestId),
           [SORT_KEY]: pageSk(checkpoint.pageNumber),
         },
@@ -172,7 +180,12 @@ export class DynamoDbRequestStore implements RequestStore {
   async listPages(requestId: string): Promise<PageCheckpoint[]> {
     const items = await this.#queryPages(requestId);
     return items
-      .map((item) => fromItem(item) as unknown as PageCheckpoint)
+      .map((item) => {
+        const { pageJson, ...rest } = fromItem(item) as Record<string, unknown>;
+        const checkpoint = rest as unknown as PageCheckpoint;
+        if (typeof pageJson === 'string') checkpoint.page = JSON.parse(pageJson) as Page;
+        return checkpoint;
+      })
       .sort((a, b) => a.pageNumber - b.pageNumber);
   }
 

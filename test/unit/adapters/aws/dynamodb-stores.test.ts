@@ -3,7 +3,6 @@ import {
   BatchWriteCommand,
   DeleteCommand,
   GetCommand,
-  PutCommand,
   QueryCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
