@@ -32,6 +32,8 @@ import { PARSE_DOCUMENT_ASL, stages } from './pipeline/stages.js';
 /** Everything handlers and stages use, built once per process (local) or cold start (Lambda). */
 export interface Deps extends AppDeps {
   config: Config;
+  /** Starts background engines ahead of the first request (the PDF worker). */
+  warmUp(): Promise<void>;
   /** Stops background resources (embedded DynamoDB, OCR worker). */
   close(): Promise<void>;
 }
@@ -117,6 +119,9 @@ export async function buildDeps(config: Config): Promise<Deps> {
       priceByTier: config.priceByTier,
     },
     limits: { maxUploadBytes: config.MAX_UPLOAD_BYTES, pageConcurrency: config.PAGE_CONCURRENCY },
+    warmUp: async () => {
+      await Promise.all([pdfSource.warmUp(), workflow.warmUp()]);
+    },
     close: async () => {
       await ocr.terminate();
       await pdfSource.close();

@@ -443,7 +443,11 @@ export async function fakeDeps(
     RUNTIME_MODE: 'local',
     MAX_UPLOAD_BYTES: String(world.limits.maxUploadBytes),
   });
-  return Object.assign(world, { config, close: () => Promise.resolve() });
+  return Object.assign(world, {
+    config,
+    warmUp: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  });
 }
 
 /**

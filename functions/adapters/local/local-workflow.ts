@@ -64,6 +64,11 @@ export class LocalStepFunctionsWorkflow implements Workflow {
     return running.outcome;
   }
 
+  /** Parses the definition and loads the stage handlers now instead of on the first execution. */
+  async warmUp(): Promise<void> {
+    await this.#load();
+  }
+
   stop(executionId: string): Promise<void> {
     this.#executions.get(executionId)?.abort();
     return Promise.resolve();

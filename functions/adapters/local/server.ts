@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { matchRoute, type Route } from '../../api/routes.js';
+import { matchRoute, routes, type Route } from '../../api/routes.js';
 import { initDeps, resetDeps, type Deps } from '../../container.js';
 import type { Config } from '../../config.js';
 import { bootstrapApiKeys } from './api-key-bootstrap.js';
@@ -32,6 +32,7 @@ export async function startLocalServer(
   config: Config & { RUNTIME_MODE: 'local' },
 ): Promise<LocalServer> {
   const deps = await initDeps(config);
+  await deps.warmUp();
   const { demoKey } = await bootstrapApiKeys(
     deps.apiKeys,
     config.API_KEYS,
@@ -49,6 +50,8 @@ export async function startLocalServer(
     }
     return h;
   };
+  // Handler modules are loaded before the first request, as a Lambda's are at cold start.
+  await Promise.all(routes.map((route) => handlerFor(route)));
   const maxBody = config.MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES;
 
   const server = createServer((req, res) => {

@@ -184,6 +184,11 @@ export class PdfWorkerClient implements PdfPageSource {
   }
 
   /** Stops the worker; calls still queued or running are rejected. A later call starts a new one. */
+  /** Starts the worker and loads pdf.js in it now, so the first document does not wait for it. */
+  async warmUp(): Promise<void> {
+    await this.#ensureWorker().ready;
+  }
+
   async close(): Promise<void> {
     const closed = new Error('the PDF reader was closed');
     for (const task of this.#queue.splice(0)) task.reject(closed);

@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
 import { PdfDocumentCache } from './pdf-document-cache.js';
+import { loadPdfJs } from './pdf-document.js';
 import {
   serializeError,
   type WorkerReady,
@@ -92,4 +93,6 @@ const handle = async (request: WorkerRequest): Promise<void> => {
 port.on('message', (request: WorkerRequest) => {
   void handle(request);
 });
+// pdf.js is loaded before the worker reports ready, so a warmed-up worker answers at once.
+await loadPdfJs();
 port.postMessage({ status: 'ready' } satisfies WorkerReady);
