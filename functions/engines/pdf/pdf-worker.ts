@@ -8,7 +8,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
 import { PdfDocumentCache } from './pdf-document-cache.js';
-import { loadPdfJs } from './pdf-document.js';
+import { loadPdfJs, openPdf } from './pdf-document.js';
+import { extractPage } from './page-text.js';
 import {
   serializeError,
   type WorkerReady,
@@ -93,6 +94,34 @@ const handle = async (request: WorkerRequest): Promise<void> => {
 port.on('message', (request: WorkerRequest) => {
   void handle(request);
 });
-// pdf.js is loaded before the worker reports ready, so a warmed-up worker answers at once.
+// pdf.js is loaded, and one tiny document read end to end, before the worker reports ready, so
+// that the first real document does not pay for module, font and decoder initialisation.
 await loadPdfJs();
+await warmUp().catch(() => undefined);
 port.postMessage({ status: 'ready' } satisfies WorkerReady);
+
+/** Reads a one-page document with a line of Helvetica text (pdf.js rebuilds the missing xref). */
+async function warmUp(): Promise<void> {
+  const content = 'BT /F1 12 Tf 72 720 Td (warm) Tj ET';
+  const text = [
+    '%PDF-1.4',
+    '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+    '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
+    '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R',
+    '  /Resources << /Font << /F1 5 0 R >> >> >> endobj',
+    `4 0 obj << /Length ${content.length} >> stream`,
+    content,
+    'endstream endobj',
+    '5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj',
+    'trailer << /Root 1 0 R >>',
+    '%%EOF',
+  ].join('\n');
+  const document = await openPdf(new TextEncoder().encode(text));
+  try {
+    const page = await document.getPage(1);
+    await extractPage(page, 72);
+    page.cleanup();
+  } finally {
+    await document.destroy();
+  }
+}
