@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ObjectNotFoundError } from '../../../../functions/core/domain/errors.js';
 import type { ObjectStore } from '../../../../functions/core/ports/object-store.js';
 
-/** The shared test corpus (`/work/shared/corpus` next to the checkout). */
+/** The shared test corpus (`../shared/corpus` beside the checkout). */
 export const corpus = path.resolve(import.meta.dirname, '../../../../../shared/corpus');
 
 /** Serves corpus files by their path relative to the corpus folder. */
