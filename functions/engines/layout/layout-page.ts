@@ -363,16 +363,7 @@ export const layoutPage = (page: PageText, profile: LayoutProfile): PageLayout =
   for (const leaf of leaves) {
     const leafTables = leaf.filter((i) => i.table).map((i) => i.table as Table);
     for (const t of leafTables) {
-      blocks.push({
-        kind: 'table',
-        markdown: renderTable(t),
-        text: t.cells.map((c) => c.text).join(' '),
-        x0: t.x0,
-        y0: t.y0,
-        x1: t.x1,
-        y1: t.y1,
-        confidence: t.ruled ? 0.85 : 0.7,
-      });
+      blocks.push(tableBlock(t, t.ruled ? 0.85 : 0.7));
     }
     const byRow = new Map<number, Fragment[]>();
     for (const i of leaf) {
@@ -633,16 +624,7 @@ const linesToBlocks = (
     if (table) {
       flush();
       const t = table.table;
-      blocks.push({
-        kind: 'table',
-        markdown: renderTable(t),
-        text: t.cells.map((c) => c.text).join(' '),
-        x0: t.x0,
-        y0: t.y0,
-        x1: t.x1,
-        y1: t.y1,
-        confidence: 0.65,
-      });
+      blocks.push(tableBlock(t, 0.65));
       k = table.end - 1;
       continue;
     }
@@ -813,3 +795,17 @@ const makeBlock = (
     joinable: !caption && last !== undefined && last.x1 >= leafX1 - 2 * last.size,
   };
 };
+
+/** The block of a detected table, with the detector's confidence. */
+function tableBlock(table: Table, confidence: number): Block {
+  return {
+    kind: 'table',
+    markdown: renderTable(table),
+    text: table.cells.map((c) => c.text).join(' '),
+    x0: table.x0,
+    y0: table.y0,
+    x1: table.x1,
+    y1: table.y1,
+    confidence,
+  };
+}
