@@ -8,6 +8,7 @@ import { layoutPage } from '../layout/layout-page.js';
 import { buildLayoutProfile } from '../layout/profile.js';
 import type { PageRasterizer } from '../raster.js';
 import { characterWeightedConfidence, ocrToPageText } from './ocr-page-text.js';
+import { detectRuleLines } from './rule-lines.js';
 import type { TesseractOcr } from './tesseract-ocr.js';
 
 /**
@@ -19,7 +20,8 @@ export const OCR_RENDER_DPI = 200;
 
 /**
  * The offline OCR provider: renders (PDF) or decodes (images) the page, recognises it with
- * tesseract, and lays the words out with the same rules as the PDF text-layer engine.
+ * tesseract, finds the rule lines of the image ({@link detectRuleLines}), and lays the words and
+ * rules out with the same rules as the PDF text-layer engine.
  */
 export class LocalOcrProvider implements PageProvider {
   readonly id = 'local-ocr';
@@ -52,13 +54,20 @@ export class LocalOcrProvider implements PageProvider {
     // PDF pages are rendered straight at the OCR resolution; images keep their own.
     const dpi = request.dpi ?? (request.document.format === 'pdf' ? OCR_RENDER_DPI : null);
     const raster = await this.#rasterizer.rasterize(request.document, request.pageNumber, dpi);
-    const ocr = await this.#ocr.recognize(raster.png, { dpi: raster.dpi });
-    const page = ocrToPageText(ocr, {
-      pageNumber: request.pageNumber,
-      width: raster.width,
-      height: raster.height,
-      dpi: raster.dpi,
-    });
+    const [ocr, rules] = await Promise.all([
+      this.#ocr.recognize(raster.png, { dpi: raster.dpi }),
+      // Table grids and form rules, for the lattice tables of the layout.
+      detectRuleLines(raster.png, raster.width, raster.height),
+    ]);
+    const page = {
+      ...ocrToPageText(ocr, {
+        pageNumber: request.pageNumber,
+        width: raster.width,
+        height: raster.height,
+        dpi: raster.dpi,
+      }),
+      rules,
+    };
     const layout = layoutPage(page, buildLayoutProfile([page]));
     const elements = layout.elements
       .map((element) => clipToPage(element, raster.width, raster.height))

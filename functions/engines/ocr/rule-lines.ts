@@ -1,0 +1,200 @@
+import sharp from 'sharp';
+import type { Segment } from '../layout/types.js';
+
+/** Grey levels at or below this are ink. */
+export const RULE_DARK_THRESHOLD = 160;
+/** Gaps of up to this many light pixels inside a run are bridged (scan noise, dashes). */
+const MAX_GAP = 2;
+/** Share of a run's pixels that must be dark (bridged gaps excluded): text strokes leave gaps. */
+const MIN_RUN_FILL = 0.9;
+/** Share of a line's extent that may be dark just beside it (else it borders a filled block). */
+const MAX_EDGE_SHARE = 0.5;
+/**
+ * Lines spanning more than this share of the page are page frames and form borders: given to the
+ * layout, they turn a whole boxed form into one table.
+ */
+const MAX_PAGE_SHARE = 0.6;
+
+/** A dark run along one row (or column), pixels `from`..`to` inclusive. */
+interface Run {
+  from: number;
+  to: number;
+}
+
+/** Runs on consecutive rows (columns) that overlap, merged into one line. */
+interface Band {
+  first: number;
+  last: number;
+  from: number;
+  to: number;
+  /** Sum of run lengths, to tell thin lines from filled blocks. */
+  ink: number;
+}
+
+/**
+ * Finds horizontal and vertical rule lines (table grids, form boxes, underlines) in a page image.
+ *
+ * The image is read as grey and thresholded at {@link RULE_DARK_THRESHOLD}. On every row, runs of
+ * dark pixels (gaps of up to 2 pixels bridged, at least 90% dark) at least max(40 px, 6% of the
+ * width) long are kept. Runs on neighbouring rows that overlap are one line. Lines thicker than
+ * 1% of the page height (at least 3 px) are filled areas (photos, shading) and dropped, and so
+ * are lines with dark pixels over half their extent just above or below (the edges of a dark
+ * banner broken by light text), and lines longer than 60% of the page (frames, form borders).
+ * Columns are read the same way for vertical lines at least
+ * max(25 px, 2% of the height) long. Both directions are read in one row-major pass each.
+ *
+ * @param png the page image (any format sharp reads).
+ * @param width the page image size the segments are given in (the image's own size, normally).
+ * @param height see `width`.
+ * @returns one segment per line, through the middle of its thickness, in page-image pixels
+ *   (origin top-left); horizontal segments first.
+ */
+export async function detectRuleLines(
+  png: Uint8Array,
+  width: number,
+  height: number,
+): Promise<Segment[]> {
+  const { data, info } = await sharp(png)
+    .flatten({ background: '#ffffff' })
+    .toColourspace('b-w')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const w = info.width;
+  const h = info.height;
+  if (w === 0 || h === 0) return [];
+  const grey: Uint8Array =
+    info.channels === 1 ? data : data.filter((_, i) => i % info.channels === 0);
+  const sx = width / w;
+  const sy = height / h;
+
+  const rows = rowRuns(grey, w, h, Math.max(40, 0.06 * w));
+  const columns = columnRuns(grey, w, h, Math.max(25, 0.02 * h));
+  const out: Segment[] = [];
+  for (const b of bands(rows, Math.max(3, 0.01 * h))) {
+    if (b.to - b.from + 1 > MAX_PAGE_SHARE * w) continue;
+    if (edgeShare(grey, w, b, b.first - 1, h, true) > MAX_EDGE_SHARE) continue;
+    if (edgeShare(grey, w, b, b.last + 1, h, true) > MAX_EDGE_SHARE) continue;
+    const y = ((b.first + b.last + 1) / 2) * sy;
+    out.push({ x1: b.from * sx, y1: y, x2: (b.to + 1) * sx, y2: y });
+  }
+  for (const b of bands(columns, Math.max(3, 0.01 * w))) {
+    if (b.to - b.from + 1 > MAX_PAGE_SHARE * h) continue;
+    if (edgeShare(grey, w, b, b.first - 1, w, false) > MAX_EDGE_SHARE) continue;
+    if (edgeShare(grey, w, b, b.last + 1, w, false) > MAX_EDGE_SHARE) continue;
+    const x = ((b.first + b.last + 1) / 2) * sx;
+    out.push({ x1: x, y1: b.from * sy, x2: x, y2: (b.to + 1) * sy });
+  }
+  return out;
+}
+
+/** A dark stretch is a rule when long enough and nearly solid. */
+function isRun(start: number, end: number, ink: number, minLength: number): boolean {
+  const length = end - start + 1;
+  return length >= minLength && ink >= MIN_RUN_FILL * length;
+}
+
+/** The runs of every row. */
+function rowRuns(grey: Uint8Array, w: number, h: number, minLength: number): Run[][] {
+  const out: Run[][] = [];
+  for (let y = 0; y < h; y++) {
+    const runs: Run[] = [];
+    const base = y * w;
+    let start = -1;
+    let end = -1;
+    let ink = 0;
+    for (let x = 0; x < w; x++) {
+      if ((grey[base + x] ?? 255) > RULE_DARK_THRESHOLD) continue;
+      if (start >= 0 && x - end - 1 > MAX_GAP) {
+        if (isRun(start, end, ink, minLength)) runs.push({ from: start, to: end });
+        start = -1;
+      }
+      if (start < 0) {
+        start = x;
+        ink = 0;
+      }
+      ink++;
+      end = x;
+    }
+    if (start >= 0 && isRun(start, end, ink, minLength)) runs.push({ from: start, to: end });
+    out.push(runs);
+  }
+  return out;
+}
+
+/** The runs of every column, read row by row (one state per column). */
+function columnRuns(grey: Uint8Array, w: number, h: number, minLength: number): Run[][] {
+  const out: Run[][] = Array.from({ length: w }, () => []);
+  const start = new Int32Array(w).fill(-1);
+  const end = new Int32Array(w);
+  const ink = new Int32Array(w);
+  for (let y = 0; y < h; y++) {
+    const base = y * w;
+    for (let x = 0; x < w; x++) {
+      if ((grey[base + x] ?? 255) > RULE_DARK_THRESHOLD) continue;
+      const s = start[x] ?? -1;
+      const e = end[x] ?? 0;
+      if (s < 0 || y - e - 1 > MAX_GAP) {
+        if (s >= 0 && isRun(s, e, ink[x] ?? 0, minLength)) out[x]?.push({ from: s, to: e });
+        start[x] = y;
+        ink[x] = 0;
+      }
+      ink[x] = (ink[x] ?? 0) + 1;
+      end[x] = y;
+    }
+  }
+  for (let x = 0; x < w; x++) {
+    const s = start[x] ?? -1;
+    const e = end[x] ?? 0;
+    if (s >= 0 && isRun(s, e, ink[x] ?? 0, minLength)) out[x]?.push({ from: s, to: e });
+  }
+  return out;
+}
+
+/**
+ * Merges overlapping runs of consecutive rows (columns) into bands and keeps the thin, solid
+ * ones.
+ */
+function bands(runsByLine: readonly Run[][], maxThickness: number): Band[] {
+  const done: Band[] = [];
+  let open: Band[] = [];
+  for (const [i, runs] of runsByLine.entries()) {
+    const next: Band[] = [];
+    for (const run of runs) {
+      const band = open.find((b) => run.from <= b.to && run.to >= b.from);
+      if (band) {
+        band.last = i;
+        band.from = Math.min(band.from, run.from);
+        band.to = Math.max(band.to, run.to);
+        band.ink += run.to - run.from + 1;
+        if (!next.includes(band)) next.push(band);
+      } else {
+        next.push({ first: i, last: i, from: run.from, to: run.to, ink: run.to - run.from + 1 });
+      }
+    }
+    for (const band of open) if (!next.includes(band)) done.push(band);
+    open = next;
+  }
+  done.push(...open);
+  return done.filter((b) => {
+    const thickness = b.last - b.first + 1;
+    return thickness <= maxThickness && b.ink >= 0.5 * thickness * (b.to - b.from + 1);
+  });
+}
+
+/** Dark share of the pixels beside a band on row (column) `line`; 0 outside the image. */
+function edgeShare(
+  grey: Uint8Array,
+  w: number,
+  band: Band,
+  line: number,
+  lines: number,
+  horizontal: boolean,
+): number {
+  if (line < 0 || line >= lines) return 0;
+  let n = 0;
+  for (let k = band.from; k <= band.to; k++) {
+    const v = (horizontal ? grey[line * w + k] : grey[k * w + line]) ?? 255;
+    if (v <= RULE_DARK_THRESHOLD) n++;
+  }
+  return n / (band.to - band.from + 1);
+}
