@@ -171,7 +171,7 @@ export const findRuledTables = (
       group.v.map((l) => l.at),
       tolerance,
     );
-    const ys = cluster(
+    let ys = cluster(
       group.h.map((l) => l.at),
       tolerance,
     );
@@ -186,6 +186,10 @@ export const findRuledTables = (
       return cx > x0 && cx < x1 && cy > y0 && cy < y1 && !used.has(r);
     });
     if (inside.length === 0) continue;
+    // Rows drawn without rules between them (only top, middle and bottom rules) are split at
+    // their text lines, as if ruled.
+    const unruled = new Set(stackedRowBoundaries(ys, xs, inside));
+    ys = [...ys, ...unruled].sort((a, b) => a - b);
     const rowsN = ys.length - 1;
     const colsN = xs.length - 1;
     const vAt = (x: number, y: number): boolean =>
@@ -193,6 +197,7 @@ export const findRuledTables = (
         (l) => Math.abs(l.at - x) <= tolerance && l.from <= y + tolerance && l.to >= y - tolerance,
       );
     const hAt = (y: number, x: number): boolean =>
+      unruled.has(y) ||
       group.h.some(
         (l) => Math.abs(l.at - y) <= tolerance && l.from <= x + tolerance && l.to >= x - tolerance,
       );
@@ -499,4 +504,54 @@ export const findRuleBoundedTables = (
     });
   }
   return { tables, used };
+};
+
+/**
+ * Boundaries between text lines of grid rows that hold several records without rules between
+ * them: a row is split when its runs form two or more lines and every non-empty column has text
+ * on every line (a single wrapped cell does not split its row).
+ *
+ * @returns y positions (pixels) midway between consecutive lines of such rows.
+ */
+const stackedRowBoundaries = (
+  ys: readonly number[],
+  xs: readonly number[],
+  runs: readonly TextRun[],
+): number[] => {
+  const boundaries: number[] = [];
+  for (let r = 0; r + 1 < ys.length; r++) {
+    const top = ys[r] ?? 0;
+    const bottom = ys[r + 1] ?? 0;
+    const inRow = runs
+      .filter((run) => run.y + run.h / 2 > top && run.y + run.h / 2 < bottom)
+      .sort((a, b) => a.y + a.h / 2 - (b.y + b.h / 2));
+    if (inRow.length < 4) continue;
+    const height = median(inRow.map((run) => run.h));
+    const lines: TextRun[][] = [];
+    for (const run of inRow) {
+      const last = lines[lines.length - 1];
+      const prev = last?.[last.length - 1];
+      if (last && prev && run.y + run.h / 2 - (prev.y + prev.h / 2) <= 0.5 * height) last.push(run);
+      else lines.push([run]);
+    }
+    if (lines.length < 2) continue;
+    let nonEmpty = 0;
+    let everyLine = true;
+    for (let c = 0; c + 1 < xs.length && everyLine; c++) {
+      const left = xs[c] ?? 0;
+      const right = xs[c + 1] ?? 0;
+      const inCol = (run: TextRun) => run.x + run.w / 2 > left && run.x + run.w / 2 < right;
+      const occupied = lines.filter((line) => line.some(inCol)).length;
+      if (occupied === 0) continue;
+      nonEmpty++;
+      if (occupied !== lines.length) everyLine = false;
+    }
+    if (!everyLine || nonEmpty < 2) continue;
+    for (let k = 0; k + 1 < lines.length; k++) {
+      const above = Math.max(...(lines[k] ?? []).map((run) => run.y + run.h));
+      const below = Math.min(...(lines[k + 1] ?? []).map((run) => run.y));
+      boundaries.push((above + below) / 2);
+    }
+  }
+  return boundaries;
 };
