@@ -3,7 +3,8 @@ import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { z } from 'zod';
 import { authenticate } from '../core/app/authenticate.js';
-import { PayloadTooLargeError, ValidationError, BadRequestError } from '../core/domain/errors.js';
+import { BadRequestError, PayloadTooLargeError } from '../core/domain/errors.js';
+import { parseWith } from '../core/domain/validation.js';
 import type { ApiKeyRecord } from '../core/ports/api-key-store.js';
 import type { Deps } from '../container.js';
 import { errorResponses } from './error-responses.js';
@@ -90,8 +91,8 @@ export function httpHandler<P extends Schema, Q extends Schema, F extends Schema
     const deps = await getDeps();
     const headers = lowerCaseHeaders(event.headers);
     const caller = callers.get(event);
-    const params = parseWith('path', spec.params, event.pathParameters ?? {});
-    const query = parseWith('query', spec.query, event.queryStringParameters ?? {});
+    const params = validate('path', spec.params, event.pathParameters ?? {});
+    const query = validate('query', spec.query, event.queryStringParameters ?? {});
     let form: unknown = {};
     let file: UploadedFile | undefined;
     if (spec.form) {
@@ -100,7 +101,7 @@ export function httpHandler<P extends Schema, Q extends Schema, F extends Schema
       const fields = Object.fromEntries(
         Object.entries(body).filter(([k, v]) => k !== 'file' && typeof v === 'string'),
       );
-      form = parseWith('body', spec.form, fields);
+      form = validate('body', spec.form, fields);
     }
     const reply = await fn({
       params: params as z.infer<P>,
@@ -147,33 +148,13 @@ function lowerCaseHeaders(
   return out;
 }
 
-/**
- * Validates `value` with `schema`, turning zod issues into the HTTPValidationError shape.
- * @throws {ValidationError} (422) listing every issue.
- */
-export function parseWith(
+/** Validates an optional part of the request; without a schema the value passes as it is. */
+function validate(
   where: 'path' | 'query' | 'body',
   schema: Schema | undefined,
   value: unknown,
 ): unknown {
-  if (!schema) return value;
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  throw new ValidationError(
-    result.error.issues.map((issue) => {
-      const field = issue.path[0];
-      const input =
-        typeof field === 'string' && value !== null && typeof value === 'object'
-          ? (value as Record<string, unknown>)[field]
-          : undefined;
-      return {
-        loc: [where, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
-        msg: issue.message,
-        type: issue.code,
-        ...(input === undefined ? {} : { input }),
-      };
-    }),
-  );
+  return schema ? parseWith(where, schema, value) : value;
 }
 
 /** Form and query booleans: true/false, 1/0, yes/no, on/off (case-insensitive). */

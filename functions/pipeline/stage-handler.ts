@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { z } from 'zod';
-import { ValidationError } from '../core/domain/errors.js';
+import { parseWith } from '../core/domain/validation.js';
 import type { Deps } from '../container.js';
 
 /**
@@ -15,17 +15,7 @@ export function stageHandler<S extends z.ZodType<{ requestId: string }>, O>(
   run: (input: z.infer<S>, deps: Deps) => Promise<O>,
 ) {
   return middy<unknown, O>().handler(async (event) => {
-    const parsed = schema.safeParse(event);
-    if (!parsed.success) {
-      throw new ValidationError(
-        parsed.error.issues.map((i) => ({
-          loc: ['state', ...i.path.map((p) => (typeof p === 'number' ? p : String(p)))],
-          msg: i.message,
-          type: i.code,
-        })),
-      );
-    }
-    const input = parsed.data;
+    const input = parseWith('state', schema, event);
     const deps = await getDeps();
     const page = (input as { pageNumber?: number }).pageNumber;
     const fields = page === undefined ? { node } : { node, page };

@@ -63,3 +63,27 @@ export function chooseProvider(
 ): ProviderCapability | undefined {
   return chain.find((p) => features.usableTextLayer || !p.needsTextLayer);
 }
+
+/**
+ * Features of a page that has no text layer to measure (an image, or a PDF page that cannot be
+ * read): only its size (points) and image coverage are known; it goes to OCR.
+ */
+export function featuresWithoutTextLayer(page: {
+  pageNumber: number;
+  widthPt: number;
+  heightPt: number;
+  imageCoverage: number;
+}): PageFeatures {
+  return {
+    ...page,
+    textChars: 0,
+    garbageRatio: 0,
+    textCoverage: 0,
+    ruleCount: 0,
+    columnCount: 1,
+    fontCount: 0,
+    mathCharRatio: 0,
+    invisibleCharRatio: 0,
+    usableTextLayer: false,
+  };
+}

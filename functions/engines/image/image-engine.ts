@@ -1,3 +1,4 @@
+import { featuresWithoutTextLayer } from '../../core/domain/routing.js';
 import type {
   DocumentEngine,
   DocumentInspection,
@@ -82,21 +83,12 @@ export class ImageEngine implements DocumentEngine {
       if (size === undefined) {
         throw new RangeError(`page ${pageNumber} is outside 1..${info.pages.length}`);
       }
-      return {
+      return featuresWithoutTextLayer({
         pageNumber,
         widthPt: size.width,
         heightPt: size.height,
-        textChars: 0,
-        garbageRatio: 0,
-        textCoverage: 0,
         imageCoverage: 1,
-        ruleCount: 0,
-        columnCount: 1,
-        fontCount: 0,
-        mathCharRatio: 0,
-        invisibleCharRatio: 0,
-        usableTextLayer: false,
-      };
+      });
     });
     const profile: ImageDocumentProfile = {
       source: 'image',

@@ -1,4 +1,5 @@
 import { DocumentRejectedError, UnsupportedDocumentError } from '../../core/domain/errors.js';
+import { featuresWithoutTextLayer } from '../../core/domain/routing.js';
 import type {
   DocumentEngine,
   DocumentInspection,
@@ -80,25 +81,11 @@ export class PdfEngine implements DocumentEngine {
         if (!(error instanceof DocumentRejectedError) || error instanceof UninterpretablePdfError) {
           throw error;
         }
-        pages.push(unreadablePage(n));
+        pages.push(
+          featuresWithoutTextLayer({ pageNumber: n, widthPt: 0, heightPt: 0, imageCoverage: 0 }),
+        );
       }
     }
     return { pages, profile: buildLayoutProfile(texts) };
   }
 }
-
-const unreadablePage = (pageNumber: number): PageFeatures => ({
-  pageNumber,
-  widthPt: 0,
-  heightPt: 0,
-  textChars: 0,
-  garbageRatio: 0,
-  textCoverage: 0,
-  imageCoverage: 0,
-  ruleCount: 0,
-  columnCount: 1,
-  fontCount: 0,
-  mathCharRatio: 0,
-  invisibleCharRatio: 0,
-  usableTextLayer: false,
-});
