@@ -14,6 +14,12 @@ const MAX_EDGE_SHARE = 0.5;
  * layout, they turn a whole boxed form into one table.
  */
 const MAX_PAGE_SHARE = 0.6;
+/**
+ * A line longer than {@link MAX_PAGE_SHARE} is kept when at least this many shorter vertical
+ * lines cross it: the row rules of a table that spans the page (two or three are the middle
+ * divider and sides of a boxed form).
+ */
+const MIN_TABLE_CROSSINGS = 4;
 
 /** A dark run along one row (or column), pixels `from`..`to` inclusive. */
 interface Run {
@@ -29,6 +35,8 @@ interface Band {
   to: number;
   /** Sum of run lengths, to tell thin lines from filled blocks. */
   ink: number;
+  /** The run on the band's last row (column): the next row's run must overlap it. */
+  tail: Run;
 }
 
 /**
@@ -39,7 +47,9 @@ interface Band {
  * width) long are kept. Runs on neighbouring rows that overlap are one line. Lines thicker than
  * 1% of the page height (at least 3 px) are filled areas (photos, shading) and dropped, and so
  * are lines with dark pixels over half their extent just above or below (the edges of a dark
- * banner broken by light text), and lines longer than 60% of the page (frames, form borders).
+ * banner broken by light text), and lines longer than 60% of the page (frames, form borders),
+ * except the row rules of a page-wide table: horizontal lines crossed by at least four shorter
+ * vertical lines, kept together with the page-long verticals cut to the rows they cross.
  * Columns are read the same way for vertical lines at least
  * max(25 px, 2% of the height) long. Both directions are read in one row-major pass each.
  *
@@ -69,22 +79,58 @@ export async function detectRuleLines(
 
   const rows = rowRuns(grey, w, h, Math.max(40, 0.06 * w));
   const columns = columnRuns(grey, w, h, Math.max(25, 0.02 * h));
+  const horizontal = bands(rows, Math.max(3, 0.01 * h)).filter(
+    (b) =>
+      edgeShare(grey, w, b, b.first - 1, h, true) <= MAX_EDGE_SHARE &&
+      edgeShare(grey, w, b, b.last + 1, h, true) <= MAX_EDGE_SHARE,
+  );
+  const vertical = bands(columns, Math.max(3, 0.01 * w)).filter(
+    (b) =>
+      edgeShare(grey, w, b, b.first - 1, w, false) <= MAX_EDGE_SHARE &&
+      edgeShare(grey, w, b, b.last + 1, w, false) <= MAX_EDGE_SHARE,
+  );
+  const shortHorizontal = horizontal.filter((b) => b.to - b.from + 1 <= MAX_PAGE_SHARE * w);
+  const shortVertical = vertical.filter((b) => b.to - b.from + 1 <= MAX_PAGE_SHARE * h);
+  // A page-wide line that column rules cross is a table's row rule, not a frame.
+  const tableRows = horizontal.filter(
+    (b) =>
+      b.to - b.from + 1 > MAX_PAGE_SHARE * w &&
+      shortVertical.filter((v) => crosses(b, v)).length >= MIN_TABLE_CROSSINGS,
+  );
+  // The frame's sides, cut to the table rows they cross, close such a table left and right.
+  const tableSides: Band[] = [];
+  for (const v of vertical) {
+    if (v.to - v.from + 1 <= MAX_PAGE_SHARE * h) continue;
+    const rowsCrossed = tableRows.filter((b) => crosses(b, v));
+    if (rowsCrossed.length < 2) continue;
+    tableSides.push({
+      ...v,
+      from: Math.min(...rowsCrossed.map((b) => b.first)),
+      to: Math.max(...rowsCrossed.map((b) => b.last)),
+    });
+  }
+
   const out: Segment[] = [];
-  for (const b of bands(rows, Math.max(3, 0.01 * h))) {
-    if (b.to - b.from + 1 > MAX_PAGE_SHARE * w) continue;
-    if (edgeShare(grey, w, b, b.first - 1, h, true) > MAX_EDGE_SHARE) continue;
-    if (edgeShare(grey, w, b, b.last + 1, h, true) > MAX_EDGE_SHARE) continue;
+  for (const b of [...shortHorizontal, ...tableRows]) {
     const y = ((b.first + b.last + 1) / 2) * sy;
     out.push({ x1: b.from * sx, y1: y, x2: (b.to + 1) * sx, y2: y });
   }
-  for (const b of bands(columns, Math.max(3, 0.01 * w))) {
-    if (b.to - b.from + 1 > MAX_PAGE_SHARE * h) continue;
-    if (edgeShare(grey, w, b, b.first - 1, w, false) > MAX_EDGE_SHARE) continue;
-    if (edgeShare(grey, w, b, b.last + 1, w, false) > MAX_EDGE_SHARE) continue;
+  for (const b of [...shortVertical, ...tableSides]) {
     const x = ((b.first + b.last + 1) / 2) * sx;
     out.push({ x1: x, y1: b.from * sy, x2: x, y2: (b.to + 1) * sy });
   }
   return out;
+}
+
+/** Whether horizontal band `row` and vertical band `column` cross or touch (2 px slack). */
+function crosses(row: Band, column: Band): boolean {
+  const slack = 2;
+  return (
+    column.first <= row.to + slack &&
+    column.last >= row.from - slack &&
+    row.first <= column.to + slack &&
+    row.last >= column.from - slack
+  );
 }
 
 /** A dark stretch is a rule when long enough and nearly solid. */
@@ -152,7 +198,8 @@ function columnRuns(grey: Uint8Array, w: number, h: number, minLength: number): 
 
 /**
  * Merges overlapping runs of consecutive rows (columns) into bands and keeps the thin, solid
- * ones.
+ * ones. A run continues a band when it overlaps the band's run on the previous row, not just its
+ * extent: beside a page-long frame, every short line would otherwise join the frame.
  */
 function bands(runsByLine: readonly Run[][], maxThickness: number): Band[] {
   const done: Band[] = [];
@@ -160,15 +207,17 @@ function bands(runsByLine: readonly Run[][], maxThickness: number): Band[] {
   for (const [i, runs] of runsByLine.entries()) {
     const next: Band[] = [];
     for (const run of runs) {
-      const band = open.find((b) => run.from <= b.to && run.to >= b.from);
-      if (band) {
+      const band = open.find((b) => run.from <= b.tail.to && run.to >= b.tail.from);
+      if (band && !next.includes(band)) {
         band.last = i;
         band.from = Math.min(band.from, run.from);
         band.to = Math.max(band.to, run.to);
         band.ink += run.to - run.from + 1;
-        if (!next.includes(band)) next.push(band);
+        band.tail = run;
+        next.push(band);
       } else {
-        next.push({ first: i, last: i, from: run.from, to: run.to, ink: run.to - run.from + 1 });
+        const ink = run.to - run.from + 1;
+        next.push({ first: i, last: i, from: run.from, to: run.to, ink, tail: run });
       }
     }
     for (const band of open) if (!next.includes(band)) done.push(band);

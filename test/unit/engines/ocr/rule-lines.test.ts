@@ -88,4 +88,51 @@ describe('detectRuleLines', () => {
     const frame = '<rect x="20" y="20" width="1160" height="1560" fill="none" stroke="black"/>';
     expect(await detectRuleLines(await draw(frame), WIDTH, HEIGHT)).toEqual([]);
   });
+
+  it('keeps the row rules of a table spanning a framed page, and the frame sides along them', async () => {
+    // Arrange: a page frame; a table across it with rows at y = 700, 760, 820 and five inner
+    // column rules; a page-wide section line at y = 400 that only the frame crosses
+    const frame =
+      '<rect x="20" y="20" width="1160" height="1560" fill="none" stroke="black" stroke-width="2"/>';
+    const rows = [400, 700, 760, 820]
+      .map((y) => `<rect x="20" y="${y - 1}" width="1160" height="2" fill="black"/>`)
+      .join('');
+    const columns = [200, 400, 600, 800, 1000]
+      .map((x) => `<rect x="${x - 1}" y="699" width="2" height="122" fill="black"/>`)
+      .join('');
+    // Act
+    const segments = await detectRuleLines(await draw(frame + rows + columns), WIDTH, HEIGHT);
+    // Assert
+    const rowsFound = segments.filter(horizontal).map((s) => Math.round(s.y1));
+    expect(rowsFound.sort((a, b) => a - b)).toEqual([700, 760, 820]);
+    const sides = segments.filter((s) => vertical(s) && (s.x1 < 30 || s.x1 > 1170));
+    expect(sides).toHaveLength(2);
+    for (const side of sides) {
+      expect(Math.min(side.y1, side.y2)).toBeGreaterThan(690);
+      expect(Math.max(side.y1, side.y2)).toBeLessThan(830);
+    }
+    expect(segments.filter(vertical)).toHaveLength(7);
+  });
+
+  it('finds short column rules on a framed page whose banners touch the frame', async () => {
+    // Arrange: a page frame, a dark banner joined to it, and a 4-column table below
+    const frame =
+      '<rect x="20" y="20" width="1160" height="1560" fill="none" stroke="black" stroke-width="2"/>';
+    const banner = '<rect x="20" y="100" width="1160" height="40" fill="black"/>';
+    const rows = [700, 760, 820]
+      .map((y) => `<rect x="200" y="${y - 1}" width="602" height="2" fill="black"/>`)
+      .join('');
+    const columns = [200, 400, 600, 800]
+      .map((x) => `<rect x="${x - 1}" y="699" width="2" height="122" fill="black"/>`)
+      .join('');
+    // Act
+    const segments = await detectRuleLines(
+      await draw(frame + banner + rows + columns),
+      WIDTH,
+      HEIGHT,
+    );
+    // Assert
+    const columnsFound = segments.filter((s) => vertical(s) && s.x1 > 100 && s.x1 < 1100);
+    expect(columnsFound.map((s) => Math.round(s.x1))).toEqual([200, 400, 600, 800]);
+  });
 });
