@@ -3,7 +3,7 @@
  * HTTP API and pipeline (the local server, in this process), scores the Markdown with the shared
  * scorer, and runs poppler's `pdftotext` and the `tesseract` CLI (one thread) on the same files.
  *
- *   npm run bench [-- --out bench/out] [-- --no-baselines] [-- --no-100]
+ *   npm run bench [-- --out bench/out] [-- --no-baselines] [-- --no-100] [-- --only <id part>]
  *
  * Prints per-document and mean text / heading / table / order / tests, pages per second of
  * born-digital PDFs, OCR seconds per page against the CLI, and peak RSS (a separate process parses
@@ -46,7 +46,8 @@ if (flag('rss-100')) {
 }
 
 const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as { documents: ManifestDoc[] };
-const docs = manifest.documents.filter((d) => PARSEABLE.has(d.format));
+const only = option('only', '');
+const docs = manifest.documents.filter((d) => PARSEABLE.has(d.format) && d.id.includes(only));
 const isOcrDoc = (d: ManifestDoc) =>
   d.format !== 'pdf' || d.categories.includes('scanned') || d.categories.includes('image-only-pdf');
 rmSync(OUT, { recursive: true, force: true });

@@ -20,7 +20,7 @@ import type { PageProvider } from './core/ports/page-provider.js';
 import { detectFormat } from './engines/image/detect-format.js';
 import { ImageEngine } from './engines/image/image-engine.js';
 import { ImageRasterizer } from './engines/image/image-rasterizer.js';
-import { LocalOcrProvider } from './engines/ocr/local-ocr-provider.js';
+import { LocalOcrProvider, OCR_RENDER_DPI } from './engines/ocr/local-ocr-provider.js';
 import { TesseractOcr } from './engines/ocr/tesseract-ocr.js';
 import { LocalTextProvider } from './engines/pdf/local-text-provider.js';
 import { PdfEngine } from './engines/pdf/pdf-engine.js';
@@ -80,7 +80,10 @@ export async function buildDeps(config: Config): Promise<Deps> {
   });
   const pdfEngine = new PdfEngine(pdfSource, { maxPages: 100_000 });
   const imageEngine = new ImageEngine(objects);
-  const pdfRasterizer = new PdfRasterizer(pdfSource, { maxPixels: config.MAX_PAGE_PIXELS });
+  const pdfRasterizer = new PdfRasterizer(pdfSource, {
+    maxPixels: config.MAX_PAGE_PIXELS,
+    defaultDpi: OCR_RENDER_DPI,
+  });
   const imageRasterizer = new ImageRasterizer(objects);
   const rasterizer: PageRasterizer = {
     rasterize: (ref: DocumentRef, pageNumber: number, dpi: number | null) =>
@@ -88,7 +91,7 @@ export async function buildDeps(config: Config): Promise<Deps> {
         ? pdfRasterizer.rasterize(ref, pageNumber, dpi)
         : imageRasterizer.rasterize(ref, pageNumber, dpi),
   };
-  const ocr = new TesseractOcr();
+  const ocr = new TesseractOcr({ workers: config.OCR_WORKERS });
   const providers = providerRegistry([
     { provider: new LocalTextProvider(pdfSource), needsTextLayer: true },
     { provider: new LocalOcrProvider(rasterizer, ocr), needsTextLayer: false },

@@ -31,7 +31,8 @@ export class LocalOcrProvider implements PageProvider {
 
   /**
    * @param rasterizer gives the page image; a dispatcher by format (PDF renderer, image decoder).
-   *   With `dpi: null` it picks the resolution (300 for PDF pages, the image's own for images).
+   *   With `dpi: null` it picks the resolution ({@link OCR_RENDER_DPI} for PDF pages, the image's
+   *   own for images).
    * @param ocr the process's shared recogniser.
    */
   constructor(rasterizer: PageRasterizer, ocr: TesseractOcr) {
@@ -51,9 +52,13 @@ export class LocalOcrProvider implements PageProvider {
    * @throws {ProviderUnavailableError} when the OCR worker fails (retryable).
    */
   async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
-    // PDF pages are rendered straight at the OCR resolution; images keep their own.
-    const dpi = request.dpi ?? (request.document.format === 'pdf' ? OCR_RENDER_DPI : null);
-    const raster = await this.#rasterizer.rasterize(request.document, request.pageNumber, dpi);
+    // Automatic: PDF pages render at OCR_RENDER_DPI (scans at most at their own resolution);
+    // images keep their pixels.
+    const raster = await this.#rasterizer.rasterize(
+      request.document,
+      request.pageNumber,
+      request.dpi,
+    );
     const [ocr, rules] = await Promise.all([
       this.#ocr.recognize(raster.png, { dpi: raster.dpi }),
       // Table grids and form rules, for the lattice tables of the layout.

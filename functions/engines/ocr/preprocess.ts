@@ -24,10 +24,13 @@ export interface PrepareOptions {
   normalise?: boolean;
 }
 
+/** Images with at least this many pixels are never upscaled (a letter page at 290 DPI). */
+const UPSCALE_LIMIT_PIXELS = 6_000_000;
+
 /** An image ready for the recogniser and the factor that relates it to the original. */
 export interface PreparedImage {
-  /** Binary PGM (P5): grey, 8 bits. Leptonica reads it without inflating anything. */
-  image: Uint8Array;
+  /** Grey levels, one byte per pixel, row-major, `width × height`. */
+  pixels: Uint8Array;
   width: number;
   height: number;
   /** OCR pixels per original pixel: divide OCR coordinates by it to get back to the original. */
@@ -44,7 +47,7 @@ export interface PreparedImage {
  * page analysis costs half as much. Binarisation is left to tesseract (Otsu on the grey image).
  *
  * @param png the page image (any format sharp reads).
- * @returns a PGM image and the scale applied.
+ * @returns the grey pixels and the scale applied.
  */
 export async function prepareForOcr(
   png: Uint8Array,
@@ -58,6 +61,9 @@ export async function prepareForOcr(
   const height = metadata.height;
 
   let scale = Math.min(maxDpi, Math.max(minDpi, options.dpi)) / options.dpi;
+  // A page image of this size is not small print at a low resolution but a physically large
+  // page (a poster, a letter scanned as a 25-inch page): its text is already big enough.
+  if (scale > 1 && width * height >= UPSCALE_LIMIT_PIXELS) scale = 1;
   // Never below 1/4 of the pixels, never above 4×, and keep the result under 40 Mpx.
   scale = Math.min(4, Math.max(0.25, scale));
   scale = Math.min(scale, Math.sqrt(40e6 / (width * height)));
@@ -71,16 +77,23 @@ export async function prepareForOcr(
   if (options.normalise ?? false) pipeline = pipeline.normalise();
   const { data, info } = await pipeline.raw().toBuffer({ resolveWithObject: true });
 
-  const header = new TextEncoder().encode(`P5\n${info.width} ${info.height}\n255\n`);
-  const image = new Uint8Array(header.length + info.width * info.height);
-  image.set(header, 0);
-  if (info.channels === 1) {
-    image.set(data, header.length);
-  } else {
+  let pixels: Uint8Array = data;
+  if (info.channels !== 1) {
     // grayscale() keeps an alpha channel when the input had one; take the grey channel only.
-    for (let i = 0, j = header.length; i < data.length; i += info.channels, j++) {
-      image[j] = data[i] ?? 255;
-    }
+    pixels = new Uint8Array(info.width * info.height);
+    for (let i = 0, j = 0; i < data.length; i += info.channels, j++) pixels[j] = data[i] ?? 255;
   }
-  return { image, width: info.width, height: info.height, scale: info.width / width };
+  return { pixels, width: info.width, height: info.height, scale: info.width / width };
+}
+
+/**
+ * Binary PGM (P5, grey, 8 bits) of rows `top` to `top + rows - 1` of a grey image: the format
+ * Leptonica reads without inflating anything.
+ */
+export function toPgm(pixels: Uint8Array, width: number, top: number, rows: number): Uint8Array {
+  const header = new TextEncoder().encode(`P5\n${width} ${rows}\n255\n`);
+  const image = new Uint8Array(header.length + width * rows);
+  image.set(header, 0);
+  image.set(pixels.subarray(top * width, (top + rows) * width), header.length);
+  return image;
 }

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { createWorker, type Bbox, type Line, type Page, type Worker } from 'tesseract.js';
 import { ProviderUnavailableError } from '../../core/domain/errors.js';
-import { prepareForOcr, type PrepareOptions } from './preprocess.js';
+import { splitIntoBands } from './bands.js';
+import { prepareForOcr, toPgm, type PrepareOptions } from './preprocess.js';
 
 /** A box in pixels of the image given to {@link TesseractOcr.recognize}, origin top-left. */
 export interface OcrBox {
@@ -82,6 +84,13 @@ export interface TesseractOcrOptions {
    * @default - OCR between 150 and 200 DPI (resampling outside), no contrast normalisation.
    */
   readonly preprocess?: Omit<PrepareOptions, 'dpi'>;
+  /**
+   * Number of tesseract workers (each a WebAssembly instance with its own copy of the model,
+   * about 60 MB). A page is cut into this many bands at blank gaps and the bands are recognised
+   * at the same time, so a single page uses every worker.
+   * @default - min(2, available parallelism)
+   */
+  readonly workers?: number;
 }
 
 /** Parameters set once on the worker. */
@@ -92,13 +101,21 @@ const DEFAULT_PARAMETERS: Readonly<Record<string, string>> = {
   preserve_interword_spaces: '1',
 };
 
+/** A started worker slot of the pool. */
+interface Slot {
+  worker: Promise<Worker> | null;
+}
+
 /**
  * Offline OCR with tesseract.js (the tesseract 5 LSTM engine compiled to WebAssembly).
  *
- * One worker per instance, created on first use and kept for the life of the process (start-up
- * costs about half a second; a page takes seconds). Calls are queued: the worker recognises one
- * image at a time. The language data is read from the local file system only: the folder is
- * checked before the worker starts, so tesseract.js never falls back to its CDN.
+ * A pool of workers, each created on first use and kept for the life of the process (start-up
+ * costs about half a second; a page takes seconds). Each page image is cut into horizontal bands
+ * at blank gaps ({@link splitIntoBands}), one per worker, and the bands are recognised in
+ * parallel: on the dev corpus a single page takes about 0.55 of the time one worker needs, with
+ * the same words. Concurrent calls share the pool. The language data is read from the local file
+ * system only: the folder is checked before a worker starts, so tesseract.js never falls back to
+ * its CDN.
  *
  * @example
  * const ocr = new TesseractOcr();
@@ -109,8 +126,9 @@ export class TesseractOcr {
   readonly #langPath: string;
   readonly #parameters: Readonly<Record<string, string>>;
   readonly #preprocess: Omit<PrepareOptions, 'dpi'>;
-  #worker: Promise<Worker> | null = null;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #slots: Slot[];
+  readonly #idle: Slot[];
+  readonly #waiting: ((slot: Slot) => void)[] = [];
 
   constructor(options: TesseractOcrOptions = {}) {
     this.#langPath = options.langPath ?? defaultLangPath();
@@ -120,69 +138,92 @@ export class TesseractOcr {
       ...options.parameters,
     };
     this.#preprocess = options.preprocess ?? {};
+    const count = Math.max(1, Math.floor(options.workers ?? Math.min(2, availableParallelism())));
+    this.#slots = Array.from({ length: count }, () => ({ worker: null }));
+    this.#idle = [...this.#slots];
   }
 
   /**
    * Recognises the words of an image.
    *
    * @param image PNG (or any format sharp reads) of one page.
-   * @returns words with boxes in pixels of `image` (whatever resampling OCR used internally).
-   * @throws {ProviderUnavailableError} when the language data is missing or the worker fails; the
+   * @returns words with boxes in pixels of `image` (whatever resampling OCR used internally), in
+   *   tesseract's reading order band by band; block, paragraph and line ids unique in the page.
+   * @throws {ProviderUnavailableError} when the language data is missing or a worker fails; the
    *   worker is restarted on the next call.
    */
-  recognize(image: Uint8Array, options: RecognizeOptions = {}): Promise<OcrResult> {
-    const run = this.#queue.then(() => this.#recognizeNow(image, options));
-    this.#queue = run.catch(() => undefined);
-    return run;
+  async recognize(image: Uint8Array, options: RecognizeOptions = {}): Promise<OcrResult> {
+    const dpi = options.dpi ?? 300;
+    const prepared = await prepareForOcr(image, { ...this.#preprocess, dpi });
+    const ocrDpi = Math.max(70, Math.round(dpi * prepared.scale));
+    const bands = splitIntoBands(prepared.pixels, prepared.width, prepared.height, {
+      parts: this.#slots.length,
+      // About 1 mm: more than the space between two lines of text.
+      minGap: Math.max(4, Math.round(ocrDpi / 25)),
+      // About 8 mm: taller than any letter of body text or headings.
+      ruleLength: Math.round(ocrDpi * 0.3),
+    });
+    const pages = await Promise.all(
+      bands.map((band) =>
+        this.#withWorker(async (worker) => {
+          // Without it tesseract guesses the resolution from glyph sizes; its noise and layout
+          // thresholds depend on it (tables of handwriting vanish when the guess is low).
+          await worker.setParameters({ user_defined_dpi: String(ocrDpi) });
+          const pgm = toPgm(prepared.pixels, prepared.width, band.top, band.height);
+          const { data } = await worker.recognize(Buffer.from(pgm), {}, { blocks: true });
+          return { page: data, top: band.top };
+        }),
+      ),
+    );
+    const width = Math.round(prepared.width / prepared.scale);
+    const height = Math.round(prepared.height / prepared.scale);
+    const words: OcrWord[] = [];
+    const ids = { block: 0, paragraph: 0, line: 0 };
+    for (const { page, top } of pages) {
+      words.push(...toWords(page, { scale: prepared.scale, top, width, height, ids }));
+    }
+    return { width, height, words, scale: prepared.scale };
   }
 
-  /** Stops the worker (if started). Later calls to `recognize` start a new one. */
+  /** Stops the workers (if started). Later calls to `recognize` start new ones. */
   async terminate(): Promise<void> {
-    const worker = this.#worker;
-    this.#worker = null;
+    await Promise.all(this.#slots.map((slot) => this.#stop(slot)));
+  }
+
+  /** Runs `task` on an idle worker of the pool, starting it when needed. */
+  async #withWorker<T>(task: (worker: Worker) => Promise<T>): Promise<T> {
+    const slot =
+      this.#idle.pop() ?? (await new Promise<Slot>((resolve) => this.#waiting.push(resolve)));
+    try {
+      slot.worker ??= this.#createWorker().catch((error: unknown) => {
+        slot.worker = null;
+        throw error;
+      });
+      const worker = await slot.worker;
+      try {
+        return await task(worker);
+      } catch (error) {
+        await this.#stop(slot);
+        throw new ProviderUnavailableError(`tesseract failed on the page image: ${String(error)}`, {
+          cause: error,
+        });
+      }
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next(slot);
+      else this.#idle.push(slot);
+    }
+  }
+
+  async #stop(slot: Slot): Promise<void> {
+    const worker = slot.worker;
+    slot.worker = null;
     if (worker === null) return;
     try {
       await (await worker).terminate();
     } catch {
       // A worker that failed to start has nothing to stop.
     }
-  }
-
-  async #recognizeNow(image: Uint8Array, options: RecognizeOptions): Promise<OcrResult> {
-    const dpi = options.dpi ?? 300;
-    const prepared = await prepareForOcr(image, { ...this.#preprocess, dpi });
-    const worker = await this.#startedWorker();
-    let page: Page;
-    try {
-      // Without it tesseract guesses the resolution from glyph sizes; its noise and layout
-      // thresholds depend on it (tables of handwriting vanish when the guess is low).
-      await worker.setParameters({
-        user_defined_dpi: String(Math.max(70, Math.round(dpi * prepared.scale))),
-      });
-      const { data } = await worker.recognize(Buffer.from(prepared.image), {}, { blocks: true });
-      page = data;
-    } catch (error) {
-      await this.terminate();
-      throw new ProviderUnavailableError(`tesseract failed on the page image: ${String(error)}`, {
-        cause: error,
-      });
-    }
-    const width = Math.round(prepared.width / prepared.scale);
-    const height = Math.round(prepared.height / prepared.scale);
-    return {
-      width,
-      height,
-      words: toWords(page, prepared.scale, width, height),
-      scale: prepared.scale,
-    };
-  }
-
-  #startedWorker(): Promise<Worker> {
-    this.#worker ??= this.#createWorker().catch((error: unknown) => {
-      this.#worker = null;
-      throw error;
-    });
-    return this.#worker;
   }
 
   async #createWorker(): Promise<Worker> {
@@ -217,23 +258,31 @@ export function defaultLangPath(): string {
   return join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
 }
 
-function toWords(page: Page, scale: number, width: number, height: number): OcrWord[] {
+/** Where a band's words go: its scale and offset, the page size, the ids used so far. */
+interface BandPlacement {
+  scale: number;
+  /** First row of the band in the prepared image. */
+  top: number;
+  width: number;
+  height: number;
+  ids: { block: number; paragraph: number; line: number };
+}
+
+function toWords(page: Page, placement: BandPlacement): OcrWord[] {
+  const { scale, top, ids } = placement;
   const words: OcrWord[] = [];
-  let blockId = 0;
-  let paragraphId = 0;
-  let lineId = 0;
   for (const block of page.blocks ?? []) {
-    blockId++;
+    const blockId = ++ids.block;
     for (const paragraph of block.paragraphs) {
-      paragraphId++;
+      const paragraphId = ++ids.paragraph;
       for (const line of paragraph.lines) {
-        lineId++;
+        const lineId = ++ids.line;
         const fontSize =
           (line.rowAttributes.rowHeight + Math.abs(line.rowAttributes.descenders)) / scale;
         for (const word of line.words) {
           const text = word.text.trim();
           if (text === '') continue;
-          const bbox = mapBox(word.bbox, scale, width, height);
+          const bbox = mapBox(word.bbox, placement);
           if (bbox === null) continue;
           words.push({
             text,
@@ -242,7 +291,7 @@ function toWords(page: Page, scale: number, width: number, height: number): OcrW
             blockId,
             paragraphId,
             lineId,
-            baseline: baselineAt(line, (word.bbox.x0 + word.bbox.x1) / 2) / scale,
+            baseline: (baselineAt(line, (word.bbox.x0 + word.bbox.x1) / 2) + top) / scale,
             fontSize: fontSize > 0 ? fontSize : bbox.h,
           });
         }
@@ -253,11 +302,11 @@ function toWords(page: Page, scale: number, width: number, height: number): OcrW
 }
 
 /** Scales a tesseract box back to the original image and clips it to the image. */
-function mapBox(box: Bbox, scale: number, width: number, height: number): OcrBox | null {
+function mapBox(box: Bbox, { scale, top, width, height }: BandPlacement): OcrBox | null {
   const x0 = Math.max(0, Math.min(width, box.x0 / scale));
-  const y0 = Math.max(0, Math.min(height, box.y0 / scale));
+  const y0 = Math.max(0, Math.min(height, (box.y0 + top) / scale));
   const x1 = Math.max(0, Math.min(width, box.x1 / scale));
-  const y1 = Math.max(0, Math.min(height, box.y1 / scale));
+  const y1 = Math.max(0, Math.min(height, (box.y1 + top) / scale));
   if (x1 - x0 <= 0 || y1 - y0 <= 0) return null;
   return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
 }

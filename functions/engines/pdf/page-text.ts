@@ -22,6 +22,11 @@ export interface PageStats {
   fonts: string[];
   /** The text layer in pdf.js order, lines separated by newlines. */
   rawText: string;
+  /**
+   * Native resolution (pixels per inch of the page) of a raster image that covers at least 70% of
+   * the page, as in a scan; null when there is none.
+   */
+  scanDpi: number | null;
 }
 
 /** A page read once: the layout input and the statistics of its text layer. */
@@ -70,6 +75,22 @@ const MAX_OPS = 400_000;
 const MAX_SEGMENTS = 4_000;
 const MAX_IMAGES = 500;
 
+/** Pixel count of the image an image-painting operator draws, when its arguments say. */
+const imagePixels = (
+  fn: number,
+  args: unknown[] | null,
+  OPS: { paintImageXObject: number; paintInlineImageXObject: number },
+): number | null => {
+  const inline = args?.[0] as { width?: unknown; height?: unknown } | undefined;
+  const [w, h] =
+    fn === OPS.paintImageXObject
+      ? [args?.[1], args?.[2]]
+      : fn === OPS.paintInlineImageXObject
+        ? [inline?.width, inline?.height]
+        : [undefined, undefined];
+  return typeof w === 'number' && typeof h === 'number' && w > 0 && h > 0 ? w * h : null;
+};
+
 /**
  * Reads one page's text runs, rule segments and image placements, in pixels of the page image
  * at `dpi` (origin top-left; /Rotate, crop box and /UserUnit handled by the viewport).
@@ -97,6 +118,7 @@ export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<Extr
   let glyphs = 0;
   let invisibleGlyphs = 0;
   let paintedPaths = 0;
+  let scanDpi: number | null = null;
   let ctm: Matrix = [1, 0, 0, 1, 0, 0];
   let renderMode = 0;
   const stack: { ctm: Matrix; renderMode: number }[] = [];
@@ -196,6 +218,12 @@ export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<Extr
         const w = Math.min(width, Math.max(...xs)) - x;
         const h = Math.min(height, Math.max(...ys)) - y;
         if (w > 1 && h > 1) images.push({ x, y, w, h });
+        const pixels = imagePixels(fn, args, OPS);
+        if (pixels !== null && w * h >= pageArea * 0.7) {
+          // The image's pixels over its full (unclipped) area in square inches of the page.
+          const area = (Math.max(...xs) - Math.min(...xs)) * (Math.max(...ys) - Math.min(...ys));
+          if (area > 0) scanDpi = Math.round(dpi * Math.sqrt(pixels / area));
+        }
         break;
       }
       default:
@@ -307,6 +335,7 @@ export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<Extr
         .join('')
         .replace(/[ \t]+\n/g, '\n')
         .trim(),
+      scanDpi,
     },
     widthPt: unit.width,
     heightPt: unit.height,

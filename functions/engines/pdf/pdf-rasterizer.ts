@@ -10,7 +10,9 @@ export interface PdfRasterizerOptions {
    */
   maxPixels?: number;
   /**
-   * DPI when the caller asks for automatic (OCR quality).
+   * DPI when the caller asks for automatic (OCR quality). Scanned pages (one raster image over
+   * at least 70% of the page) render at the image's own resolution when that is lower: rendering
+   * above it only interpolates pixels and makes recognition slower.
    * @default 300
    */
   defaultDpi?: number;
@@ -41,15 +43,21 @@ export class PdfRasterizer implements PageRasterizer {
 
   /**
    * Renders one page.
-   * @param dpi requested resolution, or null for 300.
+   * @param dpi requested resolution, or null for automatic: `defaultDpi`, or the resolution of the
+   *   scanned image when the page is a scan of lower resolution (never below 72).
    * @returns PNG bytes, the image size in pixels and the DPI actually used (may be lower than
    *   requested, to respect the pixel cap).
    * @throws {DocumentRejectedError} when the page would exceed the pixel cap even at the lowest
    *   DPI, does not exist, or cannot be rendered.
    */
-  rasterize(ref: DocumentRef, pageNumber: number, dpi: number | null): Promise<RasterPage> {
+  async rasterize(ref: DocumentRef, pageNumber: number, dpi: number | null): Promise<RasterPage> {
+    let useDpi = dpi ?? this.#defaultDpi;
+    if (dpi === null) {
+      const { scanDpi } = (await this.#source.page(ref, pageNumber)).stats;
+      if (scanDpi !== null) useDpi = Math.min(useDpi, Math.max(72, scanDpi));
+    }
     return this.#source.render(ref, pageNumber, {
-      dpi: dpi ?? this.#defaultDpi,
+      dpi: useDpi,
       maxPixels: this.#maxPixels,
       minDpi: this.#minDpi,
     });

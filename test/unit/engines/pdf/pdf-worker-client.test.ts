@@ -68,6 +68,26 @@ describe('PdfWorkerClient', () => {
     expect([...raster.png.slice(1, 4)]).toEqual([0x50, 0x4e, 0x47]);
   });
 
+  it('renders a scanned page at most at the resolution of its image when the DPI is automatic', async () => {
+    // Arrange: the letter is a 2449 × 3023 image at 96 ppi on a 25.5 × 31.5 inch page;
+    // docling-ocr_test is a 600 ppi scan on an A4 page.
+    const rasterizer = new PdfRasterizer(client, { defaultDpi: 200 });
+    const letter = ref('dev/files/olmocr-lincoln_letter.pdf');
+    const scan = ref('dev/files/docling-ocr_test.pdf');
+    // Act
+    const [letterPage, letterRaster, scanPage] = await Promise.all([
+      client.page(letter, 1),
+      rasterizer.rasterize(letter, 1, null),
+      client.page(scan, 1),
+    ]);
+    // Assert
+    expect(letterPage.stats.scanDpi).toBe(96);
+    expect(letterRaster.dpi).toBe(96);
+    expect(Math.abs(letterRaster.width - 2449)).toBeLessThanOrEqual(2);
+    expect(scanPage.stats.scanDpi).toBe(600);
+    expect((await client.page(ref(MINIMAL), 1)).stats.scanDpi).toBeNull();
+  });
+
   it('sends a document again after the worker evicted it', async () => {
     // Arrange: maxDocuments is 2, so the third document evicts the first.
     const first = ref(MINIMAL);
