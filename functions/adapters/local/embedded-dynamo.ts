@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../aws/dynamodb-items.js';
+import { InProcessHttpHandler, type RequestListener } from './in-process-http-handler.js';
 import { createTableInput, type ServiceTableDefinition } from '../aws/service-table.js';
 
 /** The subset of dynalite's options used here (dynalite ships no types). */
@@ -93,6 +94,7 @@ export async function startEmbeddedDynamo(
     endpoint,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    requestHandler: new InProcessHttpHandler(server.listeners('request')[0] as RequestListener),
   });
   const documentClient = createDocumentClient(client);
 

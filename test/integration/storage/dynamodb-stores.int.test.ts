@@ -1,10 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoDbApiKeyStore } from '../../../functions/adapters/aws/dynamodb-api-key-store.js';
 import { DynamoDbEventLog } from '../../../functions/adapters/aws/dynamodb-event-log.js';
+import { createDocumentClient } from '../../../functions/adapters/aws/dynamodb-items.js';
 import { DynamoDbRequestStore } from '../../../functions/adapters/aws/dynamodb-request-store.js';
 import { serviceTable } from '../../../functions/adapters/aws/service-table.js';
 import {
@@ -178,6 +180,30 @@ describe('startEmbeddedDynamo', () => {
     const ensuring = ddb.ensureTable(definition);
     // Assert
     await expect(ensuring).resolves.toBeUndefined();
+  });
+
+  it('serves the same table over TCP at its endpoint as to its in-process clients', async () => {
+    // Arrange: the stores' client talks to dynalite in-process; a second client uses the socket
+    const requests = new DynamoDbRequestStore(ddb.documentClient, TABLE);
+    const record = aRequestRecord({ id: 'req_over_tcp' });
+    await requests.create(record);
+    const overTcp = createDocumentClient(
+      new DynamoDBClient({
+        endpoint: ddb.endpoint,
+        region: 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+    );
+    try {
+      // Act
+      const { Item: item } = await overTcp.send(
+        new GetCommand({ TableName: TABLE, Key: { pk: 'REQ#req_over_tcp', sk: 'META' } }),
+      );
+      // Assert
+      expect(item?.id).toBe('req_over_tcp');
+    } finally {
+      overTcp.destroy();
+    }
   });
 
   it('listens on 127.0.0.1 and stops twice without error', async () => {

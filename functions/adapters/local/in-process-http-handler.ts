@@ -1,0 +1,75 @@
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { HttpRequest, HttpResponse, RequestHandler } from '@smithy/types';
+
+/** A Node `request` listener, as `http.createServer` takes. */
+export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/**
+ * An AWS SDK v3 request handler that hands each request to an HTTP request listener in the same
+ * process instead of sending it over a socket: the SDK still builds, signs and parses real
+ * DynamoDB wire requests, but no TCP connection or HTTP parsing sits between it and the embedded
+ * engine (about a third of the time of a small call).
+ *
+ * The listener sees a request with `method`, `url`, lower-cased `headers` and the body as one
+ * `data` event; it must answer with `statusCode`, `setHeader` and `end(body)` (what dynalite does).
+ *
+ * @example
+ * new DynamoDBClient({ endpoint, requestHandler: new InProcessHttpHandler(server.listeners('request')[0]) })
+ */
+export class InProcessHttpHandler implements RequestHandler<HttpRequest, HttpResponse> {
+  readonly #listener: RequestListener;
+
+  constructor(listener: RequestListener) {
+    this.#listener = listener;
+  }
+
+  handle(request: HttpRequest): Promise<{ response: HttpResponse }> {
+    return new Promise((resolve, reject) => {
+      const query = new URLSearchParams(
+        Object.entries(request.query ?? {}).flatMap(([name, value]) =>
+          (Array.isArray(value) ? value : [value ?? '']).map((v): [string, string] => [name, v]),
+        ),
+      ).toString();
+      const incoming = Object.assign(new EventEmitter(), {
+        method: request.method,
+        url: `${request.path}${query ? `?${query}` : ''}`,
+        headers: Object.fromEntries(
+          Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]),
+        ),
+      });
+      const headers: Record<string, string> = {};
+      const outgoing = {
+        statusCode: 200,
+        setHeader(name: string, value: string | number) {
+          headers[name.toLowerCase()] = String(value);
+        },
+        end(body?: string | Uint8Array) {
+          const bytes = body === undefined ? Buffer.alloc(0) : Buffer.from(body);
+          resolve({
+            response: { statusCode: outgoing.statusCode, headers, body: Readable.from([bytes]) },
+          });
+        },
+      };
+      try {
+        this.#listener(
+          incoming as unknown as IncomingMessage,
+          outgoing as unknown as ServerResponse,
+        );
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      const body = request.body as string | Uint8Array | undefined;
+      if (body !== undefined) {
+        incoming.emit('data', typeof body === 'string' ? Buffer.from(body) : Buffer.from(body));
+      }
+      incoming.emit('end');
+    });
+  }
+
+  destroy(): void {
+    // Nothing to release.
+  }
+}

@@ -1,0 +1,59 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { InProcessHttpHandler } from '../../../../functions/adapters/local/in-process-http-handler.js';
+
+async function text(body: unknown): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body as Readable) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const request = {
+  method: 'POST',
+  protocol: 'http:',
+  hostname: '127.0.0.1',
+  port: 8000,
+  path: '/',
+  query: { a: 'b' },
+  headers: { 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'X.Get' },
+  body: '{"Key":1}',
+};
+
+describe('InProcessHttpHandler', () => {
+  it('gives the listener the method, url, lower-cased headers and body, and returns its answer', async () => {
+    // Arrange
+    let seen: { method?: string; url?: string; headers?: unknown; body?: string } = {};
+    const handler = new InProcessHttpHandler((req: IncomingMessage, res: ServerResponse) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        seen = { method: req.method, url: req.url, headers: req.headers, body };
+        res.statusCode = 400;
+        res.setHeader('Content-Type', 'application/json');
+        res.end('{"message":"no"}');
+      });
+    });
+    // Act
+    const { response } = await handler.handle(request);
+    // Assert
+    expect(seen).toEqual({
+      method: 'POST',
+      url: '/?a=b',
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'X.Get' },
+      body: '{"Key":1}',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.headers).toEqual({ 'content-type': 'application/json' });
+    expect(await text(response.body)).toBe('{"message":"no"}');
+  });
+
+  it('rejects when the listener throws', async () => {
+    // Arrange
+    const handler = new InProcessHttpHandler(() => {
+      throw new Error('listener broke');
+    });
+    // Act / Assert
+    await expect(handler.handle(request)).rejects.toThrow('listener broke');
+  });
+});
