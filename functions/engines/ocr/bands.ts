@@ -47,37 +47,52 @@ export function splitIntoBands(
   const whole: Band[] = [{ top: 0, height }];
   if (options.parts < 2 || width === 0 || height === 0) return whole;
   const threshold = otsuThreshold(pixels);
+  const ruleLength = options.ruleLength ?? Infinity;
+  const findRules = Number.isFinite(ruleLength);
+  // One row-major pass: ink per row, the longest horizontal run of each row, and vertical runs
+  // per column (a run that reaches ruleLength marks its pixels as rule).
   const rowInk = new Float64Array(height);
+  const ruleRows: number[] = [];
+  const rule = findRules ? new Uint8Array(width * height) : null;
+  const columnRun = new Int32Array(width);
+  const markRule = (x: number, end: number, length: number): void => {
+    if (rule === null || length < ruleLength) return;
+    for (let r = end - length; r < end; r++) {
+      rule[r * width + x] = 1;
+      rowInk[r] = (rowInk[r] ?? 0) - 1;
+    }
+  };
   for (let y = 0; y < height; y++) {
     let ink = 0;
+    let run = 0;
+    let longest = 0;
     const start = y * width;
-    for (let x = 0; x < width; x++) if ((pixels[start + x] ?? 255) < threshold) ink++;
-    rowInk[y] = ink;
+    for (let x = 0; x < width; x++) {
+      if ((pixels[start + x] ?? 255) < threshold) {
+        ink++;
+        run++;
+        if (run > longest) longest = run;
+        columnRun[x] = (columnRun[x] ?? 0) + 1;
+      } else {
+        run = 0;
+        const length = columnRun[x] ?? 0;
+        if (length > 0) {
+          markRule(x, y, length);
+          columnRun[x] = 0;
+        }
+      }
+    }
+    rowInk[y] = (rowInk[y] ?? 0) + ink;
+    if (longest >= width * 0.25) ruleRows.push(y);
   }
+  for (let x = 0; x < width; x++) markRule(x, height, columnRun[x] ?? 0);
+
   // Rows crossed by four or more rules lie inside a table: never cut there, nor right beside it
   // (tesseract misreads a table that touches the edge of its image). Up to three rules (a frame and
   // a column divider) are ignored.
   const tableRow = new Uint8Array(height);
   const crossingRules = new Uint8Array(height);
-  const ruleLength = options.ruleLength ?? Infinity;
-  if (Number.isFinite(ruleLength)) {
-    const rule = new Uint8Array(width * height);
-    for (let x = 0; x < width; x++) {
-      let run = 0;
-      for (let y = 0; y <= height; y++) {
-        if (y < height && (pixels[y * width + x] ?? 255) < threshold) {
-          run++;
-          continue;
-        }
-        if (run >= ruleLength) {
-          for (let r = y - run; r < y; r++) {
-            rule[r * width + x] = 1;
-            rowInk[r] = (rowInk[r] ?? 0) - 1;
-          }
-        }
-        run = 0;
-      }
-    }
+  if (rule !== null) {
     for (let y = 0; y < height; y++) {
       let rules = 0;
       for (let x = 0, start = y * width; x < width; x++) {
@@ -91,16 +106,6 @@ export function splitIntoBands(
   // rule beside them, are inside a table without column rules (booktabs): the same. Between the
   // rules of a box (a form's frame crosses them) cutting is harmless.
   const margin = 6 * options.minGap;
-  const ruleRows: number[] = [];
-  for (let y = 0; y < height; y++) {
-    let run = 0;
-    let longest = 0;
-    for (let x = 0, start = y * width; x < width; x++) {
-      run = (pixels[start + x] ?? 255) < threshold ? run + 1 : 0;
-      if (run > longest) longest = run;
-    }
-    if (longest >= width * 0.25) ruleRows.push(y);
-  }
   for (let i = 1; i < ruleRows.length; i++) {
     const from = ruleRows[i - 1] ?? 0;
     const to = ruleRows[i] ?? 0;
