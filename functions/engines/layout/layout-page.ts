@@ -533,6 +533,16 @@ const isHeadingText = (text: string): boolean =>
   !/^[\p{P}\p{S}\d\s]+$/u.test(text) &&
   !/[,;]$/.test(text);
 
+/**
+ * Whether a line reads like a title: 2 to 8 words, no closing punctuation, and every word of
+ * four letters or more capitalised ("Boots Self-Locking Nut", not "see the figure below").
+ */
+const isTitleLike = (text: string): boolean => {
+  const words = text.trim().split(/\s+/);
+  if (words.length < 2 || words.length > 8 || /[.,;:!?]$/.test(text.trim())) return false;
+  return words.filter((w) => /^\p{L}{4,}/u.test(w)).every((w) => /^\p{Lu}/u.test(w));
+};
+
 /** Groups the lines of one leaf into blocks: tables, code, headings, list items, paragraphs. */
 const linesToBlocks = (
   lines: Line[],
@@ -644,8 +654,15 @@ const linesToBlocks = (
     const gap = line.baseline - prev.baseline;
     const sizeChange = Math.abs(line.size - prev.size) > 0.12 * Math.max(line.size, prev.size);
     const styleChange = line.bold !== prev.bold && letters(line.text) > 1 && letters(prev.text) > 1;
+    // A short italic line on its own above roman text: a run-in heading ("Elastic Stop Nut").
+    const italicLead =
+      current.length === 1 &&
+      prev.italic &&
+      !line.italic &&
+      prev.x1 < leafX1 - 3 * prev.size &&
+      isTitleLike(prev.text);
     const bigGap = gap > Math.max(spacing * 1.45, prev.size * 1.9) || gap < 0;
-    let split = sizeChange || bigGap || styleChange;
+    let split = sizeChange || bigGap || styleChange || italicLead;
     if (!split) {
       if (currentKind === 'code') split = kind !== 'code';
       else if (kind === 'code') split = true;
@@ -742,7 +759,9 @@ const makeBlock = (
         !/[.,;:]$/.test(plain) &&
         wordCount(plain) <= 10 &&
         size >= body * 0.85);
-    if ((larger && !endsSentence) || boldHeading || numbered) {
+    const italicHeading =
+      allItalic && lines.length === 1 && size >= body * 0.95 && isTitleLike(plain);
+    if ((larger && !endsSentence) || boldHeading || italicHeading || numbered) {
       let level = larger ? headingLevel(size, profile, scale) : profile.headingSizes.length + 1;
       const depth = /^(\d{1,2}(?:\.\d{1,2})+)\s/.exec(plain)?.[1]?.split('.').length;
       if (!larger && depth !== undefined) level = Math.max(level, depth);

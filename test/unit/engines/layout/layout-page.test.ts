@@ -116,6 +116,23 @@ describe('layoutPage', () => {
     expect(markdown).toMatch(/^# Document Title\n\n## Section One\n\n/);
   });
 
+  it('makes a short title-case italic line above roman text a heading, not the start of a paragraph', () => {
+    // Arrange: body-size italic title, then a paragraph at normal line spacing
+    const body = 'The nut is of one piece, all metal, designed to hold tight despite vibration.';
+    const runs = [
+      ...Array.from({ length: 4 }, (_, i) => run(body, 50, 80 + i * 12)),
+      run('Boots Self-Locking Nut', 50, 140, { italic: true }),
+      ...Array.from({ length: 4 }, (_, i) => run(body, 50, 152 + i * 12)),
+      run('see the figure below', 50, 220, { italic: true }),
+      run(body, 50, 232),
+    ];
+    // Act
+    const { markdown } = layout(page(runs));
+    // Assert
+    expect(markdown).toMatch(/\n\n#{1,6} Boots Self-Locking Nut\n\nThe nut is of one piece/);
+    expect(markdown).not.toMatch(/#{1,6} see the figure below/);
+  });
+
   it('keeps page numbers and running headers out of the Markdown but in the elements', () => {
     // Arrange
     const pages = [1, 2, 3].map((n) =>
