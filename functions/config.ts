@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import type { Plan } from './core/domain/request.js';
 import type { Tier } from './core/domain/schemas.js';
@@ -42,8 +41,11 @@ const common = {
   MAX_PAGE_PIXELS: int(40_000_000),
   /** Pages processed in parallel by the ProcessPages map. */
   PAGE_CONCURRENCY: int(4),
-  /** tesseract.js workers (about 60 MB each); a page image is recognised in this many bands. */
-  OCR_WORKERS: int(Math.min(2, availableParallelism())),
+  /**
+   * tesseract.js workers (about 60 MB each); a page image is recognised in this many bands.
+   * Unset: the OCR engine's default, min(2, CPUs).
+   */
+  OCR_WORKERS: z.coerce.number().int().positive().optional(),
   /** Router thresholds on the complexity score in [0, 1]. */
   FAST_CEILING: z.coerce.number().min(0).max(1).default(0.35),
   PRO_CEILING: z.coerce.number().min(0).max(1).default(0.7),

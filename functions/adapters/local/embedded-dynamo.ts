@@ -12,8 +12,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../aws/dynamodb-items.js';
-import { InProcessHttpHandler, type RequestListener } from './in-process-http-handler.js';
 import { createTableInput, type ServiceTableDefinition } from '../aws/service-table.js';
+import { InProcessHttpHandler, type RequestListener } from './in-process-http-handler.js';
 
 /** The subset of dynalite's options used here (dynalite ships no types). */
 interface DynaliteOptions {

@@ -63,7 +63,7 @@ export class InProcessHttpHandler implements RequestHandler<HttpRequest, HttpRes
       }
       const body = request.body as string | Uint8Array | undefined;
       if (body !== undefined) {
-        incoming.emit('data', typeof body === 'string' ? Buffer.from(body) : Buffer.from(body));
+        incoming.emit('data', Buffer.from(body));
       }
       incoming.emit('end');
     });

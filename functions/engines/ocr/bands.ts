@@ -29,10 +29,11 @@ export interface SplitOptions {
  * amount of ink, so that the bands can be recognised at the same time by separate OCR workers.
  *
  * Ink is every pixel darker than the page's Otsu threshold, except vertical rules; a row is blank
- * when at most 0.2% of its pixels (and at least 2) are ink. Tables are never cut (rows crossed by
- * four or more column rules, rows between two horizontal rules less than a third of the page
- * apart): tesseract lays out each band on its own, and a table split in two loses its columns. Cuts go through the middle of runs of at least `minGap`
- * blank rows, so no text line is cut. The recogniser's time grows with the amount of text, hence
+ * when at most 0.2% of its pixels (and at least 2) are ink. Cuts go through the middle of runs of
+ * at least `minGap` blank rows, so no text line is cut. Tables are never cut, nor approached
+ * closer than `6 × minGap` (rows crossed by four or more column rules; rows between two
+ * horizontal rules less than a third of the page apart with no vertical rule beside them):
+ * tesseract lays out each band on its own, and a table split in two loses its columns. The recogniser's time grows with the amount of text, hence
  * balancing ink rather than height.
  *
  * @param pixels grey levels, one byte per pixel, row-major, `width × height`.

@@ -112,7 +112,7 @@ interface Slot {
  * A pool of workers, each created on first use and kept for the life of the process (start-up
  * costs about half a second; a page takes seconds). Each page image is cut into horizontal bands
  * at blank gaps ({@link splitIntoBands}), one per worker, and the bands are recognised in
- * parallel: on the dev corpus a single page takes about 0.55 of the time one worker needs, with
+ * parallel: on the dev corpus a single page takes about 0.6 of the time one worker needs, with
  * the same words. Concurrent calls share the pool. The language data is read from the local file
  * system only: the folder is checked before a worker starts, so tesseract.js never falls back to
  * its CDN.
