@@ -4,6 +4,7 @@
  * scorer, and runs poppler's `pdftotext` and the `tesseract` CLI (one thread) on the same files.
  *
  *   npm run bench [-- --out bench/out] [-- --no-baselines] [-- --no-100] [-- --only <id part>]
+ *                 [-- --reader pdfium|pdfjs]
  *
  * Prints per-document and mean text / heading / table / order / tests, pages per second of
  * born-digital PDFs, OCR seconds per page against the CLI, and peak RSS (a separate process parses
@@ -89,6 +90,7 @@ async function runService(list: ManifestDoc[]) {
     PORT: '0',
     API_KEYS: `${API_KEY}=bench:scale`,
     LOG_LEVEL: 'ERROR',
+    PDF_TEXT_READER: option('reader', 'pdfium'),
   });
   if (config.RUNTIME_MODE !== 'local') throw new Error('local mode expected');
   const server = await startLocalServer(config);
@@ -306,6 +308,7 @@ async function rss100() {
     PORT: '0',
     API_KEYS: `${API_KEY}=bench:scale`,
     LOG_LEVEL: 'ERROR',
+    PDF_TEXT_READER: option('reader', 'pdfium'),
   });
   if (config.RUNTIME_MODE !== 'local') throw new Error('local mode expected');
   const server = await startLocalServer(config);

@@ -46,6 +46,11 @@ const common = {
    * Unset: the OCR engine's default, min(2, CPUs).
    */
   OCR_WORKERS: z.coerce.number().int().positive().optional(),
+  /**
+   * Reader of PDF text layers, rules and images: `pdfium` (PDFium compiled to WebAssembly) or
+   * `pdfjs`. pdf.js renders page images either way, and reads files PDFium cannot open.
+   */
+  PDF_TEXT_READER: z.enum(['pdfium', 'pdfjs']).default('pdfium'),
   /** Router thresholds on the complexity score in [0, 1]. */
   FAST_CEILING: z.coerce.number().min(0).max(1).default(0.35),
   PRO_CEILING: z.coerce.number().min(0).max(1).default(0.7),

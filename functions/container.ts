@@ -77,6 +77,7 @@ export async function buildDeps(config: Config): Promise<Deps> {
 
   const pdfSource = new PdfWorkerClient(objects, {
     maxPagesPerDocument: config.MAX_DOCUMENT_PAGES,
+    textReader: config.PDF_TEXT_READER,
   });
   const pdfEngine = new PdfEngine(pdfSource, { maxPages: 100_000 });
   const imageEngine = new ImageEngine(objects);

@@ -42,6 +42,8 @@ interface Block {
   confidence: number;
   /** Last line of text (paragraphs), for joining across columns. */
   joinable?: boolean;
+  /** A heading only for being a short bold line at body size (it may be a label instead). */
+  boldOnly?: boolean;
 }
 
 interface Line {
@@ -379,7 +381,20 @@ export const layoutPage = (page: PageText, profile: LayoutProfile): PageLayout =
     blocks.push(...linesToBlocks(lines, profile, body, scale, kind));
   }
 
-  // 7. Paragraphs broken by a column or page-region change are joined back (in the Markdown;
+  // 7. A bold line centred over a short plain one (an author's name over the affiliation) is a
+  // label, not a section heading: headings introduce longer text.
+  blocks.forEach((b, i) => {
+    const next = blocks[i + 1];
+    if (!b.boldOnly || next?.kind !== 'paragraph' || wordCount(next.text) > 8) return;
+    const lineHeight = b.y1 - b.y0;
+    const offset = Math.abs((b.x0 + b.x1) / 2 - (next.x0 + next.x1) / 2);
+    if (offset > lineHeight || next.y0 - b.y1 > 2 * lineHeight) return;
+    b.kind = 'paragraph';
+    b.markdown = `**${escapeInline(b.text)}**`;
+    delete b.boldOnly;
+  });
+
+  // 8. Paragraphs broken by a column or page-region change are joined back (in the Markdown;
   // each part keeps its own element).
   const merged: Block[] = [];
   for (const original of blocks) {
@@ -773,6 +788,7 @@ const makeBlock = (
         text: plain,
         ...geometry,
         confidence: 0.75,
+        ...(boldHeading && !larger && !numbered && !italicHeading ? { boldOnly: true } : {}),
       };
     }
   }

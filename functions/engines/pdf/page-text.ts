@@ -1,6 +1,14 @@
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import type { PageText, Rect, Segment, TextRun } from '../layout/types.js';
+import type { PageText, TextRun } from '../layout/types.js';
 import { fontStyle } from './font-style.js';
+import {
+  apply,
+  ImageCollector,
+  isGarbage,
+  multiply,
+  RuleCollector,
+  type Matrix,
+} from './page-geometry.js';
 import { loadPdfJs } from './pdf-document.js';
 
 /** Counts taken while reading a page that the layout input does not carry. */
@@ -38,22 +46,6 @@ export interface ExtractedPage {
   heightPt: number;
 }
 
-type Matrix = [number, number, number, number, number, number];
-
-const multiply = (m: Matrix, n: Matrix): Matrix => [
-  m[0] * n[0] + m[2] * n[1],
-  m[1] * n[0] + m[3] * n[1],
-  m[0] * n[2] + m[2] * n[3],
-  m[1] * n[2] + m[3] * n[3],
-  m[0] * n[4] + m[2] * n[5] + m[4],
-  m[1] * n[4] + m[3] * n[5] + m[5],
-];
-
-const apply = (m: Matrix, x: number, y: number): [number, number] => [
-  m[0] * x + m[2] * y + m[4],
-  m[1] * x + m[3] * y + m[5],
-];
-
 const asMatrix = (value: unknown): Matrix | null => {
   if (!Array.isArray(value) && !ArrayBuffer.isView(value)) return null;
   const list = Array.from(value as ArrayLike<unknown>);
@@ -63,17 +55,7 @@ const asMatrix = (value: unknown): Matrix | null => {
   return list as Matrix;
 };
 
-/** Characters that carry no recoverable text: private use, replacement, C0/C1 controls. */
-const isGarbage = (code: number): boolean =>
-  (code >= 0xe000 && code <= 0xf8ff) ||
-  code === 0xfffd ||
-  (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) ||
-  (code >= 0x7f && code <= 0x9f) ||
-  code >= 0xf0000;
-
 const MAX_OPS = 400_000;
-const MAX_SEGMENTS = 4_000;
-const MAX_IMAGES = 500;
 
 /** Pixel count of the image an image-painting operator draws, when its arguments say. */
 const imagePixels = (
@@ -112,13 +94,11 @@ export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<Extr
   const pageArea = width * height;
 
   // Operator list: rules, images, render mode.
-  const rules: Segment[] = [];
-  const images: Rect[] = [];
-  let ruleCount = 0;
+  const ruleCollector = new RuleCollector(dpi, pageArea);
+  const imageCollector = new ImageCollector(width, height, dpi);
   let glyphs = 0;
   let invisibleGlyphs = 0;
   let paintedPaths = 0;
-  let scanDpi: number | null = null;
   let ctm: Matrix = [1, 0, 0, 1, 0, 0];
   let renderMode = 0;
   const stack: { ctm: Matrix; renderMode: number }[] = [];
@@ -127,16 +107,6 @@ export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<Extr
   const toPixels = (x: number, y: number): [number, number] => {
     const [ux, uy] = apply(ctm, x, y);
     return apply(vt, ux, uy);
-  };
-  const addSegment = (ax: number, ay: number, bx: number, by: number): void => {
-    const [x1, y1] = toPixels(ax, ay);
-    const [x2, y2] = toPixels(bx, by);
-    const horizontal = Math.abs(y1 - y2) < 1;
-    const vertical = Math.abs(x1 - x2) < 1;
-    if (!horizontal && !vertical) return;
-    if (Math.hypot(x2 - x1, y2 - y1) < 2) return;
-    ruleCount++;
-    if (rules.length < MAX_SEGMENTS) rules.push({ x1, y1, x2, y2 });
   };
   for (let i = 0; i < opCount; i++) {
     const fn: number = fnArray[i] ?? -1;
@@ -186,44 +156,14 @@ export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<Extr
         paintedPaths++;
         const data = (args?.[1] as unknown[] | undefined)?.[0];
         if (!Array.isArray(data) && !ArrayBuffer.isView(data)) break;
-        readPath(data as ArrayLike<number>, addSegment, (ax, ay, bx, by) => {
-          // A filled rectangle: a rule when thin, a cell (four edges) when not too large.
-          const [x1, y1] = toPixels(ax, ay);
-          const [x2, y2] = toPixels(bx, by);
-          const w = Math.abs(x2 - x1);
-          const h = Math.abs(y2 - y1);
-          const thin = Math.max(2, dpi / 36);
-          if (w * h > pageArea * 0.5) return;
-          if (h <= thin && w > thin) addSegment(ax, (ay + by) / 2, bx, (ay + by) / 2);
-          else if (w <= thin && h > thin) addSegment((ax + bx) / 2, ay, (ax + bx) / 2, by);
-          else if (w > thin && h > thin) {
-            addSegment(ax, ay, bx, ay);
-            addSegment(ax, by, bx, by);
-            addSegment(ax, ay, ax, by);
-            addSegment(bx, ay, bx, by);
-          }
-        });
+        ruleCollector.addPath(data as ArrayLike<number>, toPixels);
         break;
       }
       case OPS.paintImageXObject:
       case OPS.paintInlineImageXObject:
       case OPS.paintImageMaskXObject:
       case OPS.paintImageXObjectRepeat: {
-        if (images.length >= MAX_IMAGES) break;
-        const corners = [toPixels(0, 0), toPixels(1, 0), toPixels(0, 1), toPixels(1, 1)];
-        const xs = corners.map((c) => c[0]);
-        const ys = corners.map((c) => c[1]);
-        const x = Math.max(0, Math.min(...xs));
-        const y = Math.max(0, Math.min(...ys));
-        const w = Math.min(width, Math.max(...xs)) - x;
-        const h = Math.min(height, Math.max(...ys)) - y;
-        if (w > 1 && h > 1) images.push({ x, y, w, h });
-        const pixels = imagePixels(fn, args, OPS);
-        if (pixels !== null && w * h >= pageArea * 0.7) {
-          // The image's pixels over its full (unclipped) area in square inches of the page.
-          const area = (Math.max(...xs) - Math.min(...xs)) * (Math.max(...ys) - Math.min(...ys));
-          if (area > 0) scanDpi = Math.round(dpi * Math.sqrt(pixels / area));
-        }
+        imageCollector.add(toPixels, imagePixels(fn, args, OPS));
         break;
       }
       default:
@@ -321,7 +261,15 @@ export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<Extr
   }
 
   return {
-    text: { pageNumber: page.pageNumber, width, height, dpi, runs, rules, images },
+    text: {
+      pageNumber: page.pageNumber,
+      width,
+      height,
+      dpi,
+      runs,
+      rules: ruleCollector.rules,
+      images: imageCollector.images,
+    },
     stats: {
       chars,
       garbageChars,
@@ -329,13 +277,13 @@ export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<Extr
       glyphs,
       invisibleGlyphs,
       paintedPaths,
-      ruleCount,
+      ruleCount: ruleCollector.count,
       fonts: [...fonts],
       rawText: raw
         .join('')
         .replace(/[ \t]+\n/g, '\n')
         .trim(),
-      scanDpi,
+      scanDpi: imageCollector.scanDpi,
     },
     widthPt: unit.width,
     heightPt: unit.height,
@@ -349,68 +297,3 @@ export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<Extr
  */
 export const extractPageText = async (page: PDFPageProxy, dpi: number): Promise<PageText> =>
   (await extractPage(page, dpi)).text;
-
-/**
- * Walks a pdf.js path (DrawOPS codes followed by coordinates): straight edges go to `segment`,
- * axis-aligned closed four-point paths (the `re` operator) go to `rectangle`.
- */
-const readPath = (
-  data: ArrayLike<number>,
-  segment: (ax: number, ay: number, bx: number, by: number) => void,
-  rectangle: (ax: number, ay: number, bx: number, by: number) => void,
-): void => {
-  let startX = 0;
-  let startY = 0;
-  let x = 0;
-  let y = 0;
-  let points: [number, number][] = [];
-  const flushRectangle = (): boolean => {
-    if (points.length < 4 || points.length > 5) return false;
-    const xs = [...new Set(points.map((p) => Math.round(p[0] * 100)))];
-    const ys = [...new Set(points.map((p) => Math.round(p[1] * 100)))];
-    if (xs.length !== 2 || ys.length !== 2) return false;
-    const px = points.map((p) => p[0]);
-    const py = points.map((p) => p[1]);
-    rectangle(Math.min(...px), Math.min(...py), Math.max(...px), Math.max(...py));
-    return true;
-  };
-  let edges: [number, number, number, number][] = [];
-  const flush = (): void => {
-    if (!flushRectangle()) for (const e of edges) segment(e[0], e[1], e[2], e[3]);
-    points = [];
-    edges = [];
-  };
-  for (let i = 0; i < data.length;) {
-    const op = data[i++];
-    if (op === 0) {
-      flush();
-      x = startX = data[i++] ?? 0;
-      y = startY = data[i++] ?? 0;
-      points.push([x, y]);
-    } else if (op === 1) {
-      const nx = data[i++] ?? 0;
-      const ny = data[i++] ?? 0;
-      edges.push([x, y, nx, ny]);
-      points.push([nx, ny]);
-      x = nx;
-      y = ny;
-    } else if (op === 2) {
-      i += 6;
-      x = data[i - 2] ?? 0;
-      y = data[i - 1] ?? 0;
-      points.push([NaN, NaN]);
-    } else if (op === 3) {
-      i += 4;
-      x = data[i - 2] ?? 0;
-      y = data[i - 1] ?? 0;
-      points.push([NaN, NaN]);
-    } else if (op === 4) {
-      if (x !== startX || y !== startY) edges.push([x, y, startX, startY]);
-      x = startX;
-      y = startY;
-    } else {
-      break;
-    }
-  }
-  flush();
-};

@@ -1,12 +1,17 @@
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { DocumentRejectedError } from '../../core/domain/errors.js';
+import { DocumentRejectedError, UnsupportedDocumentError } from '../../core/domain/errors.js';
 import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
 import type { RasterPage } from '../raster.js';
 import { extractPage, type ExtractedPage } from './page-text.js';
 import { openPdf, toDocumentError, withTimeout } from './pdf-document.js';
 import type { PdfPageSource, RenderOptions } from './pdf-page-source.js';
+import { extractPdfiumPage } from './pdfium-page-text.js';
+import { loadPdfium, PdfiumDocument } from './pdfium.js';
 import { renderPage } from './render-page.js';
+
+/** Which library reads the text layer, rules and images of a page. */
+export type PdfTextReader = 'pdfium' | 'pdfjs';
 
 /** Options of {@link PdfDocumentCache}. */
 export interface PdfDocumentCacheOptions {
@@ -35,10 +40,21 @@ export interface PdfDocumentCacheOptions {
    * @default 60000
    */
   renderTimeoutMs?: number;
+  /**
+   * The reader of text layers: PDFium (fast; pdf.js still renders pages and reads files PDFium
+   * cannot open) or pdf.js for everything.
+   * @default 'pdfium'
+   */
+  textReader?: PdfTextReader;
 }
 
 interface Entry {
-  document: Promise<PDFDocumentProxy>;
+  /** The file, kept until pdf.js has its own copy. */
+  bytes: Promise<Uint8Array> | undefined;
+  /** PDFium's document; null when pdf.js reads the text (by choice or as the fallback). */
+  reader: Promise<PdfiumDocument | null>;
+  /** pdf.js' document, opened on first need (rendering, or reading without PDFium). */
+  document: Promise<PDFDocumentProxy> | undefined;
   pages: Map<number, Promise<ExtractedPage>>;
 }
 
@@ -50,8 +66,10 @@ export const BASE_DPI = 72;
  * stages of one process (inspect, parse, rasterise) parse a document once. Extracted pages (at
  * 72 DPI) are kept with their document.
  *
- * Runs pdf.js on the calling thread: a PDF whose content loops forever blocks it. The service
- * uses it inside {@link PdfWorkerClient}'s worker; tests and tools may use it directly.
+ * Pages are read with PDFium (or pdf.js, see {@link PdfDocumentCacheOptions.textReader}) and
+ * rendered with pdf.js, opened only when a page is rendered. Both run on the calling thread: a
+ * PDF whose content loops forever blocks it. The service uses the cache inside
+ * {@link PdfWorkerClient}'s worker; tests and tools may use it directly.
  */
 export class PdfDocumentCache implements PdfPageSource {
   readonly #store: ObjectStore;
@@ -61,6 +79,7 @@ export class PdfDocumentCache implements PdfPageSource {
   readonly #openTimeoutMs: number;
   readonly #pageTimeoutMs: number;
   readonly #renderTimeoutMs: number;
+  readonly #textReader: PdfTextReader;
 
   constructor(store: ObjectStore, options: PdfDocumentCacheOptions = {}) {
     this.#store = store;
@@ -69,6 +88,7 @@ export class PdfDocumentCache implements PdfPageSource {
     this.#openTimeoutMs = options.openTimeoutMs ?? 20_000;
     this.#pageTimeoutMs = options.pageTimeoutMs ?? 20_000;
     this.#renderTimeoutMs = options.renderTimeoutMs ?? 60_000;
+    this.#textReader = options.textReader ?? 'pdfium';
   }
 
   /** True when the document of `ref` is open (or being opened) here. */
@@ -84,12 +104,18 @@ export class PdfDocumentCache implements PdfPageSource {
       this.#entries.set(cacheKey, existing);
       return existing;
     }
-    const document = this.#store
-      .get(ref.key)
-      .then((bytes) => openPdf(bytes, { timeoutMs: this.#openTimeoutMs }));
-    const entry: Entry = { document, pages: new Map() };
+    const bytes = this.#store.get(ref.key);
+    const entry: Entry = {
+      bytes,
+      reader: bytes.then((data) => this.#openReader(data)),
+      document: undefined,
+      pages: new Map(),
+    };
+    // The bytes are not retried when they could not be read; a later call fetches them again.
+    void bytes.catch(() => undefined);
+    const opened = entry.reader.then((reader) => (reader ? undefined : this.#pdfjs(entry)));
     // A failed open is not cached: the next call tries again (and fails the same way).
-    document.catch(() => {
+    opened.catch(() => {
       if (this.#entries.get(cacheKey) === entry) this.#entries.delete(cacheKey);
     });
     this.#entries.set(cacheKey, entry);
@@ -98,9 +124,53 @@ export class PdfDocumentCache implements PdfPageSource {
       if (oldest.done === true) break;
       const evicted = this.#entries.get(oldest.value);
       this.#entries.delete(oldest.value);
-      void evicted?.document.then((d) => d.destroy()).catch(() => undefined);
+      if (evicted) void PdfDocumentCache.#release(evicted);
     }
     return entry;
+  }
+
+  /**
+   * Opens `data` with PDFium; null when pdf.js is to read it (chosen so, or PDFium cannot open a
+   * file pdf.js may still repair).
+   * @throws {DocumentRejectedError} when the PDF needs a user password.
+   */
+  async #openReader(data: Uint8Array): Promise<PdfiumDocument | null> {
+    if (this.#textReader !== 'pdfium') return null;
+    const pdfium = await loadPdfium();
+    try {
+      return PdfiumDocument.open(pdfium, data);
+    } catch (error) {
+      if (error instanceof UnsupportedDocumentError) return null;
+      if (error instanceof DocumentRejectedError && /no pages/.test(error.message)) return null;
+      throw error;
+    }
+  }
+
+  /** pdf.js' document of `entry`, opened once. */
+  #pdfjs(entry: Entry): Promise<PDFDocumentProxy> {
+    if (!entry.document) {
+      const bytes = entry.bytes ?? Promise.reject(new Error('the PDF bytes were released'));
+      const document = bytes.then((data) => openPdf(data, { timeoutMs: this.#openTimeoutMs }));
+      entry.document = document;
+      // pdf.js keeps its own copy; a failed open is retried by the next caller.
+      document.then(
+        () => {
+          entry.bytes = undefined;
+        },
+        () => {
+          if (entry.document === document) entry.document = undefined;
+        },
+      );
+    }
+    return entry.document;
+  }
+
+  static async #release(entry: Entry): Promise<void> {
+    entry.bytes = undefined;
+    await Promise.all([
+      entry.reader.then((r) => r?.close()).catch(() => undefined),
+      entry.document?.then((d) => d.destroy()).catch(() => undefined),
+    ]);
   }
 
   /**
@@ -110,12 +180,16 @@ export class PdfDocumentCache implements PdfPageSource {
    * @throws {ObjectNotFoundError} when nothing is stored under `ref.key`.
    */
   async document(ref: DocumentRef): Promise<PDFDocumentProxy> {
-    return this.#entry(ref).document;
+    const entry = this.#entry(ref);
+    await entry.reader;
+    return this.#pdfjs(entry);
   }
 
   /** {@inheritDoc PdfPageSource.pageCount} */
   async pageCount(ref: DocumentRef): Promise<number> {
-    return (await this.document(ref)).numPages;
+    const entry = this.#entry(ref);
+    const reader = await entry.reader;
+    return reader ? reader.pageCount : (await this.#pdfjs(entry)).numPages;
   }
 
   /**
@@ -127,7 +201,9 @@ export class PdfDocumentCache implements PdfPageSource {
     const cached = entry.pages.get(pageNumber);
     if (cached) return cached;
     const extracted = (async () => {
-      const document = await entry.document;
+      const reader = await entry.reader;
+      if (reader) return extractPdfiumPage(reader, pageNumber, BASE_DPI);
+      const document = await this.#pdfjs(entry);
       if (!Number.isInteger(pageNumber) || pageNumber < 1 || pageNumber > document.numPages) {
         throw new DocumentRejectedError(
           `page ${pageNumber} does not exist; the document has ${document.numPages} pages`,
@@ -182,8 +258,6 @@ export class PdfDocumentCache implements PdfPageSource {
   async clear(): Promise<void> {
     const entries = [...this.#entries.values()];
     this.#entries.clear();
-    await Promise.all(
-      entries.map((e) => e.document.then((d) => d.destroy()).catch(() => undefined)),
-    );
+    await Promise.all(entries.map((e) => PdfDocumentCache.#release(e)));
   }
 }

@@ -21,7 +21,7 @@ export interface PdfEngineOptions {
 }
 
 /**
- * The offline PDF engine: opens PDFs with pdf.js (through `source`, shared with
+ * The offline PDF engine: opens PDFs (PDFium and pdf.js, through `source`, shared with
  * {@link LocalTextProvider} and {@link PdfRasterizer} so a document is parsed once), counts their
  * pages and measures them (text layer, images, rules, columns, fonts) for the router; builds the
  * layout profile.

@@ -14,8 +14,8 @@ export interface RenderOptions {
 }
 
 /**
- * What the PDF engine, the text-layer provider and the rasterizer need of pdf.js: page counts,
- * pages read at 72 DPI, and pages rendered to PNG. Implemented in process by
+ * What the PDF engine, the text-layer provider and the rasterizer need of the PDF readers:
+ * page counts, pages read at 72 DPI, and pages rendered to PNG. Implemented in process by
  * {@link PdfDocumentCache} and off the main thread by {@link PdfWorkerClient}.
  */
 export interface PdfPageSource {

@@ -7,6 +7,7 @@ import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
 import type { RasterPage } from '../raster.js';
 import type { ExtractedPage } from './page-text.js';
+import type { PdfTextReader } from './pdf-document-cache.js';
 import {
   UninterpretablePdfError,
   type PdfPageSource,
@@ -57,6 +58,11 @@ export interface PdfWorkerClientOptions {
    * @default - Node's default
    */
   maxHeapMb?: number;
+  /**
+   * Reader of text layers in the worker.
+   * @default 'pdfium'
+   */
+  textReader?: PdfTextReader;
 }
 
 interface Task {
@@ -126,13 +132,13 @@ const startWorker = (settings: WorkerSettings, maxHeapMb: number | undefined): W
 };
 
 /**
- * Runs pdf.js in a worker thread, so that a PDF on which it loops forever (a content stream
- * cycle, a pathological operator list) cannot block the server: each call has a time budget,
+ * Runs the PDF readers (PDFium and pdf.js) in a worker thread, so that a PDF on which one loops
+ * forever (a content stream cycle, a pathological operator list) cannot block the server: each call has a time budget,
  * past which the worker is terminated, the call rejected with {@link UninterpretablePdfError}
  * (a DocumentRejectedError, 422), the document refused for `poisonMs`, and a fresh worker
  * started for the next call. A crashed worker is handled the same way.
  *
- * One worker serves calls one at a time, in order (pdf.js work is single-threaded anyway), so a
+ * One worker serves calls one at a time, in order (the readers are single-threaded anyway), so a
  * time budget only runs while its own call is being served. The bytes of a document are read
  * from the store and sent once; the worker keeps the documents (and their extracted pages) open
  * by hash, least recently used evicted, and says when it lacks one, which is then sent again.
@@ -165,6 +171,7 @@ export class PdfWorkerClient implements PdfPageSource {
       openTimeoutMs: this.#timeoutMs,
       pageTimeoutMs: this.#timeoutMs,
       renderTimeoutMs: this.#renderTimeoutMs,
+      textReader: options.textReader ?? 'pdfium',
     };
   }
 

@@ -133,6 +133,27 @@ describe('layoutPage', () => {
     expect(markdown).not.toMatch(/#{1,6} see the figure below/);
   });
 
+  it('keeps a bold name centred over its affiliation as bold text, and a bold line over prose as a heading', () => {
+    // Arrange: an author block (name over university, both centred on x = 300), then a bold
+    // "Methods" line over a paragraph.
+    const body = 'The method reads every page and keeps the text that the layout analysis finds.';
+    const centred = (text: string, baseline: number, extra: Partial<TextRun> = {}) =>
+      run(text, 300 - (text.length * CHAR) / 2, baseline, extra);
+    const runs = [
+      ...Array.from({ length: 3 }, (_, i) => run(body, 50, 60 + i * 12)),
+      centred('Ada Lovelace', 120, { bold: true }),
+      centred('University of London', 132),
+      run('Methods', 50, 170, { bold: true }),
+      ...Array.from({ length: 4 }, (_, i) => run(body, 50, 182 + i * 12)),
+    ];
+    // Act
+    const { markdown } = layout(page(runs));
+    // Assert
+    expect(markdown).toContain('**Ada Lovelace**\n\nUniversity of London');
+    expect(markdown).not.toMatch(/#{1,6} Ada Lovelace/);
+    expect(markdown).toMatch(/\n\n#{1,6} Methods\n\nThe method reads/);
+  });
+
   it('keeps page numbers and running headers out of the Markdown but in the elements', () => {
     // Arrange
     const pages = [1, 2, 3].map((n) =>

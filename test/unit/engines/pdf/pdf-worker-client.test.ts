@@ -19,10 +19,16 @@ const CYCLE = 'hostile/pdfjs-operator_list_cycle.pdf';
 
 const store = new CorpusStore();
 const client = new PdfWorkerClient(store, { timeoutMs: TIMEOUT_MS, maxDocuments: 2 });
+/** pdf.js reads text too: it loops forever on CYCLE, which exercises the time budget. */
+const pdfjsClient = new PdfWorkerClient(store, {
+  timeoutMs: TIMEOUT_MS,
+  maxDocuments: 2,
+  textReader: 'pdfjs',
+});
 const ref = (key: string): DocumentRef => ({ key, format: 'pdf', hash: key });
 
 afterAll(async () => {
-  await client.close();
+  await Promise.all([client.close(), pdfjsClient.close()]);
 });
 
 describe('PdfWorkerClient', () => {
@@ -103,24 +109,32 @@ describe('PdfWorkerClient', () => {
   it('abandons a PDF on which pdf.js loops, then serves the next document with a new worker', async () => {
     // Arrange: opening is fast; reading the page loops forever.
     const hostile = ref(CYCLE);
-    expect(await client.pageCount(hostile)).toBe(1);
+    expect(await pdfjsClient.pageCount(hostile)).toBe(1);
     // Act
     const started = Date.now();
-    const failure = await client.page(hostile, 1).catch((error: unknown) => error);
+    const failure = await pdfjsClient.page(hostile, 1).catch((error: unknown) => error);
     const elapsed = Date.now() - started;
     // Assert
     expect(failure).toBeInstanceOf(DocumentRejectedError);
     expect((failure as Error).message).toMatch(/could not be interpreted within 3 seconds/);
     expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 2_000);
-    const page = await client.page(ref(MINIMAL), 1);
+    const page = await pdfjsClient.page(ref(MINIMAL), 1);
     expect(page.stats.rawText.length).toBeGreaterThan(0);
+  });
+
+  it('reads the self-drawing form with PDFium, which stops the recursion', async () => {
+    // Act
+    const page = await client.page(ref(CYCLE), 1);
+    // Assert
+    expect(page.widthPt).toBeGreaterThan(0);
+    expect(page.text.runs).toEqual([]);
   });
 
   it('refuses a document it abandoned without trying it again', async () => {
     // Act
     const started = Date.now();
-    const failure = client.pageCount(ref(CYCLE));
+    const failure = pdfjsClient.pageCount(ref(CYCLE));
     // Assert
     await expect(failure).rejects.toThrow(UninterpretablePdfError);
     await expect(failure).rejects.toThrow(/could not be interpreted within 3 seconds/);
@@ -129,7 +143,7 @@ describe('PdfWorkerClient', () => {
 
   it('makes the engine reject the whole document when a page cannot be interpreted', async () => {
     // Arrange
-    const own = new PdfWorkerClient(store, { timeoutMs: TIMEOUT_MS });
+    const own = new PdfWorkerClient(store, { timeoutMs: TIMEOUT_MS, textReader: 'pdfjs' });
     try {
       // Act / Assert
       await expect(new PdfEngine(own).inspect(ref(CYCLE), [1])).rejects.toThrow(
