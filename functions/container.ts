@@ -32,6 +32,12 @@ import { PARSE_DOCUMENT_ASL, stages } from './pipeline/stages.js';
 /** Everything handlers and stages use, built once per process (local) or cold start (Lambda). */
 export interface Deps extends AppDeps {
   config: Config;
+  /**
+   * Set in a long-lived process: takes the writing of a stage's last events, which then finishes
+   * while the next state starts (and before {@link close} returns). Unset on Lambda, where a
+   * handler returns only once its events are written.
+   */
+  deferEvents?: (written: Promise<void>) => void;
   /** Starts background engines ahead of the first request (the PDF worker). */
   warmUp(): Promise<void>;
   /** Stops background resources (embedded DynamoDB, OCR worker). */
@@ -104,10 +110,20 @@ export async function buildDeps(config: Config): Promise<Deps> {
     loadLocalTasks,
   );
 
+  // Event writes still running after their stage returned; close() waits for them.
+  const pendingEvents = new Set<Promise<void>>();
   return {
     config,
     requests,
     events: new DynamoDbEventLog(dynamo.documentClient, tableName),
+    deferEvents: (written) => {
+      const tracked = written
+        .catch((error: unknown) => {
+          console.error('progress events could not be written', error);
+        })
+        .finally(() => pendingEvents.delete(tracked));
+      pendingEvents.add(tracked);
+    },
     apiKeys: new DynamoDbApiKeyStore(dynamo.documentClient, tableName),
     objects,
     engineFor: (format: DocumentFormat): DocumentEngine | undefined =>
@@ -127,6 +143,7 @@ export async function buildDeps(config: Config): Promise<Deps> {
       await Promise.all([pdfSource.warmUp(), workflow.warmUp()]);
     },
     close: async () => {
+      await Promise.all(pendingEvents);
       await ocr.terminate();
       await pdfSource.close();
       await dynamo.stop();

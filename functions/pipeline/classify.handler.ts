@@ -5,6 +5,8 @@ import { stageHandler } from './stage-handler.js';
 
 /** Task state `Classify`: runs {@link classify}. */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  stageHandler(getDeps, 'Classify', StageInput, (input, d) => classify(input, d));
+  stageHandler(getDeps, 'Classify', StageInput, (input, d, progress) =>
+    classify(input, d, progress),
+  );
 
 export const handler = createHandler(deps);

@@ -5,6 +5,6 @@ import { stageHandler } from './stage-handler.js';
 
 /** Task state `Deliver`: runs {@link deliver}. */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  stageHandler(getDeps, 'Deliver', StageInput, (input, d) => deliver(input, d));
+  stageHandler(getDeps, 'Deliver', StageInput, (input, d, progress) => deliver(input, d, progress));
 
 export const handler = createHandler(deps);

@@ -5,6 +5,6 @@ import { stageHandler } from './stage-handler.js';
 
 /** Task state `Ingest`: runs {@link ingest}. */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  stageHandler(getDeps, 'Ingest', StageInput, (input, d) => ingest(input, d));
+  stageHandler(getDeps, 'Ingest', StageInput, (input, d, progress) => ingest(input, d, progress));
 
 export const handler = createHandler(deps);

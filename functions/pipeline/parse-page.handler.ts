@@ -5,6 +5,8 @@ import { stageHandler } from './stage-handler.js';
 
 /** Task state `ParsePage`: runs {@link parsePage}. */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  stageHandler(getDeps, 'ParsePage', PageStageInput, (input, d) => parsePage(input, d));
+  stageHandler(getDeps, 'ParsePage', PageStageInput, (input, d, progress) =>
+    parsePage(input, d, progress),
+  );
 
 export const handler = createHandler(deps);

@@ -5,6 +5,6 @@ import { stageHandler } from './stage-handler.js';
 
 /** Task state `Route`: runs {@link route}. */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  stageHandler(getDeps, 'Route', StageInput, (input, d) => route(input, d));
+  stageHandler(getDeps, 'Route', StageInput, (input, d, progress) => route(input, d, progress));
 
 export const handler = createHandler(deps);

@@ -1,27 +1,43 @@
 import middy from '@middy/core';
 import type { z } from 'zod';
+import { OrderedProgress } from '../core/domain/pipeline/progress.js';
 import { parseWith } from '../core/domain/validation.js';
+import type { ProgressSink } from '../core/ports/event-log.js';
 import type { Deps } from '../container.js';
 
 /**
  * A Task state's Lambda: validates the state input, emits `node.started` / `node.completed` on the
- * request's event log, and runs the stage. Errors propagate with their `name` so the state
- * machine's Retry and Catch match them.
+ * request's event log around the stage, and runs the stage. Errors propagate with their `name` so
+ * the state machine's Retry and Catch match them.
+ *
+ * Events are written in order while the stage runs, not before it goes on. On Lambda the handler
+ * returns once they are all written (nothing runs after a Lambda returns); a long-lived process
+ * (`deps.deferEvents`) lets the last ones finish while the next state starts.
  */
 export function stageHandler<S extends z.ZodType<{ requestId: string }>, O>(
   getDeps: () => Promise<Deps>,
   node: string,
   schema: S,
-  run: (input: z.infer<S>, deps: Deps) => Promise<O>,
+  run: (input: z.infer<S>, deps: Deps, progress: ProgressSink) => Promise<O>,
 ) {
   return middy<unknown, O>().handler(async (event) => {
     const input = parseWith('state', schema, event);
     const deps = await getDeps();
     const page = (input as { pageNumber?: number }).pageNumber;
     const fields = page === undefined ? { node } : { node, page };
-    await deps.events.append(input.requestId, { event: 'node.started', ...fields });
-    const output = await run(input, deps);
-    await deps.events.append(input.requestId, { event: 'node.completed', ...fields });
+    const progress = new OrderedProgress(deps.events, input.requestId);
+    progress.emit({ event: 'node.started', ...fields });
+    let output: O;
+    try {
+      output = await run(input, deps, progress);
+    } catch (error) {
+      // The events emitted before the failure are still written.
+      await progress.settled().catch(() => undefined);
+      throw error;
+    }
+    progress.emit({ event: 'node.completed', ...fields });
+    if (deps.deferEvents) deps.deferEvents(progress.settled());
+    else await progress.settled();
     return output;
   });
 }

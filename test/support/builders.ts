@@ -21,7 +21,7 @@ import type { ParseOptions, RequestRecord } from '../../functions/core/domain/re
 import type { ProviderCapability } from '../../functions/core/domain/routing.js';
 import type { DocumentFormat, Tier } from '../../functions/core/domain/schemas.js';
 import type { Clock } from '../../functions/core/ports/clock.js';
-import type { EventLog } from '../../functions/core/ports/event-log.js';
+import type { EventLog, ProgressSink } from '../../functions/core/ports/event-log.js';
 import type {
   DocumentEngine,
   DocumentInspection,
@@ -372,12 +372,23 @@ export class InProcessWorkflow implements Workflow {
       return fn();
     };
     try {
-      await stage('Ingest', () => ingest({ requestId }, ports));
-      await stage('Classify', () => classify({ requestId }, ports));
-      const { pages } = await stage('Route', () => route({ requestId }, ports));
-      for (const page of pages) await stage('ParsePage', () => parsePage(page, ports));
+      await stage('Ingest', () =>
+        ingest({ requestId }, ports, progressTo(ports.events, requestId)),
+      );
+      await stage('Classify', () =>
+        classify({ requestId }, ports, progressTo(ports.events, requestId)),
+      );
+      const { pages } = await stage('Route', () =>
+        route({ requestId }, ports, progressTo(ports.events, requestId)),
+      );
+      for (const page of pages)
+        await stage('ParsePage', () =>
+          parsePage(page, ports, progressTo(ports.events, page.requestId)),
+        );
       await stage('Verify', () => verify({ requestId }, ports));
-      await stage('Deliver', () => deliver({ requestId }, ports));
+      await stage('Deliver', () =>
+        deliver({ requestId }, ports, progressTo(ports.events, requestId)),
+      );
       return { status: 'SUCCEEDED' };
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));
@@ -612,3 +623,13 @@ export function aGetEvent(
 export function bodyOf(result: { body: string }): Record<string, unknown> {
   return JSON.parse(result.body) as Record<string, unknown>;
 }
+
+/**
+ * A stage's progress sink that appends straight to `events` (the in-memory log stores an event
+ * as soon as it is appended, so tests see it when the stage returns).
+ */
+export const progressTo = (events: EventLog, requestId: string): ProgressSink => ({
+  emit: (event) => {
+    void events.append(requestId, event);
+  },
+});

@@ -180,6 +180,10 @@ export class InMemoryEventLog implements EventLog {
     });
   }
 
+  opened(): void {
+    // Sequence numbers come from the in-memory list; nothing to remember.
+  }
+
   list(requestId: string, afterSeq = 0): Promise<LoggedEvent[]> {
     return settle(() => {
       const log = this.#logs.get(requestId) ?? [];

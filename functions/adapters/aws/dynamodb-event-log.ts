@@ -23,9 +23,10 @@ const systemClock: Clock = { now: () => new Date() };
  * The per-request event log in the service table: `REQ#<id>` / `EVT#0000000001`, ...
  *
  * An append claims the next sequence number with a conditional put (`attribute_not_exists`):
- * one write per event. The last number this process wrote for a request is remembered; when
- * another writer (a parallel page, another Lambda) took it first, the append reads the newest
- * event and tries the following number. Because a number is claimed only after every smaller
+ * one write per event. The last number this process wrote for a request is remembered, and the
+ * appends this process makes for one request are queued, so they never race each other; when
+ * another writer (another Lambda) took the number first, the append reads the newest event and
+ * tries the following number. Because a number is claimed only after every smaller
  * one was written, readers never see event `n + 1` before event `n`, and there are no gaps.
  */
 export class DynamoDbEventLog implements EventLog {
@@ -33,6 +34,8 @@ export class DynamoDbEventLog implements EventLog {
   readonly #tableName: string;
   readonly #clock: Clock;
   readonly #lastSeq = new Map<string, number>();
+  /** The latest pending append of each request, which the next one waits for. */
+  readonly #tails = new Map<string, Promise<number>>();
 
   /**
    * @param client a document client marshalling with `removeUndefinedValues: true`
@@ -46,7 +49,23 @@ export class DynamoDbEventLog implements EventLog {
     this.#clock = clock;
   }
 
-  async append(requestId: string, event: ProgressEvent): Promise<number> {
+  append(requestId: string, event: ProgressEvent): Promise<number> {
+    // Appends of one request made in this process are written one after the other: racing
+    // them would only make all but one fail their condition and read the log again.
+    const previous = this.#tails.get(requestId);
+    const appended = (previous ?? Promise.resolve(0))
+      .catch(() => 0)
+      .then(() => this.#claim(requestId, event));
+    this.#tails.set(requestId, appended);
+    const forget = () => {
+      if (this.#tails.get(requestId) === appended) this.#tails.delete(requestId);
+    };
+    appended.then(forget, forget);
+    return appended;
+  }
+
+  /** Writes `event` under the next free sequence number. */
+  async #claim(requestId: string, event: ProgressEvent): Promise<number> {
     let seq = (this.#lastSeq.get(requestId) ?? (await this.#newestSeq(requestId))) + 1;
     for (let attempt = 1; ; attempt++) {
       const logged: LoggedEvent = { seq, at: this.#clock.now().toISOString(), body: event };
@@ -66,6 +85,11 @@ export class DynamoDbEventLog implements EventLog {
         seq = Math.max(seq, await this.#newestSeq(requestId)) + 1;
       }
     }
+  }
+
+  /** {@inheritDoc EventLog.opened} */
+  opened(requestId: string): void {
+    if (!this.#lastSeq.has(requestId)) this.#remember(requestId, 0);
   }
 
   #remember(requestId: string, seq: number): void {

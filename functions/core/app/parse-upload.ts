@@ -109,6 +109,7 @@ export async function submitUpload(
     },
   };
   await deps.requests.create(record);
+  deps.events.opened(id);
   return record;
 }
 

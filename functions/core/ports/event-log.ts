@@ -15,6 +15,19 @@ export interface LoggedEvent {
 export interface EventLog {
   /** Appends and returns the event's sequence number; concurrent appends get distinct, increasing numbers. */
   append(requestId: string, event: ProgressEvent): Promise<number>;
+  /**
+   * Declares the log of a request just created (no events yet), so that its first append need
+   * not look for earlier events. A hint only: a wrong one costs a retry, never an event.
+   */
+  opened(requestId: string): void;
   /** Events with `seq > afterSeq` (all when omitted), ascending. */
   list(requestId: string, afterSeq?: number): Promise<LoggedEvent[]>;
+}
+
+/**
+ * Where a pipeline stage reports progress on its request. `emit` returns at once; the events are
+ * written in the order emitted, after the stage's `node.started` and before its `node.completed`.
+ */
+export interface ProgressSink {
+  emit(event: ProgressEvent): void;
 }

@@ -11,6 +11,8 @@ import { createHandler as verifyHandler } from '../../../functions/pipeline/veri
 import { submitUpload } from '../../../functions/core/app/parse-upload.js';
 import { DocumentRejectedError, ValidationError } from '../../../functions/core/domain/errors.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
+import type { ProgressEvent } from '../../../functions/core/ports/event-log.js';
+import { InMemoryEventLog } from '../../support/fakes.js';
 import {
   FakeDocumentEngine,
   TENANT,
@@ -32,28 +34,80 @@ async function submitted(deps: FakeDeps) {
   return record.id;
 }
 
+/** `log`, with every append held until `gate` opens. */
+class GatedEventLog extends InMemoryEventLog {
+  readonly #gate: Promise<void>;
+  readonly #log: InMemoryEventLog;
+
+  constructor(log: InMemoryEventLog, gate: Promise<void>) {
+    super();
+    this.#log = log;
+    this.#gate = gate;
+  }
+
+  override async append(requestId: string, event: ProgressEvent): Promise<number> {
+    await this.#gate;
+    return this.#log.append(requestId, event);
+  }
+}
+
 const Input = z.object({ requestId: z.string().min(1), pageNumber: z.number().optional() });
 
 describe('stageHandler', () => {
-  it('emits node.started and node.completed around the stage and returns its output', async () => {
+  it('emits node.started, the stage events and node.completed in order, and returns the output', async () => {
     // Arrange
     const deps = await fakeDeps();
-    const seen: string[] = [];
     const handler = stageHandler(
       () => Promise.resolve(deps),
       'Probe',
       Input,
-      async (input, d) => {
-        seen.push(...(await eventsOf(d.events, input.requestId)).map((e) => e.event as string));
-        return { ok: true };
+      (_input, _d, progress) => {
+        progress.emit({ event: 'probe.step', n: 1 });
+        progress.emit({ event: 'probe.step', n: 2 });
+        return Promise.resolve({ ok: true });
       },
     );
     // Act
     const output = await handler({ requestId: 'req_1' }, lambdaContext('Probe'));
-    // Assert
+    // Assert: every event is written when the handler returns.
     expect(output).toEqual({ ok: true });
-    expect(seen).toEqual(['node.started']);
     expect(await eventsOf(deps.events, 'req_1')).toEqual([
+      { event: 'node.started', node: 'Probe' },
+      { event: 'probe.step', n: 1 },
+      { event: 'probe.step', n: 2 },
+      { event: 'node.completed', node: 'Probe' },
+    ]);
+  });
+
+  it('hands the last event writes to deferEvents in a long-lived process', async () => {
+    // Arrange: an event log whose appends wait until released.
+    const deps = await fakeDeps();
+    const log = deps.events;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const deferred: Promise<void>[] = [];
+    const slow: FakeDeps = {
+      ...deps,
+      events: new GatedEventLog(log, gate),
+      deferEvents: (written) => deferred.push(written),
+    };
+    const handler = stageHandler(
+      () => Promise.resolve(slow),
+      'Probe',
+      Input,
+      () => Promise.resolve('done'),
+    );
+    // Act
+    const output = await handler({ requestId: 'req_2' }, lambdaContext('Probe'));
+    // Assert: the handler returned before any event was written; the deferred writes finish.
+    expect(output).toBe('done');
+    expect(await eventsOf(log, 'req_2')).toEqual([]);
+    expect(deferred).toHaveLength(1);
+    release();
+    await deferred[0];
+    expect(await eventsOf(log, 'req_2')).toEqual([
       { event: 'node.started', node: 'Probe' },
       { event: 'node.completed', node: 'Probe' },
     ]);

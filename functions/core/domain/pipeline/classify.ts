@@ -1,3 +1,4 @@
+import type { ProgressSink } from '../../ports/event-log.js';
 import { complexityScore } from '../routing.js';
 import { documentRef, loadRequest, selectedPages } from './load-request.js';
 import { workKeys, type PipelinePorts, type StageInput } from './pipeline-ports.js';
@@ -17,7 +18,8 @@ export interface StoredInspection extends DocumentInspection {
  */
 export async function classify(
   input: StageInput,
-  ports: Pick<PipelinePorts, 'requests' | 'events' | 'objects' | 'engineFor' | 'clock'>,
+  ports: Pick<PipelinePorts, 'requests' | 'objects' | 'engineFor' | 'clock'>,
+  progress: ProgressSink,
 ): Promise<{ requestId: string }> {
   const started = ports.clock.now().getTime();
   const record = await loadRequest(ports.requests, input.requestId);
@@ -33,7 +35,7 @@ export async function classify(
     'application/json',
   );
   for (const page of inspection.pages) {
-    await ports.events.append(input.requestId, {
+    progress.emit({
       event: 'classify.page',
       page: page.pageNumber,
       complexity: complexity[page.pageNumber],

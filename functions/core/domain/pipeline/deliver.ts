@@ -1,3 +1,4 @@
+import type { ProgressSink } from '../../ports/event-log.js';
 import type { ParseResponse, Tier } from '../schemas.js';
 import { loadRequest } from './load-request.js';
 import { readCheckpoints } from './parse-page.js';
@@ -13,7 +14,8 @@ import { workKeys, type PipelinePorts, type StageInput } from './pipeline-ports.
  */
 export async function deliver(
   input: StageInput,
-  ports: Pick<PipelinePorts, 'requests' | 'events' | 'objects' | 'clock' | 'settings'>,
+  ports: Pick<PipelinePorts, 'requests' | 'objects' | 'clock' | 'settings'>,
+  progress: ProgressSink,
 ): Promise<{ requestId: string }> {
   const record = await loadRequest(ports.requests, input.requestId);
   const pages = await readCheckpoints(ports, input.requestId);
@@ -68,6 +70,6 @@ export async function deliver(
     resultKey,
     updatedAt: now.toISOString(),
   });
-  await ports.events.append(input.requestId, { event: 'result.final', result_key: resultKey });
+  progress.emit({ event: 'result.final', result_key: resultKey });
   return { requestId: input.requestId };
 }

@@ -1,5 +1,6 @@
 import { DocumentRejectedError, UnsupportedDocumentError } from '../errors.js';
 import { documentRef, loadRequest, selectedPages } from './load-request.js';
+import type { ProgressSink } from '../../ports/event-log.js';
 import type { PipelinePorts, StageInput } from './pipeline-ports.js';
 
 /**
@@ -12,7 +13,8 @@ import type { PipelinePorts, StageInput } from './pipeline-ports.js';
  */
 export async function ingest(
   input: StageInput,
-  ports: Pick<PipelinePorts, 'requests' | 'events' | 'engineFor' | 'clock' | 'settings'>,
+  ports: Pick<PipelinePorts, 'requests' | 'engineFor' | 'clock' | 'settings'>,
+  progress: ProgressSink,
 ): Promise<{ requestId: string; pageCount: number }> {
   const started = ports.clock.now().getTime();
   const record = await loadRequest(ports.requests, input.requestId);
@@ -38,6 +40,6 @@ export async function ingest(
     timings: { ...record.timings, ingest_ms: ports.clock.now().getTime() - started },
   });
   const pages = selectedPages(updated).length;
-  await ports.events.append(input.requestId, { event: 'ingest.start', page_count: pages });
+  progress.emit({ event: 'ingest.start', page_count: pages });
   return { requestId: input.requestId, pageCount: pages };
 }

@@ -1,3 +1,4 @@
+import type { ProgressSink } from '../../ports/event-log.js';
 import { confidenceReport } from '../confidence.js';
 import { NotFoundError } from '../errors.js';
 import { plainText, tableIntegrity, textSimilarity } from '../markdown.js';
@@ -20,7 +21,8 @@ const INLINE_CHECKPOINT_BYTES = 300_000;
  */
 export async function parsePage(
   input: PageStageInput,
-  ports: Pick<PipelinePorts, 'requests' | 'events' | 'objects' | 'providers' | 'clock'>,
+  ports: Pick<PipelinePorts, 'requests' | 'objects' | 'providers' | 'clock'>,
+  progress: ProgressSink,
 ): Promise<{ pageNumber: number }> {
   const started = ports.clock.now().getTime();
   const record = await loadRequest(ports.requests, input.requestId);
@@ -61,7 +63,7 @@ export async function parsePage(
   const c = page.confidence;
   const scores = [c.layout_score, c.ocr_score, c.verbatim_score];
   if (c.table_score != null) scores.push(c.table_score);
-  await ports.events.append(input.requestId, {
+  progress.emit({
     event: 'vlm.page.done',
     page: input.pageNumber,
     confidence: Math.round((scores.reduce((a, b) => a + b, 0) / scores.length) * 1000) / 1000,

@@ -1,3 +1,4 @@
+import type { ProgressSink } from '../../ports/event-log.js';
 import { ProviderUnavailableError } from '../errors.js';
 import { chooseProvider, tierFor } from '../routing.js';
 import type { PageRoute } from '../request.js';
@@ -18,10 +19,8 @@ const TIERS: readonly Tier[] = ['fast', 'pro', 'premium'];
  */
 export async function route(
   input: StageInput,
-  ports: Pick<
-    PipelinePorts,
-    'requests' | 'events' | 'objects' | 'providers' | 'clock' | 'settings'
-  >,
+  ports: Pick<PipelinePorts, 'requests' | 'objects' | 'providers' | 'clock' | 'settings'>,
+  progress: ProgressSink,
 ): Promise<{ requestId: string; pages: PageStageInput[] }> {
   const started = ports.clock.now().getTime();
   const record = await loadRequest(ports.requests, input.requestId);
@@ -46,7 +45,7 @@ export async function route(
     routes.push({ pageNumber: features.pageNumber, complexity, ...chosen });
   }
   for (const r of routes) {
-    await ports.events.append(input.requestId, {
+    progress.emit({
       event: 'route.page',
       page: r.pageNumber,
       tier: r.tier,

@@ -15,6 +15,7 @@ import {
   providerRegistry,
   scannedPageFeatures,
   type PipelineWorld,
+  progressTo,
 } from '../../../support/builders.js';
 
 /** Page 1 clean prose, page 2 scanned, page 3 a dense ruled two-column page with math. */
@@ -38,7 +39,7 @@ const mixedEngine = () =>
 
 async function ingested(world: PipelineWorld, options = parseOptions()) {
   const record = await aStoredRequest(world, { options });
-  await ingest({ requestId: record.id }, world);
+  await ingest({ requestId: record.id }, world, progressTo(world.events, record.id));
   world.clock.advance(25);
   return record;
 }
@@ -49,7 +50,11 @@ describe('classify', () => {
     const world = aPipeline({ engine: mixedEngine() });
     const record = await ingested(world);
     // Act
-    const output = await classify({ requestId: record.id }, world);
+    const output = await classify(
+      { requestId: record.id },
+      world,
+      progressTo(world.events, record.id),
+    );
     // Assert
     expect(output).toEqual({ requestId: record.id });
     const inspection = await readInspection(world.objects, record.id);
@@ -66,7 +71,7 @@ describe('classify', () => {
     const world = aPipeline({ engine: mixedEngine() });
     const record = await ingested(world);
     // Act
-    await classify({ requestId: record.id }, world);
+    await classify({ requestId: record.id }, world, progressTo(world.events, record.id));
     // Assert
     const events = await eventsOf(world.events, record.id);
     expect(events.filter((e) => e.event === 'classify.page')).toEqual([
@@ -81,7 +86,7 @@ describe('classify', () => {
     const world = aPipeline({ engine: mixedEngine() });
     const record = await ingested(world, parseOptions({ max_pages: 2 }));
     // Act
-    await classify({ requestId: record.id }, world);
+    await classify({ requestId: record.id }, world, progressTo(world.events, record.id));
     // Assert
     expect(world.engine.inspected).toEqual([[1, 2]]);
   });
@@ -91,7 +96,7 @@ describe('classify', () => {
     const world = aPipeline({ engine: mixedEngine() });
     const record = await ingested(world);
     // Act
-    await classify({ requestId: record.id }, world);
+    await classify({ requestId: record.id }, world, progressTo(world.events, record.id));
     // Assert
     const timings = (await world.requests.get(record.id))?.timings;
     expect(timings).toEqual({ ingest_ms: 0, classification_ms: 0 });
@@ -103,7 +108,7 @@ describe('classify', () => {
     const record = await ingested(world);
     const broken = { ...world, engineFor: () => undefined };
     // Act
-    const result = classify({ requestId: record.id }, broken);
+    const result = classify({ requestId: record.id }, broken, progressTo(broken.events, record.id));
     // Assert
     await expect(result).rejects.toThrow('no engine for pdf after ingestion');
   });
@@ -121,7 +126,7 @@ describe('classify', () => {
 describe('route', () => {
   async function classified(world: PipelineWorld) {
     const record = await ingested(world);
-    await classify({ requestId: record.id }, world);
+    await classify({ requestId: record.id }, world, progressTo(world.events, record.id));
     return record;
   }
 
@@ -130,7 +135,11 @@ describe('route', () => {
     const world = aPipeline({ engine: mixedEngine() });
     const record = await classified(world);
     // Act
-    const output = await route({ requestId: record.id }, world);
+    const output = await route(
+      { requestId: record.id },
+      world,
+      progressTo(world.events, record.id),
+    );
     // Assert
     expect(output).toEqual({
       requestId: record.id,
@@ -148,7 +157,7 @@ describe('route', () => {
     const world = aPipeline({ engine: mixedEngine() });
     const record = await classified(world);
     // Act
-    await route({ requestId: record.id }, world);
+    await route({ requestId: record.id }, world, progressTo(world.events, record.id));
     // Assert
     const events = await eventsOf(world.events, record.id);
     expect(events.filter((e) => e.event === 'route.page')).toEqual([
@@ -177,7 +186,7 @@ describe('route', () => {
     });
     const record = await classified(world);
     // Act
-    await route({ requestId: record.id }, world);
+    await route({ requestId: record.id }, world, progressTo(world.events, record.id));
     // Assert
     expect((await world.requests.get(record.id))?.routes).toEqual([
       { pageNumber: 1, complexity: 0.35, tier: 'premium', provider: 'vision' },
@@ -193,7 +202,7 @@ describe('route', () => {
     });
     const record = await classified(world);
     // Act
-    const result = route({ requestId: record.id }, world);
+    const result = route({ requestId: record.id }, world, progressTo(world.events, record.id));
     // Assert
     await expect(result).rejects.toBeInstanceOf(ProviderUnavailableError);
     await expect(result).rejects.toThrow('no provider of tier pro or above can parse page 1');
@@ -206,7 +215,7 @@ describe('route', () => {
     const record = await classified(world);
     world.clock.advance(1000);
     // Act
-    await route({ requestId: record.id }, world);
+    await route({ requestId: record.id }, world, progressTo(world.events, record.id));
     // Assert
     const stored = await world.requests.get(record.id);
     expect(stored?.pagesStartedAt).toBe(world.clock.now().getTime());

@@ -12,6 +12,7 @@ import {
   aStoredRequest,
   eventsOf,
   parseOptions,
+  progressTo,
 } from '../../../support/builders.js';
 
 describe('ingest', () => {
@@ -20,7 +21,11 @@ describe('ingest', () => {
     const world = aPipeline({ engine: new FakeDocumentEngine({ pageCount: 3 }) });
     const record = await aStoredRequest(world);
     // Act
-    const output = await ingest({ requestId: record.id }, world);
+    const output = await ingest(
+      { requestId: record.id },
+      world,
+      progressTo(world.events, record.id),
+    );
     // Assert
     expect(output).toEqual({ requestId: record.id, pageCount: 3 });
     const stored = await world.requests.get(record.id);
@@ -40,7 +45,11 @@ describe('ingest', () => {
     const world = aPipeline({ engine: new FakeDocumentEngine({ pageCount: 10 }) });
     const record = await aStoredRequest(world, { options: parseOptions({ max_pages: 4 }) });
     // Act
-    const output = await ingest({ requestId: record.id }, world);
+    const output = await ingest(
+      { requestId: record.id },
+      world,
+      progressTo(world.events, record.id),
+    );
     // Assert
     expect(output.pageCount).toBe(4);
     expect((await world.requests.get(record.id))?.document.pageCount).toBe(10);
@@ -57,7 +66,11 @@ describe('ingest', () => {
     });
     const record = await aStoredRequest(world, { options: parseOptions({ max_pages: 5 }) });
     // Act
-    const output = await ingest({ requestId: record.id }, world);
+    const output = await ingest(
+      { requestId: record.id },
+      world,
+      progressTo(world.events, record.id),
+    );
     // Assert
     expect(output.pageCount).toBe(5);
   });
@@ -67,7 +80,7 @@ describe('ingest', () => {
     const world = aPipeline({ engine: new FakeDocumentEngine({ pageCount: 0 }) });
     const record = await aStoredRequest(world);
     // Act
-    const result = ingest({ requestId: record.id }, world);
+    const result = ingest({ requestId: record.id }, world, progressTo(world.events, record.id));
     // Assert
     await expect(result).rejects.toThrow(DocumentRejectedError);
     await expect(result).rejects.toThrow('the document has no pages');
@@ -82,7 +95,7 @@ describe('ingest', () => {
     });
     const record = await aStoredRequest(world);
     // Act
-    const result = ingest({ requestId: record.id }, world);
+    const result = ingest({ requestId: record.id }, world, progressTo(world.events, record.id));
     // Assert
     await expect(result).rejects.toBeInstanceOf(DocumentRejectedError);
     await expect(result).rejects.toThrow(
@@ -99,7 +112,7 @@ describe('ingest', () => {
     });
     const record = await aStoredRequest(world, { options: parseOptions({ max_pages: 20 }) });
     // Act
-    const result = ingest({ requestId: record.id }, world);
+    const result = ingest({ requestId: record.id }, world, progressTo(world.events, record.id));
     // Assert
     await expect(result).rejects.toBeInstanceOf(DocumentRejectedError);
   });
@@ -110,7 +123,7 @@ describe('ingest', () => {
     const base = aRequestRecord();
     const record = await aStoredRequest(world, { document: { ...base.document, format: 'docx' } });
     // Act
-    const result = ingest({ requestId: record.id }, world);
+    const result = ingest({ requestId: record.id }, world, progressTo(world.events, record.id));
     // Assert
     await expect(result).rejects.toBeInstanceOf(UnsupportedDocumentError);
     await expect(result).rejects.toThrow(/docx documents .* supported now: PDF and images/);
@@ -121,7 +134,11 @@ describe('ingest', () => {
     // Arrange
     const world = aPipeline();
     // Act
-    const result = ingest({ requestId: 'req_missing' }, world);
+    const result = ingest(
+      { requestId: 'req_missing' },
+      world,
+      progressTo(world.events, 'req_missing'),
+    );
     // Assert
     await expect(result).rejects.toBeInstanceOf(NotFoundError);
   });

@@ -22,6 +22,7 @@ import {
   scannedPageFeatures,
   type PipelineOptions,
   type PipelineWorld,
+  progressTo,
 } from '../../../support/builders.js';
 
 async function routed(options: PipelineOptions = {}, dpi: number | null = null) {
@@ -29,9 +30,9 @@ async function routed(options: PipelineOptions = {}, dpi: number | null = null) 
   const record = await aStoredRequest(world, {
     options: parseOptions({ dpi, maintain_format: false }),
   });
-  await ingest({ requestId: record.id }, world);
-  await classify({ requestId: record.id }, world);
-  await route({ requestId: record.id }, world);
+  await ingest({ requestId: record.id }, world, progressTo(world.events, record.id));
+  await classify({ requestId: record.id }, world, progressTo(world.events, record.id));
+  await route({ requestId: record.id }, world, progressTo(world.events, record.id));
   return { world, requestId: record.id };
 }
 
@@ -43,7 +44,11 @@ describe('parsePage', () => {
     // Arrange
     const { world, requestId } = await routed();
     // Act
-    const output = await parsePage({ requestId, pageNumber: 1 }, world);
+    const output = await parsePage(
+      { requestId, pageNumber: 1 },
+      world,
+      progressTo(world.events, requestId),
+    );
     // Assert
     expect(output).toEqual({ pageNumber: 1 });
     const [checkpoint] = await checkpointsOf(world, requestId);
@@ -78,7 +83,7 @@ describe('parsePage', () => {
       200,
     );
     // Act
-    await parsePage({ requestId, pageNumber: 1 }, world);
+    await parsePage({ requestId, pageNumber: 1 }, world, progressTo(world.events, requestId));
     // Assert
     expect(world.textProvider.calls).toEqual([
       {
@@ -97,7 +102,7 @@ describe('parsePage', () => {
       textProvider: new FakePageProvider('pdf-text', { layoutScore: 0.7 }),
     });
     // Act
-    await parsePage({ requestId, pageNumber: 1 }, world);
+    await parsePage({ requestId, pageNumber: 1 }, world, progressTo(world.events, requestId));
     // Assert
     const events = await eventsOf(world.events, requestId);
     expect(events.at(-1)).toEqual({ event: 'vlm.page.done', page: 1, confidence: 0.9 });
@@ -110,7 +115,7 @@ describe('parsePage', () => {
       textProvider: new FakePageProvider('pdf-text', { markdown, evidenceText: markdown }),
     });
     // Act
-    await parsePage({ requestId, pageNumber: 1 }, world);
+    await parsePage({ requestId, pageNumber: 1 }, world, progressTo(world.events, requestId));
     // Assert
     const [checkpoint] = await checkpointsOf(world, requestId);
     const key = `work/${requestId}/pages/0001.json`;
@@ -126,7 +131,7 @@ describe('parsePage', () => {
       engine: new FakeDocumentEngine({ features: (n) => scannedPageFeatures(n) }),
     });
     // Act
-    await parsePage({ requestId, pageNumber: 1 }, world);
+    await parsePage({ requestId, pageNumber: 1 }, world, progressTo(world.events, requestId));
     // Assert
     const [page] = await readCheckpoints(world, requestId);
     expect(page?.provider).toBe('ocr');
@@ -139,7 +144,7 @@ describe('parsePage', () => {
       engine: new FakeDocumentEngine({ features: () => pageFeatures({ garbageRatio: 0.2 }) }),
     });
     // Act
-    await parsePage({ requestId, pageNumber: 1 }, world);
+    await parsePage({ requestId, pageNumber: 1 }, world, progressTo(world.events, requestId));
     // Assert
     const [page] = await readCheckpoints(world, requestId);
     expect(page?.confidence.ocr_score).toBe(0.8);
@@ -153,7 +158,7 @@ describe('parsePage', () => {
       }),
     });
     // Act
-    await parsePage({ requestId, pageNumber: 1 }, world);
+    await parsePage({ requestId, pageNumber: 1 }, world, progressTo(world.events, requestId));
     // Assert
     const [page] = await readCheckpoints(world, requestId);
     expect(page?.confidence.verbatim_score).toBeLessThan(0.6);
@@ -169,7 +174,7 @@ describe('parsePage', () => {
       }),
     });
     // Act
-    await parsePage({ requestId, pageNumber: 1 }, world);
+    await parsePage({ requestId, pageNumber: 1 }, world, progressTo(world.events, requestId));
     // Assert
     const [page] = await readCheckpoints(world, requestId);
     expect(page?.confidence.table_score).toBe(0.5);
@@ -193,7 +198,7 @@ describe('parsePage', () => {
       }),
     });
     // Act
-    await parsePage({ requestId, pageNumber: 1 }, world);
+    await parsePage({ requestId, pageNumber: 1 }, world, progressTo(world.events, requestId));
     // Assert
     const [page] = await readCheckpoints(world, requestId);
     expect(page?.grounding).toHaveLength(1);
@@ -219,7 +224,7 @@ describe('parsePage', () => {
     const { world, requestId } = await routed({ textProvider: slow });
     holder.world = world;
     // Act
-    await parsePage({ requestId, pageNumber: 1 }, world);
+    await parsePage({ requestId, pageNumber: 1 }, world, progressTo(world.events, requestId));
     // Assert
     const [page] = await readCheckpoints(world, requestId);
     expect(page?.latency_ms).toBe(340);
@@ -229,7 +234,11 @@ describe('parsePage', () => {
     // Arrange
     const { world, requestId } = await routed();
     // Act
-    const result = parsePage({ requestId, pageNumber: 2 }, world);
+    const result = parsePage(
+      { requestId, pageNumber: 2 },
+      world,
+      progressTo(world.events, requestId),
+    );
     // Assert
     await expect(result).rejects.toBeInstanceOf(NotFoundError);
     await expect(result).rejects.toThrow('page 2 was not routed');
@@ -242,7 +251,11 @@ describe('parsePage', () => {
     });
     const { world, requestId } = await routed({ textProvider: failing });
     // Act
-    const result = parsePage({ requestId, pageNumber: 1 }, world);
+    const result = parsePage(
+      { requestId, pageNumber: 1 },
+      world,
+      progressTo(world.events, requestId),
+    );
     // Assert
     await expect(result).rejects.toBeInstanceOf(ProviderUnavailableError);
     expect(await checkpointsOf(world, requestId)).toEqual([]);

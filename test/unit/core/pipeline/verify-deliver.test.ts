@@ -24,6 +24,7 @@ import {
   scannedPageFeatures,
   type PipelineOptions,
   type PipelineWorld,
+  progressTo,
 } from '../../../support/builders.js';
 
 /** Runs Ingest to ParsePage, advancing the clock by `stepMs` after each stage. */
@@ -31,13 +32,13 @@ async function parsed(options: PipelineOptions = {}, stepMs = 0) {
   const world = aPipeline(options);
   const record = await aStoredRequest(world);
   const requestId = record.id;
-  await ingest({ requestId }, world);
+  await ingest({ requestId }, world, progressTo(world.events, requestId));
   world.clock.advance(stepMs);
-  await classify({ requestId }, world);
+  await classify({ requestId }, world, progressTo(world.events, requestId));
   world.clock.advance(stepMs);
-  const { pages } = await route({ requestId }, world);
+  const { pages } = await route({ requestId }, world, progressTo(world.events, requestId));
   world.clock.advance(stepMs);
-  for (const page of pages) await parsePage(page, world);
+  for (const page of pages) await parsePage(page, world, progressTo(world.events, page.requestId));
   world.clock.advance(stepMs);
   return { world, requestId };
 }
@@ -165,7 +166,7 @@ describe('deliver', () => {
     const { world, requestId } = await parsed(threePages(), 50);
     await verify({ requestId }, world);
     // Act
-    await deliver({ requestId }, world);
+    await deliver({ requestId }, world, progressTo(world.events, requestId));
     // Assert
     const response = ParseResponse.parse(
       await resultOf(world, `results/tenant-a/${requestId}.json`),
@@ -197,7 +198,7 @@ describe('deliver', () => {
     // Arrange
     const { world, requestId } = await parsed(threePages());
     // Act
-    await deliver({ requestId }, world);
+    await deliver({ requestId }, world, progressTo(world.events, requestId));
     // Assert
     const response = ParseResponse.parse(
       await resultOf(world, `results/tenant-a/${requestId}.json`),
@@ -216,7 +217,7 @@ describe('deliver', () => {
     await verify({ requestId }, world);
     world.clock.advance(100);
     // Act
-    await deliver({ requestId }, world);
+    await deliver({ requestId }, world, progressTo(world.events, requestId));
     // Assert
     const response = ParseResponse.parse(
       await resultOf(world, `results/tenant-a/${requestId}.json`),
@@ -234,7 +235,7 @@ describe('deliver', () => {
     // Arrange
     const { world, requestId } = await parsed();
     // Act
-    await deliver({ requestId }, world);
+    await deliver({ requestId }, world, progressTo(world.events, requestId));
     // Assert
     const key = `results/tenant-a/${requestId}.json`;
     const record = await world.requests.get(requestId);
@@ -254,7 +255,7 @@ describe('deliver', () => {
       ),
     });
     // Act
-    await deliver({ requestId }, world);
+    await deliver({ requestId }, world, progressTo(world.events, requestId));
     // Assert
     const key = `results/tenant-a/${requestId}.md`;
     expect(new TextDecoder().decode(await world.objects.get(key))).toBe('page 1\n\npage 2');
@@ -265,7 +266,11 @@ describe('deliver', () => {
     // Arrange
     const world = aPipeline();
     // Act
-    const result = deliver({ requestId: 'req_unknown' }, world);
+    const result = deliver(
+      { requestId: 'req_unknown' },
+      world,
+      progressTo(world.events, 'req_unknown'),
+    );
     // Assert
     await expect(result).rejects.toBeInstanceOf(NotFoundError);
   });
