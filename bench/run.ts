@@ -15,7 +15,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument, StandardFonts, type PDFFont } from 'pdf-lib';
 import { startLocalServer } from '../functions/adapters/local/server.js';
 import { loadConfig } from '../functions/config.js';
 
@@ -102,9 +102,11 @@ async function runService(list: ManifestDoc[]) {
     { seconds: number; pages: number; status: number; ocrPageMs: number[] }
   > = {};
   try {
-    // Warm-up: loads pdf.js and the OCR worker once, as a running service would have them.
+    // Warm-up: one image and one generated PDF, so that the OCR workers, the PDF readers and
+    // the pipeline code are loaded and compiled, as in a service that has been running.
     const warm = docs.find((d) => d.format === 'png');
     if (warm) await upload(server.url, join(SHARED, 'corpus/dev', warm.file));
+    await uploadBytes(server.url, await warmUpPdf(), 'warm-up.pdf');
     for (const d of list) {
       const t0 = performance.now();
       const { status, body } = await upload(server.url, join(SHARED, 'corpus/dev', d.file));
@@ -133,8 +135,12 @@ async function runService(list: ManifestDoc[]) {
 }
 
 async function upload(url: string, file: string) {
+  return uploadBytes(url, readFileSync(file), basename(file));
+}
+
+async function uploadBytes(url: string, bytes: Uint8Array, filename: string) {
   const form = new FormData();
-  form.append('file', new Blob([readFileSync(file)]), basename(file));
+  form.append('file', new Blob([bytes as Uint8Array<ArrayBuffer>]), filename);
   const res = await fetch(`${url}/v1/parse/upload`, {
     method: 'POST',
     headers: { 'x-api-key': API_KEY },
@@ -286,6 +292,39 @@ function report() {
   console.log(
     `\npeak RSS of the bench process (server, pdf.js, OCR worker): ${service.peakRssMb.toFixed(0)} MB`,
   );
+}
+
+/** A generated four-page PDF: headings, paragraphs in two fonts, and a ruled table per page. */
+async function warmUpPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const fonts = await Promise.all(
+    [StandardFonts.Helvetica, StandardFonts.TimesRoman, StandardFonts.HelveticaBold].map((f) =>
+      doc.embedFont(f),
+    ),
+  );
+  const [sans, serif, bold] = fonts as [PDFFont, PDFFont, PDFFont];
+  for (let p = 0; p < 4; p++) {
+    const page = doc.addPage([612, 792]);
+    page.drawText(`Section ${p + 1}. A heading`, { x: 72, y: 740, size: 16, font: bold });
+    for (let i = 0; i < 25; i++) {
+      const text = `Line ${i} of a paragraph of the warm-up document, with numbers ${i * 3}.`;
+      page.drawText(text, { x: 72, y: 710 - i * 14, size: 10, font: i % 2 ? serif : sans });
+    }
+    for (let r = 0; r <= 5; r++) {
+      const y = 300 - r * 20;
+      page.drawLine({ start: { x: 72, y }, end: { x: 472, y }, thickness: 0.5 });
+    }
+    for (let c = 0; c <= 4; c++) {
+      const x = 72 + c * 100;
+      page.drawLine({ start: { x, y: 300 }, end: { x, y: 200 }, thickness: 0.5 });
+    }
+    for (let r = 0; r < 5; r++) {
+      for (let c = 0; c < 4; c++) {
+        page.drawText(`r${r}c${c}`, { x: 80 + c * 100, y: 285 - r * 20, size: 9, font: sans });
+      }
+    }
+  }
+  return doc.save();
 }
 
 /** Parses a generated 100-page born-digital PDF in this fresh process and reports time and peak RSS. */

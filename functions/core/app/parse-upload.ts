@@ -63,7 +63,13 @@ export async function parseUpload(deps: AppDeps, upload: UploadedDocument): Prom
     settings: { pageConcurrency: deps.limits.pageConcurrency },
   });
   await deps.requests.update(record.id, { executionId });
-  await deps.workflow.wait(executionId);
+  const outcome = await deps.workflow.wait(executionId);
+  if (outcome.status === 'SUCCEEDED') {
+    // Deliver stores the response under a key derived from the request.
+    const key = workKeys.resultJson(record.tenant, record.id);
+    const result = await readResult(deps, key).catch(() => undefined);
+    if (result) return resultView(result, upload.options.include_warnings);
+  }
   return readOutcome(deps, record.id, upload.options.include_warnings);
 }
 

@@ -9,7 +9,11 @@ import type {
 import { buildLayoutProfile } from '../layout/profile.js';
 import type { PageText } from '../layout/types.js';
 import { pageFeatures } from './page-features.js';
+import type { ExtractedPage } from './page-text.js';
 import { UninterpretablePdfError, type PdfPageSource } from './pdf-page-source.js';
+
+/** Pages requested from the reader before their turn to be measured. */
+const PAGES_AHEAD = 4;
 
 /** Options of {@link PdfEngine}. */
 export interface PdfEngineOptions {
@@ -70,11 +74,24 @@ export class PdfEngine implements DocumentEngine {
         );
       }
     }
+    // Pages are asked for a few ahead, so the reader (a worker thread) goes from one page to the
+    // next while this thread measures the previous one.
+    const requested = new Map<number, Promise<ExtractedPage>>();
+    const request = (index: number) => {
+      const n = pageNumbers[index];
+      if (n === undefined || requested.has(index)) return;
+      const extracted = this.#source.page(ref, n);
+      extracted.catch(() => undefined);
+      requested.set(index, extracted);
+    };
     const pages: PageFeatures[] = [];
     const texts: PageText[] = [];
-    for (const n of pageNumbers) {
+    for (let i = 0; i < pageNumbers.length; i++) {
+      for (let ahead = i; ahead < i + PAGES_AHEAD; ahead++) request(ahead);
+      const n = pageNumbers[i] ?? 0;
       try {
-        const extracted = await this.#source.page(ref, n);
+        const extracted = await (requested.get(i) as Promise<ExtractedPage>);
+        requested.delete(i);
         pages.push(pageFeatures(extracted));
         texts.push(extracted.text);
       } catch (error) {

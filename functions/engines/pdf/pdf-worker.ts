@@ -12,6 +12,7 @@ import { loadPdfJs, openPdf } from './pdf-document.js';
 import { extractPage } from './page-text.js';
 import { extractPdfiumPage } from './pdfium-page-text.js';
 import { loadPdfium, PdfiumDocument } from './pdfium.js';
+import { warmUpPdf } from './warm-up-pdf.js';
 import {
   serializeError,
   type WorkerReady,
@@ -97,54 +98,18 @@ const handle = async (request: WorkerRequest): Promise<void> => {
 port.on('message', (request: WorkerRequest) => {
   void handle(request);
 });
-// pdf.js (and PDFium) are loaded, and a generated page read end to end, before the worker
-// reports ready, so that the first real document does not pay for module, font and decoder
-// initialisation. PDFium reads it several times: its WebAssembly is compiled lazily, and the
-// hot functions are optimised only after some use.
+// pdf.js (and PDFium) are loaded, and a generated page (standard and embedded fonts, rules, an
+// image, a form) read end to end, before the worker reports ready, so that the first real
+// document does not pay for module, font and decoder initialisation. PDFium reads it several
+// times: its WebAssembly is compiled lazily, and hot functions are optimised only after some use.
 await loadPdfJs();
 await warmUp().catch(() => undefined);
 if ((settings.textReader ?? 'pdfium') === 'pdfium') await warmUpPdfium().catch(() => undefined);
 port.postMessage({ status: 'ready' } satisfies WorkerReady);
 
-/**
- * A one-page PDF (no xref table: readers rebuild it) with 40 lines of kerned text in three
- * standard fonts, rules and filled rectangles: the operators of a typical text page.
- */
-function warmUpPdf(): Uint8Array {
-  const operators: string[] = [];
-  for (let i = 0; i < 40; i++) {
-    const font = `/F${(i % 3) + 1} ${9 + (i % 4)} Tf`;
-    operators.push(
-      `BT ${font} 72 ${750 - i * 16} Td [(Line ${i} of the) -250 (warm-up page,) -3000 (${i * 7}.5%)] TJ ET`,
-    );
-  }
-  for (let i = 0; i < 20; i++) {
-    operators.push(
-      `0.5 w 72 ${100 + i * 10} m 540 ${100 + i * 10} l S ${72 + i * 20} 90 10 6 re f`,
-    );
-  }
-  const content = operators.join('\n');
-  const text = [
-    '%PDF-1.4',
-    '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
-    '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
-    '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R',
-    '  /Resources << /Font << /F1 5 0 R /F2 6 0 R /F3 7 0 R >> >> >> endobj',
-    `4 0 obj << /Length ${content.length} >> stream`,
-    content,
-    'endstream endobj',
-    '5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj',
-    '6 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Times-Bold >> endobj',
-    '7 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Courier >> endobj',
-    'trailer << /Root 1 0 R >>',
-    '%%EOF',
-  ].join('\n');
-  return new TextEncoder().encode(text);
-}
-
 /** Reads the warm-up page with pdf.js. */
 async function warmUp(): Promise<void> {
-  const document = await openPdf(warmUpPdf());
+  const document = await openPdf(await warmUpPdf());
   try {
     const page = await document.getPage(1);
     await extractPage(page, 72);
@@ -157,7 +122,7 @@ async function warmUp(): Promise<void> {
 /** Reads the warm-up page with PDFium, ten times. */
 async function warmUpPdfium(): Promise<void> {
   const pdfium = await loadPdfium();
-  const bytes = warmUpPdf();
+  const bytes = await warmUpPdf();
   for (let i = 0; i < 10; i++) {
     const reader = PdfiumDocument.open(pdfium, bytes);
     try {

@@ -19,6 +19,7 @@ import { extractPage, type ExtractedPage } from '../../../../functions/engines/p
 import { openPdf } from '../../../../functions/engines/pdf/pdf-document.js';
 import { extractPdfiumPage } from '../../../../functions/engines/pdf/pdfium-page-text.js';
 import { loadPdfium, PdfiumDocument } from '../../../../functions/engines/pdf/pdfium.js';
+import { warmUpPdf } from '../../../../functions/engines/pdf/warm-up-pdf.js';
 
 const CORPUS = join(import.meta.dirname, '../../../../../shared/corpus');
 
@@ -164,6 +165,24 @@ describe('extractPdfiumPage', () => {
     expect(pdfium.stats.rawText).toContain('infor-');
     expect(pdfium.stats.garbageChars).toBe(0);
     expect(pdfium.stats.invisibleGlyphs).toBe('hiddenlayer'.length + 1);
+  });
+
+  it('reads the worker warm-up page, with its embedded TrueType and Type 1 fonts, in both readers', async () => {
+    // Arrange: the warm-up's failures are swallowed at start-up, so its page is checked here.
+    const bytes = await warmUpPdf();
+    // Act
+    const { pdfium, pdfjs } = await readBoth(bytes);
+    // Assert
+    for (const page of [pdfium, pdfjs]) {
+      expect(page.stats.fonts).toEqual(
+        expect.arrayContaining(['Helvetica', 'LiberationSans', 'FoxitSerif']),
+      );
+      expect(page.stats.garbageChars).toBe(0);
+      expect(page.text.images).toHaveLength(1);
+      expect(page.text.rules.length).toBeGreaterThanOrEqual(40);
+    }
+    expect(runWith(pdfium.text.runs, 'Line 3 of').fontName).toBe('LiberationSans');
+    expect(runWith(pdfium.text.runs, 'Line 4 of').fontName).toBe('FoxitSerif');
   });
 
   it('rejects a page number outside the document', async () => {
