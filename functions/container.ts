@@ -104,7 +104,10 @@ export async function buildDeps(config: Config): Promise<Deps> {
     { provider: new LocalOcrProvider(rasterizer, ocr), needsTextLayer: false },
   ]);
 
-  const requests = new DynamoDbRequestStore(dynamo.documentClient, tableName);
+  // The local server is the only writer of its embedded table's request records.
+  const requests = new DynamoDbRequestStore(dynamo.documentClient, tableName, {
+    onlyWriter: true,
+  });
   const workflow = new LocalStepFunctionsWorkflow(
     join(REPO_ROOT, PARSE_DOCUMENT_ASL),
     loadLocalTasks,

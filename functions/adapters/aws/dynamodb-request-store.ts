@@ -28,6 +28,9 @@ const BATCH_WRITE_LIMIT = 25;
 /** Attempts at writing a batch's unprocessed items before giving up. */
 const BATCH_WRITE_ATTEMPTS = 8;
 
+/** Records kept by a store that is their only writer. */
+const REMEMBERED_RECORDS = 1000;
+
 /** Fields a patch may never change: they identify the record and its owner. */
 const IMMUTABLE_FIELDS: ReadonlySet<string> = new Set(['id', 'tenant']);
 
@@ -43,15 +46,37 @@ type RequestPatch = Partial<Omit<RequestRecord, 'id' | 'tenant'>>;
 export class DynamoDbRequestStore implements RequestStore {
   readonly #client: DynamoDBDocumentClient;
   readonly #tableName: string;
+  /** Records as last written or read, when this store is the table's only writer of them. */
+  readonly #records: Map<string, RequestRecord> | undefined;
 
   /**
    * @param client a document client marshalling with `removeUndefinedValues: true`
    *   (see `createDocumentClient`).
    * @param tableName the service table (see `serviceTable`).
+   * @param options.onlyWriter this store makes every write to request records (one process over
+   *   an embedded table): `get` then answers from the records it last wrote or read. Never set it
+   *   where other processes update records (Lambda), or it would miss their changes.
    */
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
+  constructor(
+    client: DynamoDBDocumentClient,
+    tableName: string,
+    options: { onlyWriter?: boolean } = {},
+  ) {
     this.#client = client;
     this.#tableName = tableName;
+    this.#records = options.onlyWriter === true ? new Map() : undefined;
+  }
+
+  /** Keeps a copy of `record` as stored (undefined fields dropped), the most recent 1000. */
+  #remember(record: RequestRecord): void {
+    const records = this.#records;
+    if (!records) return;
+    records.delete(record.id);
+    records.set(record.id, JSON.parse(JSON.stringify(record)) as RequestRecord);
+    if (records.size > REMEMBERED_RECORDS) {
+      const oldest = records.keys().next();
+      if (oldest.done !== true) records.delete(oldest.value);
+    }
   }
 
   async create(record: RequestRecord): Promise<void> {
@@ -64,6 +89,7 @@ export class DynamoDbRequestStore implements RequestStore {
           ExpressionAttributeNames: { '#pk': PARTITION_KEY },
         }),
       );
+      this.#remember(record);
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
       throw new ConflictError(`request ${record.id} exists already`, {
@@ -74,6 +100,8 @@ export class DynamoDbRequestStore implements RequestStore {
   }
 
   async get(id: string): Promise<RequestRecord | undefined> {
+    const known = this.#records?.get(id);
+    if (known) return structuredClone(known);
     const { Item: item } = await this.#client.send(
       new GetCommand({
         TableName: this.#tableName,
@@ -81,7 +109,10 @@ export class DynamoDbRequestStore implements RequestStore {
         ConsistentRead: true,
       }),
     );
-    return item ? (fromItem(item) as unknown as RequestRecord) : undefined;
+    if (!item) return undefined;
+    const record = fromItem(item) as unknown as RequestRecord;
+    this.#remember(record);
+    return record;
   }
 
   async update(
@@ -147,7 +178,9 @@ export class DynamoDbRequestStore implements RequestStore {
         }),
       );
       if (!attributes) throw new Error(`update of request ${id} returned no attributes`);
-      return fromItem(attributes) as unknown as RequestRecord;
+      const record = fromItem(attributes) as unknown as RequestRecord;
+      this.#remember(record);
+      return record;
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
       // DynamoDB returns the old item with the failure; emulators may not, so read it then.

@@ -41,6 +41,10 @@ describeRequestStoreContract(
   'DynamoDbRequestStore on dynalite',
   () => new DynamoDbRequestStore(ddb.documentClient, TABLE),
 );
+describeRequestStoreContract(
+  'DynamoDbRequestStore on dynalite, as the only writer',
+  () => new DynamoDbRequestStore(ddb.documentClient, TABLE, { onlyWriter: true }),
+);
 describeEventLogContract(
   'DynamoDbEventLog on dynalite',
   () => new DynamoDbEventLog(ddb.documentClient, TABLE),
@@ -49,6 +53,25 @@ describeApiKeyStoreContract(
   'DynamoDbApiKeyStore on dynalite',
   () => new DynamoDbApiKeyStore(ddb.documentClient, TABLE),
 );
+
+describe('DynamoDbRequestStore as the only writer', () => {
+  it('answers get from the record it last wrote, as an independent copy', async () => {
+    // Arrange: a second store (another writer) changes the record behind the first one's back.
+    const store = new DynamoDbRequestStore(ddb.documentClient, TABLE, { onlyWriter: true });
+    const other = new DynamoDbRequestStore(ddb.documentClient, TABLE);
+    const record = aRequestRecord();
+    await store.create(record);
+    await store.update(record.id, { status: 'processing' });
+    await other.update(record.id, { status: 'failed' });
+    // Act
+    const first = await store.get(record.id);
+    if (first) first.status = 'cancelled';
+    const second = await store.get(record.id);
+    // Assert: no read of the table (it would say failed), and callers cannot alter the copy.
+    expect(second?.status).toBe('processing');
+    expect((await other.get(record.id))?.status).toBe('failed');
+  });
+});
 
 describe('DynamoDB item layout', () => {
   it('stores the request record as attributes under REQ#<id> / META', async () => {
