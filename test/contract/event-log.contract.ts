@@ -125,6 +125,21 @@ export function describeEventLogContract(
       });
     });
 
+    it('numbers appends made without waiting in the order they were made', async () => {
+      // Arrange
+      const log = await factory();
+      const requestId = randomUUID();
+      // Act
+      const seqs = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => log.append(requestId, progress(i + 1))),
+      );
+      // Assert
+      expect(seqs).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+      expect((await log.list(requestId)).map((e) => e.body.page_number)).toEqual(
+        Array.from({ length: 12 }, (_, i) => i + 1),
+      );
+    });
+
     it('continues numbering after concurrent appends', async () => {
       // Arrange
       const log = await factory();

@@ -13,7 +13,11 @@ export interface LoggedEvent {
 
 /** Append-only per-request event log (`REQ#<id>` / `EVT#<seq>`), tailed by the SSE handlers. */
 export interface EventLog {
-  /** Appends and returns the event's sequence number; concurrent appends get distinct, increasing numbers. */
+  /**
+   * Appends and returns the event's sequence number; concurrent appends get distinct, increasing
+   * numbers. The appends of one request made by one process are numbered in the order they are
+   * made, even when the caller does not wait for one before making the next.
+   */
   append(requestId: string, event: ProgressEvent): Promise<number>;
   /**
    * Declares the log of a request just created (no events yet), so that its first append need

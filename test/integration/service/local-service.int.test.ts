@@ -212,6 +212,47 @@ describe('local service: the dev corpus', () => {
     expect(markdown).toMatch(/^\|\s*:?-{3,}/m);
   });
 
+  it('logs the progress events of every stage in pipeline order', async () => {
+    // Arrange
+    const res = await upload(join(DEV, 'files/docling-picture_classification.pdf'));
+    const id = String(res.body.id);
+    // Act: the last events may still be being written when the response arrives.
+    let logged: Awaited<ReturnType<typeof server.deps.events.list>> = [];
+    for (let attempt = 0; attempt < 50; attempt++) {
+      logged = await server.deps.events.list(id);
+      if (logged.some((e) => e.body.event === 'node.completed' && e.body.node === 'Deliver')) {
+        break;
+      }
+      await new Promise((wake) => setTimeout(wake, 20));
+    }
+    const events = logged.map((e) => e.body);
+    // Assert
+    const names = events.map((e) =>
+      [e.event, e.node, e.page]
+        .filter((v) => typeof v === 'string' || typeof v === 'number')
+        .map(String)
+        .join(' '),
+    );
+    const at = (name: string) => names.indexOf(name);
+    const stages = ['Ingest', 'Classify', 'Route', 'Verify', 'Deliver'];
+    for (const [i, stage] of stages.entries()) {
+      expect(at(`node.started ${stage}`)).toBeLessThan(at(`node.completed ${stage}`));
+      const next = stages[i + 1];
+      if (next) expect(at(`node.completed ${stage}`)).toBeLessThan(at(`node.started ${next}`));
+    }
+    expect(at('ingest.start')).toBeLessThan(at('node.completed Ingest'));
+    for (const page of [1, 2]) {
+      expect(at(`classify.page ${page}`)).toBeLessThan(at('node.completed Classify'));
+      expect(at(`route.page ${page}`)).toBeGreaterThan(at('node.started Route'));
+      expect(at(`route.page ${page}`)).toBeLessThan(at('node.completed Route'));
+      expect(at(`node.started ParsePage ${page}`)).toBeGreaterThan(at('node.completed Route'));
+      expect(at(`vlm.page.done ${page}`)).toBeLessThan(at(`node.completed ParsePage ${page}`));
+      expect(at(`node.completed ParsePage ${page}`)).toBeLessThan(at('node.started Verify'));
+    }
+    expect(names.slice(-2)).toEqual(['result.final', 'node.completed Deliver']);
+    expect(logged.map((e) => e.seq)).toEqual(logged.map((_, i) => i + 1));
+  });
+
   it('parses only max_pages pages and reports the document page count', async () => {
     // Act
     const res = await upload(join(DEV, 'files/docling-redp5110_sampled.pdf'), {

@@ -1,8 +1,9 @@
 import type { EventLog, ProgressEvent, ProgressSink } from '../../ports/event-log.js';
 
 /**
- * A stage's progress events for one request, appended to the log one after the other in the
- * order emitted, without holding up the stage. {@link settled} waits for all of them.
+ * A stage's progress events for one request, handed to the log as they are emitted (the log
+ * writes one request's appends in the order they are made), without holding up the stage.
+ * {@link settled} waits for all of them.
  *
  * @example
  * const progress = new OrderedProgress(events, requestId);
@@ -14,9 +15,7 @@ import type { EventLog, ProgressEvent, ProgressSink } from '../../ports/event-lo
 export class OrderedProgress implements ProgressSink {
   readonly #log: EventLog;
   readonly #requestId: string;
-  #tail: Promise<void> = Promise.resolve();
-  #failure: unknown;
-  #failed = false;
+  readonly #appends: Promise<number>[] = [];
 
   constructor(log: EventLog, requestId: string) {
     this.#log = log;
@@ -24,24 +23,17 @@ export class OrderedProgress implements ProgressSink {
   }
 
   emit(event: ProgressEvent): void {
-    this.#tail = this.#tail.then(async () => {
-      // After a failed append the rest are dropped: a gap would misorder the log.
-      if (this.#failed) return;
-      try {
-        await this.#log.append(this.#requestId, event);
-      } catch (error) {
-        this.#failed = true;
-        this.#failure = error;
-      }
-    });
+    const appended = this.#log.append(this.#requestId, event);
+    // Failures are reported by settled().
+    appended.catch(() => undefined);
+    this.#appends.push(appended);
   }
 
   /**
    * Resolves when every emitted event is written.
-   * @throws the first append error (the events after it are not written).
+   * @throws the first append error (the other events are still written).
    */
   async settled(): Promise<void> {
-    await this.#tail;
-    if (this.#failed) throw this.#failure;
+    await Promise.all(this.#appends);
   }
 }
