@@ -54,6 +54,11 @@ export interface DocumentEngine {
    * @throws {DocumentRejectedError} when it opens but cannot be parsed: password, zero pages, too large (422).
    */
   open(ref: DocumentRef): Promise<{ pageCount: number }>;
+  /**
+   * Starts reading the given pages (1-based) in the background, so that a later `inspect` finds
+   * them read or under way. Optional; errors are left to `inspect` to report.
+   */
+  prefetch?(ref: DocumentRef, pageNumbers: readonly number[]): void;
   /** Measures the given pages (1-based numbers) and builds the document profile. */
   inspect(ref: DocumentRef, pageNumbers: readonly number[]): Promise<DocumentInspection>;
 }

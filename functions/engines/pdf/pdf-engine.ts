@@ -14,6 +14,8 @@ import { UninterpretablePdfError, type PdfPageSource } from './pdf-page-source.j
 
 /** Pages requested from the reader before their turn to be measured. */
 const PAGES_AHEAD = 4;
+/** Pages read ahead of `inspect` by `prefetch`. */
+const PREFETCH_PAGES = 8;
 
 /** Options of {@link PdfEngine}. */
 export interface PdfEngineOptions {
@@ -55,6 +57,13 @@ export class PdfEngine implements DocumentEngine {
       );
     }
     return { pageCount };
+  }
+
+  /** Starts reading the first pages in the reader (at most {@link PREFETCH_PAGES}). */
+  prefetch(ref: DocumentRef, pageNumbers: readonly number[]): void {
+    for (const n of pageNumbers.slice(0, PREFETCH_PAGES)) {
+      this.#source.page(ref, n).catch(() => undefined);
+    }
   }
 
   /**

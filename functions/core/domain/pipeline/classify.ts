@@ -29,7 +29,7 @@ export async function classify(
   const complexity: Record<number, number> = {};
   for (const page of inspection.pages) complexity[page.pageNumber] = complexityScore(page);
   const stored: StoredInspection = { ...inspection, complexity };
-  await ports.objects.put(
+  const storedInspection = ports.objects.put(
     workKeys.inspection(input.requestId),
     new TextEncoder().encode(JSON.stringify(stored)),
     'application/json',
@@ -41,10 +41,15 @@ export async function classify(
       complexity: complexity[page.pageNumber],
     });
   }
-  await ports.requests.update(input.requestId, {
-    updatedAt: ports.clock.now().toISOString(),
-    timings: { ...record.timings, classification_ms: ports.clock.now().getTime() - started },
-  });
+  // The record and the inspection are written together; Route needs both.
+  await Promise.all([
+    storedInspection,
+    ports.requests.update(input.requestId, {
+      updatedAt: ports.clock.now().toISOString(),
+      timings: { ...record.timings, classification_ms: ports.clock.now().getTime() - started },
+    }),
+  ]);
+
   return { requestId: input.requestId };
 }
 

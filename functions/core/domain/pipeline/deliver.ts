@@ -59,12 +59,14 @@ export async function deliver(
   };
   const resultKey = workKeys.resultJson(record.tenant, record.id);
   const encoder = new TextEncoder();
-  await ports.objects.put(resultKey, encoder.encode(JSON.stringify(response)), 'application/json');
-  await ports.objects.put(
-    workKeys.resultMarkdown(record.tenant, record.id),
-    encoder.encode(pages.map((p) => p.content_markdown).join('\n\n')),
-    'text/markdown',
-  );
+  await Promise.all([
+    ports.objects.put(resultKey, encoder.encode(JSON.stringify(response)), 'application/json'),
+    ports.objects.put(
+      workKeys.resultMarkdown(record.tenant, record.id),
+      encoder.encode(pages.map((p) => p.content_markdown).join('\n\n')),
+      'text/markdown',
+    ),
+  ]);
   await ports.requests.update(input.requestId, {
     status: 'completed',
     resultKey,

@@ -39,7 +39,10 @@ export async function ingest(
     updatedAt: ports.clock.now().toISOString(),
     timings: { ...record.timings, ingest_ms: ports.clock.now().getTime() - started },
   });
-  const pages = selectedPages(updated).length;
+  const selected = selectedPages(updated);
+  // Classify reads these pages next: the engine may start now, while the pipeline moves on.
+  engine.prefetch?.(documentRef(updated), selected);
+  const pages = selected.length;
   progress.emit({ event: 'ingest.start', page_count: pages });
   return { requestId: input.requestId, pageCount: pages };
 }

@@ -7,6 +7,7 @@ import type { DocumentRef } from '../../../../functions/core/ports/document-engi
 import { LocalTextProvider } from '../../../../functions/engines/pdf/local-text-provider.js';
 import { PdfDocumentCache } from '../../../../functions/engines/pdf/pdf-document-cache.js';
 import { PdfEngine } from '../../../../functions/engines/pdf/pdf-engine.js';
+import type { PdfPageSource } from '../../../../functions/engines/pdf/pdf-page-source.js';
 import { PdfRasterizer } from '../../../../functions/engines/pdf/pdf-rasterizer.js';
 import { CorpusStore } from './corpus-store.js';
 
@@ -115,6 +116,38 @@ describe('PdfEngine and LocalTextProvider on born-digital PDFs', () => {
     // Assert
     expect(inspection.pages[0]).toMatchObject({ usableTextLayer: false });
     expect(inspection.pages[0]?.imageCoverage).toBeGreaterThan(0.5);
+  });
+});
+
+describe('PdfEngine reading ahead', () => {
+  /** The cache, recording the pages asked of it. */
+  const recording = () => {
+    const asked: number[] = [];
+    const source: PdfPageSource = {
+      pageCount: (r) => cache.pageCount(r),
+      page: (r, n) => {
+        asked.push(n);
+        return cache.page(r, n);
+      },
+      render: (r, n, o) => cache.render(r, n, o),
+      close: () => Promise.resolve(),
+    };
+    return { asked, engine: new PdfEngine(source) };
+  };
+
+  it('prefetches at most the first 8 pages, and inspect measures them all', async () => {
+    // Arrange
+    const { asked, engine: reader } = recording();
+    const document = ref('dev/files/docling-redp5110_sampled.pdf');
+    const pages = Array.from({ length: 18 }, (_, i) => i + 1);
+    // Act
+    reader.prefetch(document, pages);
+    const prefetched = [...asked];
+    const inspection = await reader.inspect(document, pages);
+    // Assert
+    expect(prefetched).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(inspection.pages.map((p) => p.pageNumber)).toEqual(pages);
+    expect(new Set(asked)).toEqual(new Set(pages));
   });
 });
 
