@@ -104,7 +104,7 @@ export async function buildDeps(config: Config): Promise<Deps> {
     { provider: new LocalOcrProvider(rasterizer, ocr), needsTextLayer: false },
   ]);
 
-  // The local server is the only writer of its embedded table's request records.
+  // The local server is the only writer of its embedded table's records, keys and checkpoints.
   const requests = new DynamoDbRequestStore(dynamo.documentClient, tableName, {
     onlyWriter: true,
   });
@@ -127,7 +127,7 @@ export async function buildDeps(config: Config): Promise<Deps> {
         .finally(() => pendingEvents.delete(tracked));
       pendingEvents.add(tracked);
     },
-    apiKeys: new DynamoDbApiKeyStore(dynamo.documentClient, tableName),
+    apiKeys: new DynamoDbApiKeyStore(dynamo.documentClient, tableName, { onlyWriter: true }),
     objects,
     engineFor: (format: DocumentFormat): DocumentEngine | undefined =>
       format === 'pdf' ? pdfEngine : IMAGE_FORMATS.includes(format) ? imageEngine : undefined,

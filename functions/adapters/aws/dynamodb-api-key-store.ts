@@ -7,15 +7,37 @@ import { PARTITION_KEY, SORT_KEY } from './service-table.js';
 export class DynamoDbApiKeyStore implements ApiKeyStore {
   readonly #client: DynamoDBDocumentClient;
   readonly #tableName: string;
+  /** Keys as last written or read, when this store is the table's only writer of them. */
+  readonly #keys: Map<string, ApiKeyRecord> | undefined;
 
   /**
    * @param client a document client marshalling with `removeUndefinedValues: true`
    *   (see `createDocumentClient`).
    * @param tableName the service table (see `serviceTable`).
+   * @param options.onlyWriter this store makes every write to API keys (one process over an
+   *   embedded table): `get` then answers from the keys it last wrote or read. Never set it
+   *   where other processes write keys.
    */
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
+  constructor(
+    client: DynamoDBDocumentClient,
+    tableName: string,
+    options: { onlyWriter?: boolean } = {},
+  ) {
     this.#client = client;
     this.#tableName = tableName;
+    this.#keys = options.onlyWriter === true ? new Map() : undefined;
+  }
+
+  /** Keeps a copy of `record` as stored, the most recent 1000. */
+  #remember(record: ApiKeyRecord): void {
+    const keys = this.#keys;
+    if (!keys) return;
+    keys.delete(record.keyHash);
+    keys.set(record.keyHash, JSON.parse(JSON.stringify(record)) as ApiKeyRecord);
+    if (keys.size > 1000) {
+      const oldest = keys.keys().next();
+      if (oldest.done !== true) keys.delete(oldest.value);
+    }
   }
 
   async put(record: ApiKeyRecord): Promise<void> {
@@ -25,9 +47,12 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
         Item: { ...record, [PARTITION_KEY]: apiKeyPk(record.keyHash), [SORT_KEY]: API_KEY_SK },
       }),
     );
+    this.#remember(record);
   }
 
   async get(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const known = this.#keys?.get(keyHash);
+    if (known) return structuredClone(known);
     const { Item: item } = await this.#client.send(
       new GetCommand({
         TableName: this.#tableName,
@@ -35,6 +60,9 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
         ConsistentRead: true,
       }),
     );
-    return item ? (fromItem(item) as unknown as ApiKeyRecord) : undefined;
+    if (!item) return undefined;
+    const record = fromItem(item) as unknown as ApiKeyRecord;
+    this.#remember(record);
+    return record;
   }
 }

@@ -30,6 +30,8 @@ const BATCH_WRITE_ATTEMPTS = 8;
 
 /** Records kept by a store that is their only writer. */
 const REMEMBERED_RECORDS = 1000;
+/** Requests whose checkpoints such a store keeps. */
+const REMEMBERED_PAGE_LISTS = 16;
 
 /** Fields a patch may never change: they identify the record and its owner. */
 const IMMUTABLE_FIELDS: ReadonlySet<string> = new Set(['id', 'tenant']);
@@ -48,14 +50,20 @@ export class DynamoDbRequestStore implements RequestStore {
   readonly #tableName: string;
   /** Records as last written or read, when this store is the table's only writer of them. */
   readonly #records: Map<string, RequestRecord> | undefined;
+  /**
+   * Page checkpoints (as JSON) of the requests this store created, when it is the only writer:
+   * it then wrote every one of them, so the list is complete.
+   */
+  readonly #pages: Map<string, Map<number, string>> | undefined;
 
   /**
    * @param client a document client marshalling with `removeUndefinedValues: true`
    *   (see `createDocumentClient`).
    * @param tableName the service table (see `serviceTable`).
-   * @param options.onlyWriter this store makes every write to request records (one process over
-   *   an embedded table): `get` then answers from the records it last wrote or read. Never set it
-   *   where other processes update records (Lambda), or it would miss their changes.
+   * @param options.onlyWriter this store makes every write to request records and checkpoints
+   *   (one process over an embedded table): `get` then answers from the records it last wrote
+   *   or read, and `listPages` from the checkpoints it wrote for the requests it created (the
+   *   latest 16). Never set it where other processes write (Lambda): it would miss their writes.
    */
   constructor(
     client: DynamoDBDocumentClient,
@@ -65,6 +73,7 @@ export class DynamoDbRequestStore implements RequestStore {
     this.#client = client;
     this.#tableName = tableName;
     this.#records = options.onlyWriter === true ? new Map() : undefined;
+    this.#pages = options.onlyWriter === true ? new Map() : undefined;
   }
 
   /** Keeps a copy of `record` as stored (undefined fields dropped), the most recent 1000. */
@@ -90,6 +99,13 @@ export class DynamoDbRequestStore implements RequestStore {
         }),
       );
       this.#remember(record);
+      if (this.#pages) {
+        this.#pages.set(record.id, new Map());
+        if (this.#pages.size > REMEMBERED_PAGE_LISTS) {
+          const oldest = this.#pages.keys().next();
+          if (oldest.done !== true) this.#pages.delete(oldest.value);
+        }
+      }
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
       throw new ConflictError(`request ${record.id} exists already`, {
@@ -208,9 +224,16 @@ export class DynamoDbRequestStore implements RequestStore {
         },
       }),
     );
+    this.#pages?.get(requestId)?.set(checkpoint.pageNumber, JSON.stringify(checkpoint));
   }
 
   async listPages(requestId: string): Promise<PageCheckpoint[]> {
+    const written = this.#pages?.get(requestId);
+    if (written) {
+      return [...written.values()]
+        .map((json) => JSON.parse(json) as PageCheckpoint)
+        .sort((a, b) => a.pageNumber - b.pageNumber);
+    }
     const items = await this.#queryPages(requestId);
     return items
       .map((item) => {
@@ -230,6 +253,7 @@ export class DynamoDbRequestStore implements RequestStore {
     for (let start = 0; start < keys.length; start += BATCH_WRITE_LIMIT) {
       await this.#deleteBatch(keys.slice(start, start + BATCH_WRITE_LIMIT));
     }
+    this.#pages?.get(requestId)?.clear();
   }
 
   async #checkedRead(

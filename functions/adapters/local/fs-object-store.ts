@@ -12,8 +12,10 @@ const NOT_FOUND_CODES: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR', 'EISD
  *
  * A key's `/`-separated segments become directories. Keys that would resolve outside `root`
  * (absolute keys, `..` segments) are rejected. Writes go to a temporary file in the same
- * directory, are flushed to disk and then renamed over the target, so a crash leaves either the
- * old object or the new one, never a partial file. The content type is not kept.
+ * directory, renamed over the target once complete, so a crashed process leaves either the old
+ * object or the new one, never a partial file. Like the embedded table beside it, writes are
+ * left to the operating system to flush (no fsync per object): they survive the process, not a
+ * power cut of the machine. The content type is not kept.
  */
 export class FsObjectStore implements ObjectStore {
   readonly #root: string;
@@ -32,7 +34,6 @@ export class FsObjectStore implements ObjectStore {
       const handle = await open(temp, 'wx');
       try {
         await handle.writeFile(body);
-        await handle.sync();
       } finally {
         await handle.close();
       }

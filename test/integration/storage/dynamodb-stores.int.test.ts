@@ -53,6 +53,10 @@ describeApiKeyStoreContract(
   'DynamoDbApiKeyStore on dynalite',
   () => new DynamoDbApiKeyStore(ddb.documentClient, TABLE),
 );
+describeApiKeyStoreContract(
+  'DynamoDbApiKeyStore on dynalite, as the only writer',
+  () => new DynamoDbApiKeyStore(ddb.documentClient, TABLE, { onlyWriter: true }),
+);
 
 describe('DynamoDbRequestStore as the only writer', () => {
   it('answers get from the record it last wrote, as an independent copy', async () => {
@@ -70,6 +74,28 @@ describe('DynamoDbRequestStore as the only writer', () => {
     // Assert: no read of the table (it would say failed), and callers cannot alter the copy.
     expect(second?.status).toBe('processing');
     expect((await other.get(record.id))?.status).toBe('failed');
+  });
+
+  it('lists the checkpoints it wrote for a request it created, complete and in page order', async () => {
+    // Arrange: another writer's checkpoint would not be seen; this store wrote every page.
+    const store = new DynamoDbRequestStore(ddb.documentClient, TABLE, { onlyWriter: true });
+    const plain = new DynamoDbRequestStore(ddb.documentClient, TABLE);
+    const record = aRequestRecord();
+    await store.create(record);
+    for (const n of [3, 1, 2]) await store.putPage(record.id, { pageNumber: n, page: aPage(n) });
+    // Act
+    const listed = await store.listPages(record.id);
+    const first = listed[0];
+    if (first?.page) first.page.content_markdown = 'changed by the caller';
+    const again = await store.listPages(record.id);
+    const fromTable = await plain.listPages(record.id);
+    await store.deletePages(record.id);
+    // Assert: the list read from the table, unchanged by what callers do with their copy.
+    expect(listed.map((c) => c.pageNumber)).toEqual([1, 2, 3]);
+    expect(again).toEqual(fromTable);
+    expect(again[0]?.page?.content_markdown).toBe(aPage(1).content_markdown);
+    expect(await store.listPages(record.id)).toEqual([]);
+    expect(await plain.listPages(record.id)).toEqual([]);
   });
 });
 
