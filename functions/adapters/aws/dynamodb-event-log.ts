@@ -19,23 +19,36 @@ const REMEMBERED_REQUESTS = 1000;
 
 const systemClock: Clock = { now: () => new Date() };
 
+/** Most events written in one item: a burst of appends is stored together. */
+const MAX_GROUP = 25;
+
+/** An append waiting for its write. */
+interface Pending {
+  at: string;
+  body: ProgressEvent;
+  resolve: (seq: number) => void;
+  reject: (error: unknown) => void;
+}
+
 /**
  * The per-request event log in the service table: `REQ#<id>` / `EVT#0000000001`, ...
  *
- * An append claims the next sequence number with a conditional put (`attribute_not_exists`):
- * one write per event. The last number this process wrote for a request is remembered, and the
- * appends this process makes for one request are queued, so they never race each other; when
- * another writer (another Lambda) took the number first, the append reads the newest event and
- * tries the following number. Because a number is claimed only after every smaller
- * one was written, readers never see event `n + 1` before event `n`, and there are no gaps.
+ * An append claims the next sequence number with a conditional put (`attribute_not_exists`).
+ * The appends this process makes for one request are queued and written in the order made;
+ * those that arrive while a write is in flight are written together when it ends, as one item
+ * under the first one's number holding up to 25 events (`events`, numbered on from `seq` to
+ * `lastSeq`). The last number this process wrote for a request is remembered; when another
+ * writer (another Lambda) took it first, the append reads the newest item and tries the number
+ * after it. Because a number is claimed only after every smaller one was written, readers
+ * never see event `n + 1` before event `n`, and there are no gaps.
  */
 export class DynamoDbEventLog implements EventLog {
   readonly #client: DynamoDBDocumentClient;
   readonly #tableName: string;
   readonly #clock: Clock;
   readonly #lastSeq = new Map<string, number>();
-  /** The latest pending append of each request, which the next one waits for. */
-  readonly #tails = new Map<string, Promise<number>>();
+  /** Appends waiting for a write, per request; present while the request's writer runs. */
+  readonly #queues = new Map<string, Pending[]>();
 
   /**
    * @param client a document client marshalling with `removeUndefinedValues: true`
@@ -50,35 +63,60 @@ export class DynamoDbEventLog implements EventLog {
   }
 
   append(requestId: string, event: ProgressEvent): Promise<number> {
-    // Appends of one request made in this process are written one after the other: racing
-    // them would only make all but one fail their condition and read the log again.
-    const previous = this.#tails.get(requestId);
-    const appended = (previous ?? Promise.resolve(0))
-      .catch(() => 0)
-      .then(() => this.#claim(requestId, event));
-    this.#tails.set(requestId, appended);
-    const forget = () => {
-      if (this.#tails.get(requestId) === appended) this.#tails.delete(requestId);
-    };
-    appended.then(forget, forget);
-    return appended;
+    return new Promise<number>((resolve, reject) => {
+      const pending: Pending = {
+        at: this.#clock.now().toISOString(),
+        body: event,
+        resolve,
+        reject,
+      };
+      const queue = this.#queues.get(requestId);
+      if (queue) {
+        queue.push(pending);
+        return;
+      }
+      const started = [pending];
+      this.#queues.set(requestId, started);
+      void this.#drain(requestId, started);
+    });
   }
 
-  /** Writes `event` under the next free sequence number. */
-  async #claim(requestId: string, event: ProgressEvent): Promise<number> {
+  /** Writes the request's queued appends, a group at a time, until none is left. */
+  async #drain(requestId: string, queue: Pending[]): Promise<void> {
+    while (queue.length > 0) {
+      const group = queue.splice(0, MAX_GROUP);
+      try {
+        const first = await this.#claim(requestId, group);
+        group.forEach((pending, i) => {
+          pending.resolve(first + i);
+        });
+      } catch (error) {
+        for (const pending of group) pending.reject(error);
+      }
+    }
+    this.#queues.delete(requestId);
+  }
+
+  /** Writes `group` under the next free sequence numbers; returns the first. */
+  async #claim(requestId: string, group: readonly Pending[]): Promise<number> {
     let seq = (this.#lastSeq.get(requestId) ?? (await this.#newestSeq(requestId))) + 1;
     for (let attempt = 1; ; attempt++) {
-      const logged: LoggedEvent = { seq, at: this.#clock.now().toISOString(), body: event };
+      const last = seq + group.length - 1;
+      const [only] = group;
+      const content =
+        group.length === 1 && only
+          ? ({ seq, at: only.at, body: only.body } satisfies LoggedEvent)
+          : { seq, lastSeq: last, events: group.map(({ at, body }) => ({ at, body })) };
       try {
         await this.#client.send(
           new PutCommand({
             TableName: this.#tableName,
-            Item: { ...logged, [PARTITION_KEY]: requestPk(requestId), [SORT_KEY]: eventSk(seq) },
+            Item: { ...content, [PARTITION_KEY]: requestPk(requestId), [SORT_KEY]: eventSk(seq) },
             ConditionExpression: 'attribute_not_exists(#pk)',
             ExpressionAttributeNames: { '#pk': PARTITION_KEY },
           }),
         );
-        this.#remember(requestId, seq);
+        this.#remember(requestId, last);
         return seq;
       } catch (error) {
         if (!isConditionalCheckFailed(error) || attempt >= MAX_CLAIM_ATTEMPTS) throw error;
@@ -102,21 +140,22 @@ export class DynamoDbEventLog implements EventLog {
   }
 
   async list(requestId: string, afterSeq = 0): Promise<LoggedEvent[]> {
-    const from = Math.max(1, Math.floor(afterSeq) + 1);
-    if (from > MAX_EVENT_SEQ) return [];
-    // BETWEEN keeps the range inside `EVT#...`: the counter item (`EVTSEQ`) sorts after it.
+    const after = Math.max(0, Math.floor(afterSeq));
+    if (after >= MAX_EVENT_SEQ) return [];
+    // A group item is keyed by its first event: start early enough to find the one holding
+    // `after + 1`. BETWEEN keeps the range inside `EVT#...`.
     const items = await queryAll(this.#client, {
       TableName: this.#tableName,
       KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
       ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
       ExpressionAttributeValues: {
         ':pk': requestPk(requestId),
-        ':from': eventSk(from),
+        ':from': eventSk(Math.max(1, after + 2 - MAX_GROUP)),
         ':to': eventSk(MAX_EVENT_SEQ),
       },
       ConsistentRead: true,
     });
-    return items.map((item) => fromItem(item) as unknown as LoggedEvent);
+    return items.flatMap(eventsOf).filter((event) => event.seq > after);
   }
 
   /** The newest stored sequence number of the request, 0 when it has no events. */
@@ -134,10 +173,22 @@ export class DynamoDbEventLog implements EventLog {
         ScanIndexForward: false,
         Limit: 1,
         ConsistentRead: true,
-        ProjectionExpression: 'seq',
+        ProjectionExpression: 'seq, lastSeq',
       }),
     );
-    const seq = (items?.[0] as Item | undefined)?.seq;
-    return typeof seq === 'number' ? seq : 0;
+    const item = items?.[0] as Item | undefined;
+    const last = item?.lastSeq ?? item?.seq;
+    return typeof last === 'number' ? last : 0;
   }
+}
+
+/** The events an item holds: one (`seq`, `at`, `body`) or a group (`seq`, `events`). */
+function eventsOf(item: Item): LoggedEvent[] {
+  const { seq, events } = fromItem(item) as { seq: number; events?: unknown };
+  if (!Array.isArray(events)) return [fromItem(item) as unknown as LoggedEvent];
+  return (events as { at: string; body: ProgressEvent }[]).map((event, i) => ({
+    seq: seq + i,
+    at: event.at,
+    body: event.body,
+  }));
 }

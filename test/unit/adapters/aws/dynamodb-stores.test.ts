@@ -269,21 +269,65 @@ describe('DynamoDbEventLog', () => {
     expect(seq).toBe(4);
   });
 
-  it('queries only event keys after the given seq', async () => {
+  it('queries event keys from the earliest group that may hold the seq after the given one', async () => {
     // Arrange
     const { client, sent } = stubClient(() => ({ Items: [] }));
     const log = new DynamoDbEventLog(client, TABLE);
     // Act
     await log.list('r-1', 41);
-    // Assert
+    // Assert: a group of up to 25 events keyed at 18 would hold 42.
     expect(sent[0]?.input).toMatchObject({
       KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
       ExpressionAttributeValues: {
         ':pk': 'REQ#r-1',
-        ':from': 'EVT#0000000042',
+        ':from': 'EVT#0000000018',
         ':to': 'EVT#9999999999',
       },
       ConsistentRead: true,
     });
+  });
+
+  it('writes the appends made during a write as one group item, and lists them one by one', async () => {
+    // Arrange: the first put waits until released; items are kept as written.
+    const written: Record<string, unknown>[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { client } = stubClient(async (command) => {
+      if (command.constructor === QueryCommand) return { Items: written };
+      const item = (command.input as { Item: Record<string, unknown> }).Item;
+      if (written.length === 0) await held;
+      written.push(item);
+      return {};
+    });
+    const log = new DynamoDbEventLog(client, TABLE);
+    log.opened('r-1');
+    // Act
+    const seqs = Promise.all(['a', 'b', 'c', 'd'].map((event) => log.append('r-1', { event })));
+    release();
+    // Assert
+    expect(await seqs).toEqual([1, 2, 3, 4]);
+    expect(written.map((item) => [item.sk, item.lastSeq])).toEqual([
+      ['EVT#0000000001', undefined],
+      ['EVT#0000000002', 4],
+    ]);
+    expect((await log.list('r-1', 2)).map((e) => [e.seq, e.body.event])).toEqual([
+      [3, 'c'],
+      [4, 'd'],
+    ]);
+  });
+
+  it('numbers on after a group written by another writer', async () => {
+    // Arrange: the newest item is a group of events 5 to 9.
+    const { client, sent } = stubClient((command) =>
+      command.constructor === QueryCommand ? { Items: [{ seq: 5, lastSeq: 9 }] } : {},
+    );
+    const log = new DynamoDbEventLog(client, TABLE);
+    // Act
+    const seq = await log.append('r-1', { event: 'x' });
+    // Assert
+    expect(seq).toBe(10);
+    expect(sent[0]?.input).toMatchObject({ ProjectionExpression: 'seq, lastSeq' });
   });
 });
