@@ -348,8 +348,12 @@ export class InProcessWorkflow implements Workflow {
     this.#ports = ports;
   }
 
+  executionIdFor(requestId: string): string {
+    return `in-process:${requestId}`;
+  }
+
   start(requestId: string, input: Record<string, unknown>): Promise<{ executionId: string }> {
-    const executionId = `in-process:${requestId}`;
+    const executionId = this.executionIdFor(requestId);
     this.inputs.push(input);
     if (!this.#runs.has(executionId)) this.#runs.set(executionId, this.#run(requestId));
     return Promise.resolve({ executionId });

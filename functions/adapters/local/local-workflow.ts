@@ -33,8 +33,13 @@ export class LocalStepFunctionsWorkflow implements Workflow {
     this.#loadTasks = loadTasks;
   }
 
+  /** {@inheritDoc Workflow.executionIdFor} */
+  executionIdFor(requestId: string): string {
+    return `local:parse-document:${requestId}`;
+  }
+
   async start(requestId: string, input: Record<string, unknown>): Promise<{ executionId: string }> {
-    const executionId = `local:parse-document:${requestId}`;
+    const executionId = this.executionIdFor(requestId);
     if (this.#executions.has(executionId)) return { executionId };
     const { machine, tasks } = await this.#load();
     const run = machine.run(input as never, {

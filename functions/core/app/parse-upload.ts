@@ -62,7 +62,6 @@ export async function parseUpload(deps: AppDeps, upload: UploadedDocument): Prom
     requestId: record.id,
     settings: { pageConcurrency: deps.limits.pageConcurrency },
   });
-  await deps.requests.update(record.id, { executionId });
   const outcome = await deps.workflow.wait(executionId);
   if (outcome.status === 'SUCCEEDED') {
     // Deliver stores the response under a key derived from the request.
@@ -106,6 +105,7 @@ export async function submitUpload(
     createdAt: now,
     updatedAt: now,
     options: upload.options,
+    executionId: deps.workflow.executionIdFor(id),
     document: {
       key,
       format: detection.format,

@@ -54,7 +54,24 @@ export function textSimilarity(
   }
   const longest = Math.max(x.length, y.length);
   if (longest === 0) return 1;
-  return 1 - distance(x, y) / longest;
+  return 1 - editDistance(x, y) / longest;
+}
+
+/**
+ * Levenshtein distance; the common prefix and suffix are cut first (an optimal alignment keeps
+ * them), which leaves little to compare for the near-identical texts scored here.
+ */
+function editDistance(x: string, y: string): number {
+  let start = 0;
+  const shorter = Math.min(x.length, y.length);
+  while (start < shorter && x.charCodeAt(start) === y.charCodeAt(start)) start++;
+  let endX = x.length;
+  let endY = y.length;
+  while (endX > start && endY > start && x.charCodeAt(endX - 1) === y.charCodeAt(endY - 1)) {
+    endX--;
+    endY--;
+  }
+  return distance(x.slice(start, endX), y.slice(start, endY));
 }
 
 const TABLE_RULE = /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/;

@@ -6,6 +6,11 @@ export type ExecutionOutcome =
 
 /** Starts and awaits executions of the parse state machine (`statemachine/parse-document.asl.json`). */
 export interface Workflow {
+  /**
+   * The id of the execution for `requestId`, known before it starts: executions are named after
+   * their request.
+   */
+  executionIdFor(requestId: string): string;
   /** Starts an execution named after `requestId` (idempotent per name) with `input` as its state. */
   start(requestId: string, input: Record<string, unknown>): Promise<{ executionId: string }>;
   /** Resolves when the execution ends. */

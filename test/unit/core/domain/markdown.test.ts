@@ -1,3 +1,4 @@
+import { distance } from 'fastest-levenshtein';
 import { describe, expect, it } from 'vitest';
 import {
   gfmTables,
@@ -57,6 +58,28 @@ describe('textSimilarity', () => {
     const similarity = textSimilarity('\u201cit\u2019s\u201d \u2014 fine', '"it\'s" - fine');
     // Assert
     expect(similarity).toBe(1);
+  });
+
+  it('equals one minus the full edit distance over the longer length', () => {
+    // Arrange: pairs sharing long prefixes and suffixes, with edits in between and at the ends.
+    let state = 7;
+    const random = () => (state = (state * 48271) % 2147483647) / 2147483647;
+    const word = () =>
+      Array.from({ length: 1 + Math.floor(random() * 7) }, () =>
+        String.fromCharCode(97 + Math.floor(random() * 26)),
+      ).join('');
+    const text = (n: number) => Array.from({ length: n }, word).join(' ');
+    for (let i = 0; i < 40; i++) {
+      const head = text(Math.floor(random() * 30));
+      const tail = text(Math.floor(random() * 30));
+      const a = [head, text(Math.floor(random() * 4)), tail].filter(Boolean).join(' ');
+      const b = [head, text(Math.floor(random() * 4)), tail].filter(Boolean).join(' ');
+      // Act
+      const similarity = textSimilarity(a, b);
+      // Assert
+      const longest = Math.max(a.length, b.length);
+      expect(similarity).toBeCloseTo(longest === 0 ? 1 : 1 - distance(a, b) / longest, 12);
+    }
   });
 
   it('is 1 for two empty texts and 0 against an empty text', () => {
