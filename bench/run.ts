@@ -54,7 +54,11 @@ const isOcrDoc = (d: ManifestDoc) =>
 rmSync(OUT, { recursive: true, force: true });
 
 // 1. The service.
-const service = await runService(docs);
+// Born-digital PDFs are timed back to back (as pdftotext runs them), then scans and images.
+const service = await runService([
+  ...docs.filter((d) => !isOcrDoc(d)),
+  ...docs.filter((d) => isOcrDoc(d)),
+]);
 
 // 2. Baselines.
 const baselines = flag('no-baselines') ? undefined : runBaselines(docs);
