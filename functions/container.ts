@@ -79,7 +79,8 @@ export async function buildDeps(config: Config): Promise<Deps> {
   const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb'), port: 0 });
   const tableName = 'docparse';
   await dynamo.ensureTable(serviceTable(tableName));
-  const objects = new FsObjectStore(join(dataDir, 'objects'));
+  // The local server is the only writer of its data directory.
+  const objects = new FsObjectStore(join(dataDir, 'objects'), { onlyWriter: true });
 
   const pdfSource = new PdfWorkerClient(objects, {
     maxPagesPerDocument: config.MAX_DOCUMENT_PAGES,

@@ -4,6 +4,10 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { BadRequestError, ObjectNotFoundError } from '../../core/domain/errors.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
 
+/** Largest object kept in memory by an only-writer store, and the most kept in all. */
+const MAX_KEPT_OBJECT = 256 * 1024;
+const MAX_KEPT_BYTES = 32 * 1024 * 1024;
+
 /** Error codes meaning "no file under this key" (a missing path, or a directory on the way). */
 const NOT_FOUND_CODES: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
 
@@ -19,10 +23,38 @@ const NOT_FOUND_CODES: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR', 'EISD
  */
 export class FsObjectStore implements ObjectStore {
   readonly #root: string;
+  /** Recently written small objects, when this store is the only writer of its directory. */
+  readonly #recent: Map<string, Uint8Array> | undefined;
+  #recentBytes = 0;
 
-  /** @param root directory holding the objects; created on the first write. */
-  constructor(root: string) {
+  /**
+   * @param root directory holding the objects; created on the first write.
+   * @param options.onlyWriter this store makes every write under `root` (one process): it then
+   *   answers reads of the objects it recently wrote (up to 256 KiB each, 32 MiB in all) from
+   *   memory. Never set it where other processes write the directory.
+   */
+  constructor(root: string, options: { onlyWriter?: boolean } = {}) {
     this.#root = resolve(root);
+    this.#recent = options.onlyWriter === true ? new Map() : undefined;
+  }
+
+  /** Keeps a copy of a small object just written; the least recent ones go first. */
+  #keep(key: string, body: Uint8Array | undefined): void {
+    const recent = this.#recent;
+    if (!recent) return;
+    const old = recent.get(key);
+    if (old) {
+      recent.delete(key);
+      this.#recentBytes -= old.byteLength;
+    }
+    if (!body || body.byteLength > MAX_KEPT_OBJECT) return;
+    recent.set(key, body.slice());
+    this.#recentBytes += body.byteLength;
+    for (const [oldest, bytes] of recent) {
+      if (this.#recentBytes <= MAX_KEPT_BYTES) break;
+      recent.delete(oldest);
+      this.#recentBytes -= bytes.byteLength;
+    }
   }
 
   /** Writes `body` atomically; the content type is not kept (files carry none). */
@@ -38,14 +70,18 @@ export class FsObjectStore implements ObjectStore {
         await handle.close();
       }
       await rename(temp, file);
+      this.#keep(key, body);
     } catch (error) {
       await rm(temp, { force: true });
+      this.#keep(key, undefined);
       throw error;
     }
   }
 
   async get(key: string): Promise<Uint8Array> {
     const file = this.#fileFor(key);
+    const kept = this.#recent?.get(key);
+    if (kept) return kept.slice();
     try {
       const data = await readFile(file);
       return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
@@ -67,6 +103,7 @@ export class FsObjectStore implements ObjectStore {
 
   async delete(key: string): Promise<void> {
     const file = this.#fileFor(key);
+    this.#keep(key, undefined);
     if (await this.exists(key)) await rm(file, { force: true });
   }
 

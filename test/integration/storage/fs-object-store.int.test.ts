@@ -22,6 +22,32 @@ describeObjectStoreContract(
   () => new FsObjectStore(root),
 );
 
+describeObjectStoreContract(
+  'FsObjectStore on a temporary directory, as the only writer',
+  () => new FsObjectStore(join(dir, 'only-writer'), { onlyWriter: true }),
+);
+
+describe('FsObjectStore as the only writer', () => {
+  it('answers reads of small objects it wrote from memory, as independent copies', async () => {
+    // Arrange: the files are removed behind the store's back.
+    const base = join(dir, 'kept');
+    const store: ObjectStore = new FsObjectStore(base, { onlyWriter: true });
+    const small = new TextEncoder().encode('{"pages":[1,2]}');
+    const large = new Uint8Array(300 * 1024).fill(7);
+    await store.put('work/r-1/inspection.json', small, 'application/json');
+    await store.put('work/r-1/large.bin', large, 'application/octet-stream');
+    small[0] = 0;
+    await rm(join(base, 'work'), { recursive: true, force: true });
+    // Act
+    const read = await store.get('work/r-1/inspection.json');
+    read[1] = 0;
+    const again = await store.get('work/r-1/inspection.json');
+    // Assert: the small object comes from memory, unchanged; the large one was not kept.
+    expect(new TextDecoder().decode(again)).toBe('{"pages":[1,2]}');
+    await expect(store.get('work/r-1/large.bin')).rejects.toThrow(/large\.bin/);
+  });
+});
+
 describe('FsObjectStore', () => {
   it('stores a key as a file under the root', async () => {
     // Arrange
