@@ -1,11 +1,19 @@
 import '../functions/polyfills.js';
-import { loadConfig } from '../functions/config.js';
+import { ConfigError, loadConfig } from '../functions/config.js';
 import { startLocalServer } from '../functions/adapters/local/server.js';
 
 /** `npm start`: the whole service in one process on the embedded default (no cloud, no network). */
-const config = loadConfig({ ...process.env, RUNTIME_MODE: 'local' });
-if (config.RUNTIME_MODE !== 'local') throw new Error('unreachable');
-const server = await startLocalServer(config);
+const start = async () => {
+  const config = loadConfig({ ...process.env, RUNTIME_MODE: 'local' });
+  if (config.RUNTIME_MODE !== 'local') throw new Error('unreachable');
+  return { config, server: await startLocalServer(config) };
+};
+const { config, server } = await start().catch((error: unknown) => {
+  // Configuration problems (invalid variables, a data directory in use) are the user's to fix.
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`docparse: ${error.message}`);
+  process.exit(1);
+});
 console.log(`docparse ${process.env.npm_package_version ?? ''} listening on ${server.url}`);
 console.log(`data directory: ${config.DATA_DIR}`);
 if (server.demoKey) {

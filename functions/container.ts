@@ -6,6 +6,7 @@ import { DynamoDbApiKeyStore } from './adapters/aws/dynamodb-api-key-store.js';
 import { DynamoDbEventLog } from './adapters/aws/dynamodb-event-log.js';
 import { DynamoDbRequestStore } from './adapters/aws/dynamodb-request-store.js';
 import { serviceTable } from './adapters/aws/service-table.js';
+import { lockDataDir } from './adapters/local/data-dir-lock.js';
 import { startEmbeddedDynamo } from './adapters/local/embedded-dynamo.js';
 import { FsObjectStore } from './adapters/local/fs-object-store.js';
 import { lambdaContext } from './adapters/local/lambda-context.js';
@@ -76,7 +77,14 @@ export async function buildDeps(config: Config): Promise<Deps> {
     );
   }
   const dataDir = config.DATA_DIR;
-  const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb'), port: 0 });
+  // One server per data directory: its stores keep what they wrote in memory.
+  const unlock = await lockDataDir(dataDir);
+  const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb'), port: 0 }).catch(
+    async (error: unknown) => {
+      await unlock();
+      throw error;
+    },
+  );
   const tableName = 'docparse';
   await dynamo.ensureTable(serviceTable(tableName));
   // The local server is the only writer of its data directory.
@@ -151,6 +159,7 @@ export async function buildDeps(config: Config): Promise<Deps> {
       await ocr.terminate();
       await pdfSource.close();
       await dynamo.stop();
+      await unlock();
     },
   };
 }
