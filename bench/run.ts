@@ -86,8 +86,8 @@ if (!flag('no-100')) {
   if (child.status !== 0) process.stderr.write(child.stderr);
 }
 
-async function runService(list: ManifestDoc[]) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'docparse-bench-'));
+/** The local server on `dataDir`, with the bench's key and the chosen PDF reader. */
+async function startBenchServer(dataDir: string) {
   const config = loadConfig({
     RUNTIME_MODE: 'local',
     DATA_DIR: dataDir,
@@ -97,7 +97,12 @@ async function runService(list: ManifestDoc[]) {
     PDF_TEXT_READER: option('reader', 'pdfium'),
   });
   if (config.RUNTIME_MODE !== 'local') throw new Error('local mode expected');
-  const server = await startLocalServer(config);
+  return startLocalServer(config);
+}
+
+async function runService(list: ManifestDoc[]) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'docparse-bench-'));
+  const server = await startBenchServer(dataDir);
   const dir = join(OUT, 'service');
   mkdirSync(dir, { recursive: true });
   const timings: Record<string, number> = {};
@@ -345,16 +350,7 @@ async function rss100() {
   const dir = mkdtempSync(join(tmpdir(), 'docparse-100-'));
   const file = join(dir, 'hundred-pages.pdf');
   writeFileSync(file, await out.save());
-  const config = loadConfig({
-    RUNTIME_MODE: 'local',
-    DATA_DIR: join(dir, 'data'),
-    PORT: '0',
-    API_KEYS: `${API_KEY}=bench:scale`,
-    LOG_LEVEL: 'ERROR',
-    PDF_TEXT_READER: option('reader', 'pdfium'),
-  });
-  if (config.RUNTIME_MODE !== 'local') throw new Error('local mode expected');
-  const server = await startLocalServer(config);
+  const server = await startBenchServer(join(dir, 'data'));
   const t0 = performance.now();
   const { status, body } = await upload(server.url, file);
   const seconds = (performance.now() - t0) / 1000;

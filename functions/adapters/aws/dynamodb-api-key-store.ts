@@ -2,13 +2,14 @@ import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/li
 import type { ApiKeyRecord, ApiKeyStore } from '../../core/ports/api-key-store.js';
 import { API_KEY_SK, apiKeyPk, fromItem } from './dynamodb-items.js';
 import { PARTITION_KEY, SORT_KEY } from './service-table.js';
+import { RecentlyUsed } from '../recently-used.js';
 
 /** API keys by SHA-256 hash in the service table: `KEY#<sha256>` / `KEY`. */
 export class DynamoDbApiKeyStore implements ApiKeyStore {
   readonly #client: DynamoDBDocumentClient;
   readonly #tableName: string;
   /** Keys as last written or read, when this store is the table's only writer of them. */
-  readonly #keys: Map<string, ApiKeyRecord> | undefined;
+  readonly #keys: RecentlyUsed<string, ApiKeyRecord> | undefined;
 
   /**
    * @param client a document client marshalling with `removeUndefinedValues: true`
@@ -25,19 +26,12 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
   ) {
     this.#client = client;
     this.#tableName = tableName;
-    this.#keys = options.onlyWriter === true ? new Map() : undefined;
+    this.#keys = options.onlyWriter === true ? new RecentlyUsed({ maxEntries: 1000 }) : undefined;
   }
 
   /** Keeps a copy of `record` as stored, the most recent 1000. */
   #remember(record: ApiKeyRecord): void {
-    const keys = this.#keys;
-    if (!keys) return;
-    keys.delete(record.keyHash);
-    keys.set(record.keyHash, JSON.parse(JSON.stringify(record)) as ApiKeyRecord);
-    if (keys.size > 1000) {
-      const oldest = keys.keys().next();
-      if (oldest.done !== true) keys.delete(oldest.value);
-    }
+    this.#keys?.set(record.keyHash, JSON.parse(JSON.stringify(record)) as ApiKeyRecord);
   }
 
   async put(record: ApiKeyRecord): Promise<void> {

@@ -11,6 +11,7 @@ import {
   type Item,
 } from './dynamodb-items.js';
 import { PARTITION_KEY, SORT_KEY } from './service-table.js';
+import { RecentlyUsed } from '../recently-used.js';
 
 /** Attempts at claiming a sequence number before an append gives up. */
 const MAX_CLAIM_ATTEMPTS = 50;
@@ -46,7 +47,7 @@ export class DynamoDbEventLog implements EventLog {
   readonly #client: DynamoDBDocumentClient;
   readonly #tableName: string;
   readonly #clock: Clock;
-  readonly #lastSeq = new Map<string, number>();
+  readonly #lastSeq = new RecentlyUsed<string, number>({ maxEntries: REMEMBERED_REQUESTS });
   /** Appends waiting for a write, per request; present while the request's writer runs. */
   readonly #queues = new Map<string, Pending[]>();
 
@@ -131,12 +132,7 @@ export class DynamoDbEventLog implements EventLog {
   }
 
   #remember(requestId: string, seq: number): void {
-    this.#lastSeq.delete(requestId);
     this.#lastSeq.set(requestId, seq);
-    if (this.#lastSeq.size > REMEMBERED_REQUESTS) {
-      const oldest = this.#lastSeq.keys().next();
-      if (oldest.done !== true) this.#lastSeq.delete(oldest.value);
-    }
   }
 
   async list(requestId: string, afterSeq = 0): Promise<LoggedEvent[]> {

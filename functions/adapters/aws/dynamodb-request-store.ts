@@ -21,6 +21,7 @@ import {
   type Item,
 } from './dynamodb-items.js';
 import { PARTITION_KEY, SORT_KEY } from './service-table.js';
+import { RecentlyUsed } from '../recently-used.js';
 
 /** BatchWriteItem takes at most 25 requests. */
 const BATCH_WRITE_LIMIT = 25;
@@ -49,12 +50,12 @@ export class DynamoDbRequestStore implements RequestStore {
   readonly #client: DynamoDBDocumentClient;
   readonly #tableName: string;
   /** Records as last written or read, when this store is the table's only writer of them. */
-  readonly #records: Map<string, RequestRecord> | undefined;
+  readonly #records: RecentlyUsed<string, RequestRecord> | undefined;
   /**
    * Page checkpoints (as JSON) of the requests this store created, when it is the only writer:
    * it then wrote every one of them, so the list is complete.
    */
-  readonly #pages: Map<string, Map<number, string>> | undefined;
+  readonly #pages: RecentlyUsed<string, Map<number, string>> | undefined;
 
   /**
    * @param client a document client marshalling with `removeUndefinedValues: true`
@@ -72,20 +73,14 @@ export class DynamoDbRequestStore implements RequestStore {
   ) {
     this.#client = client;
     this.#tableName = tableName;
-    this.#records = options.onlyWriter === true ? new Map() : undefined;
-    this.#pages = options.onlyWriter === true ? new Map() : undefined;
+    const onlyWriter = options.onlyWriter === true;
+    this.#records = onlyWriter ? new RecentlyUsed({ maxEntries: REMEMBERED_RECORDS }) : undefined;
+    this.#pages = onlyWriter ? new RecentlyUsed({ maxEntries: REMEMBERED_PAGE_LISTS }) : undefined;
   }
 
   /** Keeps a copy of `record` as stored (undefined fields dropped), the most recent 1000. */
   #remember(record: RequestRecord): void {
-    const records = this.#records;
-    if (!records) return;
-    records.delete(record.id);
-    records.set(record.id, JSON.parse(JSON.stringify(record)) as RequestRecord);
-    if (records.size > REMEMBERED_RECORDS) {
-      const oldest = records.keys().next();
-      if (oldest.done !== true) records.delete(oldest.value);
-    }
+    this.#records?.set(record.id, JSON.parse(JSON.stringify(record)) as RequestRecord);
   }
 
   async create(record: RequestRecord): Promise<void> {
@@ -99,13 +94,7 @@ export class DynamoDbRequestStore implements RequestStore {
         }),
       );
       this.#remember(record);
-      if (this.#pages) {
-        this.#pages.set(record.id, new Map());
-        if (this.#pages.size > REMEMBERED_PAGE_LISTS) {
-          const oldest = this.#pages.keys().next();
-          if (oldest.done !== true) this.#pages.delete(oldest.value);
-        }
-      }
+      this.#pages?.set(record.id, new Map());
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
       throw new ConflictError(`request ${record.id} exists already`, {

@@ -3,6 +3,7 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { BadRequestError, ObjectNotFoundError } from '../../core/domain/errors.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
+import { RecentlyUsed } from '../recently-used.js';
 
 /** Largest object kept in memory by an only-writer store, and the most kept in all. */
 const MAX_KEPT_OBJECT = 256 * 1024;
@@ -24,8 +25,7 @@ const NOT_FOUND_CODES: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR', 'EISD
 export class FsObjectStore implements ObjectStore {
   readonly #root: string;
   /** Recently written small objects, when this store is the only writer of its directory. */
-  readonly #recent: Map<string, Uint8Array> | undefined;
-  #recentBytes = 0;
+  readonly #recent: RecentlyUsed<string, Uint8Array> | undefined;
 
   /**
    * @param root directory holding the objects; created on the first write.
@@ -35,26 +35,16 @@ export class FsObjectStore implements ObjectStore {
    */
   constructor(root: string, options: { onlyWriter?: boolean } = {}) {
     this.#root = resolve(root);
-    this.#recent = options.onlyWriter === true ? new Map() : undefined;
+    this.#recent =
+      options.onlyWriter === true
+        ? new RecentlyUsed({ maxWeight: MAX_KEPT_BYTES, weigh: (bytes) => bytes.byteLength })
+        : undefined;
   }
 
   /** Keeps a copy of a small object just written; the least recent ones go first. */
   #keep(key: string, body: Uint8Array | undefined): void {
-    const recent = this.#recent;
-    if (!recent) return;
-    const old = recent.get(key);
-    if (old) {
-      recent.delete(key);
-      this.#recentBytes -= old.byteLength;
-    }
-    if (!body || body.byteLength > MAX_KEPT_OBJECT) return;
-    recent.set(key, body.slice());
-    this.#recentBytes += body.byteLength;
-    for (const [oldest, bytes] of recent) {
-      if (this.#recentBytes <= MAX_KEPT_BYTES) break;
-      recent.delete(oldest);
-      this.#recentBytes -= bytes.byteLength;
-    }
+    if (body && body.byteLength <= MAX_KEPT_OBJECT) this.#recent?.set(key, body.slice());
+    else this.#recent?.delete(key);
   }
 
   /** Writes `body` atomically; the content type is not kept (files carry none). */

@@ -289,11 +289,3 @@ export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<Extr
     heightPt: unit.height,
   };
 };
-
-/**
- * Reads one page as layout input: text runs, rules and images in pixels at `dpi`.
- *
- * @see extractPage for the statistics that come with it.
- */
-export const extractPageText = async (page: PDFPageProxy, dpi: number): Promise<PageText> =>
-  (await extractPage(page, dpi)).text;

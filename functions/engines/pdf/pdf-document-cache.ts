@@ -132,7 +132,7 @@ export class PdfDocumentCache implements PdfPageSource {
   /**
    * Opens `data` with PDFium; null when pdf.js is to read it (chosen so, or PDFium cannot open a
    * file pdf.js may still repair).
-   * @throws {DocumentRejectedError} when the PDF needs a user password.
+   * @throws {DocumentRejectedError} when the PDF needs a user password or has no pages.
    */
   async #openReader(data: Uint8Array): Promise<PdfiumDocument | null> {
     if (this.#textReader !== 'pdfium') return null;
@@ -141,7 +141,6 @@ export class PdfDocumentCache implements PdfPageSource {
       return PdfiumDocument.open(pdfium, data);
     } catch (error) {
       if (error instanceof UnsupportedDocumentError) return null;
-      if (error instanceof DocumentRejectedError && /no pages/.test(error.message)) return null;
       throw error;
     }
   }
