@@ -59,6 +59,9 @@ export function initDeps(config: Config): Promise<Deps> {
   return built;
 }
 
+/** How long the local event log waits to group a burst of progress events into one item. */
+const EVENT_LINGER_MS = 10;
+
 /** Forgets the process's dependencies after closing them. */
 export async function resetDeps(): Promise<void> {
   const current = built;
@@ -127,7 +130,9 @@ export async function buildDeps(config: Config): Promise<Deps> {
   return {
     config,
     requests,
-    events: new DynamoDbEventLog(dynamo.documentClient, tableName),
+    // Stages do not wait for their events here (deferEvents), so a short linger costs them
+    // nothing and lets a stage's burst of events share one item.
+    events: new DynamoDbEventLog(dynamo.documentClient, tableName, { lingerMs: EVENT_LINGER_MS }),
     deferEvents: (written) => {
       const tracked = written
         .catch((error: unknown) => {

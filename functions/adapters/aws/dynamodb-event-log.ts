@@ -23,6 +23,19 @@ const systemClock: Clock = { now: () => new Date() };
 /** Most events written in one item: a burst of appends is stored together. */
 const MAX_GROUP = 25;
 
+/** Options of {@link DynamoDbEventLog}. */
+export interface DynamoDbEventLogOptions {
+  /** Stamps `at` on appended events. @default the system clock */
+  readonly clock?: Clock;
+  /**
+   * Milliseconds an append that finds no write in flight waits before writing, so that the
+   * events of a burst (a stage's start, its pages, its end) share one item. Progress readers
+   * see events up to this much later; callers that await an append wait this much longer.
+   * @default 0 (write at once)
+   */
+  readonly lingerMs?: number;
+}
+
 /** An append waiting for its write. */
 interface Pending {
   at: string;
@@ -41,12 +54,14 @@ interface Pending {
  * `lastSeq`). The last number this process wrote for a request is remembered; when another
  * writer (another Lambda) took it first, the append reads the newest item and tries the number
  * after it. Because a number is claimed only after every smaller one was written, readers
- * never see event `n + 1` before event `n`, and there are no gaps.
+ * never see event `n + 1` before event `n`, and there are no gaps. With `lingerMs`, the first
+ * append of a burst waits that long before its write, so that more of the burst joins it.
  */
 export class DynamoDbEventLog implements EventLog {
   readonly #client: DynamoDBDocumentClient;
   readonly #tableName: string;
   readonly #clock: Clock;
+  readonly #lingerMs: number;
   readonly #lastSeq = new RecentlyUsed<string, number>({ maxEntries: REMEMBERED_REQUESTS });
   /** Appends waiting for a write, per request; present while the request's writer runs. */
   readonly #queues = new Map<string, Pending[]>();
@@ -55,12 +70,16 @@ export class DynamoDbEventLog implements EventLog {
    * @param client a document client marshalling with `removeUndefinedValues: true`
    *   (see `createDocumentClient`).
    * @param tableName the service table (see `serviceTable`).
-   * @param clock stamps `at` on appended events.
    */
-  constructor(client: DynamoDBDocumentClient, tableName: string, clock: Clock = systemClock) {
+  constructor(
+    client: DynamoDBDocumentClient,
+    tableName: string,
+    options: DynamoDbEventLogOptions = {},
+  ) {
     this.#client = client;
     this.#tableName = tableName;
-    this.#clock = clock;
+    this.#clock = options.clock ?? systemClock;
+    this.#lingerMs = Math.max(0, options.lingerMs ?? 0);
   }
 
   append(requestId: string, event: ProgressEvent): Promise<number> {
@@ -84,6 +103,7 @@ export class DynamoDbEventLog implements EventLog {
 
   /** Writes the request's queued appends, a group at a time, until none is left. */
   async #drain(requestId: string, queue: Pending[]): Promise<void> {
+    if (this.#lingerMs > 0) await new Promise((wake) => setTimeout(wake, this.#lingerMs));
     while (queue.length > 0) {
       const group = queue.splice(0, MAX_GROUP);
       try {

@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 import type { HttpRequest, HttpResponse, RequestHandler } from '@smithy/types';
 
 /** A Node `request` listener, as `http.createServer` takes. */
@@ -14,6 +13,7 @@ export type RequestListener = (request: IncomingMessage, response: ServerRespons
  *
  * The listener sees a request with `method`, `url`, lower-cased `headers` and the body as one
  * `data` event; it must answer with `statusCode`, `setHeader` and `end(body)` (what dynalite does).
+ * The response body is handed back as bytes, which the SDK reads without a stream.
  *
  * @example
  * new DynamoDBClient({ endpoint, requestHandler: new InProcessHttpHandler(server.listeners('request')[0]) })
@@ -48,7 +48,7 @@ export class InProcessHttpHandler implements RequestHandler<HttpRequest, HttpRes
         end(body?: string | Uint8Array) {
           const bytes = body === undefined ? Buffer.alloc(0) : Buffer.from(body);
           resolve({
-            response: { statusCode: outgoing.statusCode, headers, body: Readable.from([bytes]) },
+            response: { statusCode: outgoing.statusCode, headers, body: bytes },
           });
         },
       };

@@ -117,7 +117,7 @@ describe('DynamoDB item layout', () => {
     // Arrange
     const requests = new DynamoDbRequestStore(ddb.documentClient, TABLE);
     const events = new DynamoDbEventLog(ddb.documentClient, TABLE, {
-      now: () => new Date('2025-01-02T03:04:05.000Z'),
+      clock: { now: () => new Date('2025-01-02T03:04:05.000Z') },
     });
     const record = aRequestRecord();
     await requests.create(record);

@@ -229,7 +229,7 @@ describe('DynamoDbEventLog', () => {
       command.constructor === QueryCommand ? { Items: [{ seq: 6 }] } : {},
     );
     const log = new DynamoDbEventLog(client, TABLE, {
-      now: () => new Date('2025-01-02T03:04:05.000Z'),
+      clock: { now: () => new Date('2025-01-02T03:04:05.000Z') },
     });
     // Act
     const seq = await log.append('r-1', { event: 'page.completed', page_number: 3 });
@@ -316,6 +316,24 @@ describe('DynamoDbEventLog', () => {
       [3, 'c'],
       [4, 'd'],
     ]);
+  });
+
+  it('with lingerMs, writes appends made within the window after the first as one item', async () => {
+    // Arrange
+    const written: Record<string, unknown>[] = [];
+    const { client } = stubClient((command) => {
+      written.push((command.input as { Item: Record<string, unknown> }).Item);
+      return {};
+    });
+    const log = new DynamoDbEventLog(client, TABLE, { lingerMs: 20 });
+    log.opened('r-1');
+    // Act: two appends now, one 5 ms later, all before the first write.
+    const first = [log.append('r-1', { event: 'a' }), log.append('r-1', { event: 'b' })];
+    await new Promise((wake) => setTimeout(wake, 5));
+    const seqs = await Promise.all([...first, log.append('r-1', { event: 'c' })]);
+    // Assert
+    expect(seqs).toEqual([1, 2, 3]);
+    expect(written.map((item) => [item.sk, item.lastSeq])).toEqual([['EVT#0000000001', 3]]);
   });
 
   it('numbers on after a group written by another writer', async () => {

@@ -1,12 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { InProcessHttpHandler } from '../../../../functions/adapters/local/in-process-http-handler.js';
 
-async function text(body: unknown): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body as Readable) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/** The SDK reads a body given as bytes without a stream. */
+function text(body: unknown): string {
+  expect(body).toBeInstanceOf(Uint8Array);
+  return Buffer.from(body as Uint8Array).toString('utf8');
 }
 
 const request = {
@@ -45,7 +44,7 @@ describe('InProcessHttpHandler', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.headers).toEqual({ 'content-type': 'application/json' });
-    expect(await text(response.body)).toBe('{"message":"no"}');
+    expect(text(response.body)).toBe('{"message":"no"}');
   });
 
   it('rejects when the listener throws', async () => {
