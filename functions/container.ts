@@ -2,21 +2,28 @@ import './polyfills.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDbApiKeyStore } from './adapters/aws/dynamodb-api-key-store.js';
 import { DynamoDbEventLog } from './adapters/aws/dynamodb-event-log.js';
+import { createDocumentClient } from './adapters/aws/dynamodb-items.js';
 import { DynamoDbRequestStore } from './adapters/aws/dynamodb-request-store.js';
+import { S3ObjectStore } from './adapters/aws/s3-object-store.js';
+import { StepFunctionsWorkflow } from './adapters/aws/step-functions-workflow.js';
 import { serviceTable } from './adapters/aws/service-table.js';
 import { lockDataDir } from './adapters/local/data-dir-lock.js';
 import { startEmbeddedDynamo } from './adapters/local/embedded-dynamo.js';
 import { FsObjectStore } from './adapters/local/fs-object-store.js';
 import { lambdaContext } from './adapters/local/lambda-context.js';
 import { LocalStepFunctionsWorkflow, type LocalTask } from './adapters/local/local-workflow.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import type { AppDeps } from './core/app/app-deps.js';
 import type { ProviderRegistry } from './core/domain/pipeline/pipeline-ports.js';
 import type { ProviderCapability } from './core/domain/routing.js';
 import type { DocumentFormat } from './core/domain/schemas.js';
 import type { DocumentEngine, DocumentRef } from './core/ports/document-engine.js';
+import type { ObjectStore } from './core/ports/object-store.js';
 import type { PageProvider } from './core/ports/page-provider.js';
 import { detectFormat } from './engines/image/detect-format.js';
 import { ImageEngine } from './engines/image/image-engine.js';
@@ -70,29 +77,19 @@ export async function resetDeps(): Promise<void> {
 }
 
 /**
- * The composition root: the only module that knows both adapter families.
- * @throws {ConfigError} for a runtime mode whose adapters this build lacks.
+ * The composition root: the only module that knows both adapter families. `local` runs on
+ * the embedded DynamoDB and the filesystem under `DATA_DIR`; `aws` on the table, bucket and
+ * state machine named by `TABLE_NAME`, `BUCKET_NAME` and `STATE_MACHINE_ARN`.
  */
 export async function buildDeps(config: Config): Promise<Deps> {
-  if (config.RUNTIME_MODE !== 'local') {
-    throw new ConfigError(
-      'RUNTIME_MODE=aws needs the S3 and Step Functions adapters, which this build does not include yet; run with RUNTIME_MODE=local',
-    );
-  }
-  const dataDir = config.DATA_DIR;
-  // One server per data directory: its stores keep what they wrote in memory.
-  const unlock = await lockDataDir(dataDir);
-  const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb'), port: 0 }).catch(
-    async (error: unknown) => {
-      await unlock();
-      throw error;
-    },
-  );
-  const tableName = 'docparse';
-  await dynamo.ensureTable(serviceTable(tableName));
-  // The local server is the only writer of its data directory.
-  const objects = new FsObjectStore(join(dataDir, 'objects'), { onlyWriter: true });
+  return config.RUNTIME_MODE === 'local' ? buildLocalDeps(config) : buildAwsDeps(config);
+}
 
+type LocalConfig = Extract<Config, { RUNTIME_MODE: 'local' }>;
+type AwsConfig = Extract<Config, { RUNTIME_MODE: 'aws' }>;
+
+/** What both runtimes build the same way around their own object store. */
+function engines(config: Config, objects: ObjectStore) {
   const pdfSource = new PdfWorkerClient(objects, {
     maxPagesPerDocument: config.MAX_DOCUMENT_PAGES,
     textReader: config.PDF_TEXT_READER,
@@ -115,6 +112,46 @@ export async function buildDeps(config: Config): Promise<Deps> {
     { provider: new LocalTextProvider(pdfSource), needsTextLayer: true },
     { provider: new LocalOcrProvider(rasterizer, ocr), needsTextLayer: false },
   ]);
+  return {
+    pdfSource,
+    ocr,
+    providers,
+    engineFor: (format: DocumentFormat): DocumentEngine | undefined =>
+      format === 'pdf' ? pdfEngine : IMAGE_FORMATS.includes(format) ? imageEngine : undefined,
+  };
+}
+
+/** The settings and limits both runtimes take from the configuration. */
+function common(config: Config) {
+  return {
+    config,
+    detectFormat,
+    clock: { now: () => new Date() },
+    newId: () => randomId(24),
+    settings: {
+      maxDocumentPages: config.MAX_DOCUMENT_PAGES,
+      thresholds: { fastCeiling: config.FAST_CEILING, proCeiling: config.PRO_CEILING },
+      priceByTier: config.priceByTier,
+    },
+    limits: { maxUploadBytes: config.MAX_UPLOAD_BYTES, pageConcurrency: config.PAGE_CONCURRENCY },
+  };
+}
+
+async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
+  const dataDir = config.DATA_DIR;
+  // One server per data directory: its stores keep what they wrote in memory.
+  const unlock = await lockDataDir(dataDir);
+  const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb'), port: 0 }).catch(
+    async (error: unknown) => {
+      await unlock();
+      throw error;
+    },
+  );
+  const tableName = 'docparse';
+  await dynamo.ensureTable(serviceTable(tableName));
+  // The local server is the only writer of its data directory.
+  const objects = new FsObjectStore(join(dataDir, 'objects'), { onlyWriter: true });
+  const { pdfSource, ocr, providers, engineFor } = engines(config, objects);
 
   // The local server is the only writer of its embedded table's records, keys and checkpoints.
   const requests = new DynamoDbRequestStore(dynamo.documentClient, tableName, {
@@ -128,7 +165,7 @@ export async function buildDeps(config: Config): Promise<Deps> {
   // Event writes still running after their stage returned; close() waits for them.
   const pendingEvents = new Set<Promise<void>>();
   return {
-    config,
+    ...common(config),
     requests,
     // Stages do not wait for their events here (deferEvents), so a short linger costs them
     // nothing and lets a stage's burst of events share one item.
@@ -143,19 +180,9 @@ export async function buildDeps(config: Config): Promise<Deps> {
     },
     apiKeys: new DynamoDbApiKeyStore(dynamo.documentClient, tableName, { onlyWriter: true }),
     objects,
-    engineFor: (format: DocumentFormat): DocumentEngine | undefined =>
-      format === 'pdf' ? pdfEngine : IMAGE_FORMATS.includes(format) ? imageEngine : undefined,
+    engineFor,
     providers,
     workflow,
-    detectFormat,
-    clock: { now: () => new Date() },
-    newId: () => randomId(24),
-    settings: {
-      maxDocumentPages: config.MAX_DOCUMENT_PAGES,
-      thresholds: { fastCeiling: config.FAST_CEILING, proCeiling: config.PRO_CEILING },
-      priceByTier: config.priceByTier,
-    },
-    limits: { maxUploadBytes: config.MAX_UPLOAD_BYTES, pageConcurrency: config.PAGE_CONCURRENCY },
     warmUp: async () => {
       await Promise.all([pdfSource.warmUp(), workflow.warmUp()]);
     },
@@ -167,6 +194,36 @@ export async function buildDeps(config: Config): Promise<Deps> {
       await unlock();
     },
   };
+}
+
+/**
+ * On Lambda: one set of clients per cold start, credentials and region from the function's
+ * environment. Stages write their events before returning (no `deferEvents`).
+ */
+function buildAwsDeps(config: AwsConfig): Promise<Deps> {
+  const dynamoClient = new DynamoDBClient({});
+  const documentClient = createDocumentClient(dynamoClient);
+  const objects = new S3ObjectStore(new S3Client({}), config.BUCKET_NAME);
+  const { pdfSource, ocr, providers, engineFor } = engines(config, objects);
+  const sfn = new SFNClient({});
+  return Promise.resolve({
+    ...common(config),
+    requests: new DynamoDbRequestStore(documentClient, config.TABLE_NAME),
+    events: new DynamoDbEventLog(documentClient, config.TABLE_NAME),
+    apiKeys: new DynamoDbApiKeyStore(documentClient, config.TABLE_NAME),
+    objects,
+    engineFor,
+    providers,
+    workflow: new StepFunctionsWorkflow(sfn, config.STATE_MACHINE_ARN),
+    warmUp: () => pdfSource.warmUp(),
+    close: async () => {
+      await ocr.terminate();
+      await pdfSource.close();
+      documentClient.destroy();
+      dynamoClient.destroy();
+      sfn.destroy();
+    },
+  });
 }
 
 /**
