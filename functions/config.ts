@@ -73,7 +73,8 @@ const AwsEnv = z.object({
   RUNTIME_MODE: z.literal('aws'),
   BUCKET_NAME: z.string().min(1),
   TABLE_NAME: z.string().min(1),
-  STATE_MACHINE_ARN: z.string().min(1),
+  /** The parse state machine; needed by functions that start or stop parses (not by stages). */
+  STATE_MACHINE_ARN: z.string().min(1).optional(),
   ...common,
 });
 

@@ -10,6 +10,7 @@ import { DynamoDbEventLog } from './adapters/aws/dynamodb-event-log.js';
 import { createDocumentClient } from './adapters/aws/dynamodb-items.js';
 import { DynamoDbRequestStore } from './adapters/aws/dynamodb-request-store.js';
 import { S3ObjectStore } from './adapters/aws/s3-object-store.js';
+import { S3UploadSigner } from './adapters/aws/s3-upload-signer.js';
 import { StepFunctionsWorkflow } from './adapters/aws/step-functions-workflow.js';
 import { serviceTable } from './adapters/aws/service-table.js';
 import { lockDataDir } from './adapters/local/data-dir-lock.js';
@@ -17,13 +18,15 @@ import { startEmbeddedDynamo } from './adapters/local/embedded-dynamo.js';
 import { FsObjectStore } from './adapters/local/fs-object-store.js';
 import { lambdaContext } from './adapters/local/lambda-context.js';
 import { LocalStepFunctionsWorkflow, type LocalTask } from './adapters/local/local-workflow.js';
-import { loadConfig, type Config } from './config.js';
+import { LocalUploadSigner, loadUploadSecret } from './adapters/local/local-upload-signer.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import type { AppDeps } from './core/app/app-deps.js';
 import type { ProviderRegistry } from './core/domain/pipeline/pipeline-ports.js';
 import type { ProviderCapability } from './core/domain/routing.js';
 import type { DocumentFormat } from './core/domain/schemas.js';
 import type { DocumentEngine, DocumentRef } from './core/ports/document-engine.js';
 import type { ObjectStore } from './core/ports/object-store.js';
+import type { Workflow } from './core/ports/workflow.js';
 import type { PageProvider } from './core/ports/page-provider.js';
 import { detectFormat } from './engines/image/detect-format.js';
 import { ImageEngine } from './engines/image/image-engine.js';
@@ -152,6 +155,11 @@ async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
   // The local server is the only writer of its data directory.
   const objects = new FsObjectStore(join(dataDir, 'objects'), { onlyWriter: true });
   const { pdfSource, ocr, providers, engineFor } = engines(config, objects);
+  // Upload forms point at the local server itself, which verifies them with the data
+  // directory's secret; the server names its real URL once it listens (PORT may be 0).
+  const uploads = new LocalUploadSigner(await loadUploadSecret(dataDir), {
+    baseUrl: `http://${config.HOST}:${config.PORT}`,
+  });
 
   // The local server is the only writer of its embedded table's records, keys and checkpoints.
   const requests = new DynamoDbRequestStore(dynamo.documentClient, tableName, {
@@ -180,6 +188,7 @@ async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
     },
     apiKeys: new DynamoDbApiKeyStore(dynamo.documentClient, tableName, { onlyWriter: true }),
     objects,
+    uploads,
     engineFor,
     providers,
     workflow,
@@ -203,7 +212,8 @@ async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
 function buildAwsDeps(config: AwsConfig): Promise<Deps> {
   const dynamoClient = new DynamoDBClient({});
   const documentClient = createDocumentClient(dynamoClient);
-  const objects = new S3ObjectStore(new S3Client({}), config.BUCKET_NAME);
+  const s3 = new S3Client({});
+  const objects = new S3ObjectStore(s3, config.BUCKET_NAME);
   const { pdfSource, ocr, providers, engineFor } = engines(config, objects);
   const sfn = new SFNClient({});
   return Promise.resolve({
@@ -212,9 +222,13 @@ function buildAwsDeps(config: AwsConfig): Promise<Deps> {
     events: new DynamoDbEventLog(documentClient, config.TABLE_NAME),
     apiKeys: new DynamoDbApiKeyStore(documentClient, config.TABLE_NAME),
     objects,
+    uploads: new S3UploadSigner(s3, config.BUCKET_NAME),
     engineFor,
     providers,
-    workflow: new StepFunctionsWorkflow(sfn, config.STATE_MACHINE_ARN),
+    workflow:
+      config.STATE_MACHINE_ARN === undefined
+        ? unavailableWorkflow('STATE_MACHINE_ARN is not set for this function')
+        : new StepFunctionsWorkflow(sfn, config.STATE_MACHINE_ARN),
     warmUp: () => pdfSource.warmUp(),
     close: async () => {
       await ocr.terminate();
@@ -224,6 +238,14 @@ function buildAwsDeps(config: AwsConfig): Promise<Deps> {
       sfn.destroy();
     },
   });
+}
+
+/** A workflow for functions that never start or stop executions: every call throws. */
+function unavailableWorkflow(reason: string): Workflow {
+  const fail = (): never => {
+    throw new ConfigError(reason);
+  };
+  return { executionIdFor: fail, start: fail, wait: fail, stop: fail };
 }
 
 /**

@@ -18,10 +18,12 @@ export interface UploadedFile {
 }
 
 /** What a handler function receives once the event is authenticated and validated. */
-export interface HttpRequest<P, Q, F> {
+export interface HttpRequest<P, Q, F, B = unknown> {
   params: P;
   query: Q;
   form: F;
+  /** The validated JSON body (a `body` schema was given), else undefined. */
+  body: B;
   file: UploadedFile | undefined;
   caller: ApiKeyRecord | undefined;
   headers: Readonly<Record<string, string | undefined>>;
@@ -39,13 +41,18 @@ export interface HttpReply {
 
 type Schema = z.ZodType;
 
-interface HandlerSpec<P extends Schema, Q extends Schema, F extends Schema> {
+interface HandlerSpec<P extends Schema, Q extends Schema, F extends Schema, B extends Schema> {
   /** Path parameters schema. */
   params?: P;
   /** Query string schema. */
   query?: Q;
   /** Multipart form fields schema; setting it enables the multipart body parser. */
   form?: F;
+  /**
+   * JSON body schema. An empty body is validated as `{}`; a non-empty one must be sent as
+   * `application/json`.
+   */
+  body?: B;
   /** Require `X-API-Key` (default true). */
   auth?: boolean;
 }
@@ -54,12 +61,18 @@ interface HandlerSpec<P extends Schema, Q extends Schema, F extends Schema> {
  * The one place where middy is composed: error responses first, then the multipart parser when a
  * form schema is given, then authentication and validation, then the handler.
  * Validation failures become 422 with the HTTPValidationError body (`loc` starts with `path`,
- * `query` or `body`); a file above `MAX_UPLOAD_BYTES` becomes 413.
+ * `query` or `body`); a file above `MAX_UPLOAD_BYTES` becomes 413; a JSON body that does not
+ * parse, or is not sent as `application/json`, becomes 400.
  */
-export function httpHandler<P extends Schema, Q extends Schema, F extends Schema>(
+export function httpHandler<
+  P extends Schema,
+  Q extends Schema,
+  F extends Schema,
+  B extends Schema = z.ZodUndefined,
+>(
   getDeps: () => Promise<Deps>,
-  spec: HandlerSpec<P, Q, F>,
-  fn: (request: HttpRequest<z.infer<P>, z.infer<Q>, z.infer<F>>) => Promise<HttpReply>,
+  spec: HandlerSpec<P, Q, F, B>,
+  fn: (request: HttpRequest<z.infer<P>, z.infer<Q>, z.infer<F>, z.infer<B>>) => Promise<HttpReply>,
 ) {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>().use(errorResponses());
   // Authentication runs before the body is parsed: unauthenticated uploads are not read.
@@ -103,10 +116,12 @@ export function httpHandler<P extends Schema, Q extends Schema, F extends Schema
       );
       form = validate('body', spec.form, fields);
     }
+    const body = spec.body ? parseWith('body', spec.body, jsonBodyOf(event, headers)) : undefined;
     const reply = await fn({
       params: params as z.infer<P>,
       query: query as z.infer<Q>,
       form: form as z.infer<F>,
+      body: body as z.infer<B>,
       file,
       caller,
       headers,
@@ -138,6 +153,34 @@ function fileOf(part: unknown, maxBytes: number): UploadedFile | undefined {
     mimetype: typeof p.mimetype === 'string' ? p.mimetype : 'application/octet-stream',
     content: p.content,
   };
+}
+
+/** The event's JSON body; an empty body reads as `{}`. @throws {BadRequestError} otherwise. */
+function jsonBodyOf(
+  event: APIGatewayProxyEvent,
+  headers: Readonly<Record<string, string | undefined>>,
+): unknown {
+  const raw =
+    event.body === null
+      ? ''
+      : event.isBase64Encoded
+        ? Buffer.from(event.body, 'base64').toString('utf8')
+        : event.body;
+  if (raw.trim() === '') return {};
+  const mediaType = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    throw new BadRequestError(
+      `malformed request body: send a JSON object with Content-Type: application/json (got ${mediaType || 'no content type'})`,
+    );
+  }
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch (error) {
+    throw new BadRequestError(
+      `malformed request body: invalid JSON (${(error as Error).message}); send a JSON object`,
+      { cause: error },
+    );
+  }
 }
 
 function lowerCaseHeaders(

@@ -88,7 +88,11 @@ describe('DocparseStack storage', () => {
 
   it('expires uploads and intermediate work after seven days and keeps results', () => {
     // Act
-    const buckets = template.findResources('AWS::S3::Bucket');
+    // The service bucket is the one with server access logging.
+    const buckets = template.findResources('AWS::S3::Bucket', {
+      Properties: { LoggingConfiguration: Match.anyValue() },
+    });
+    expect(Object.keys(buckets)).toHaveLength(1);
     const rules = Object.values(buckets).flatMap(
       (b) =>
         (b as { Properties: { LifecycleConfiguration?: { Rules: Record<string, unknown>[] } } })

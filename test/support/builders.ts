@@ -36,6 +36,7 @@ import type {
 import type { ExecutionOutcome, Workflow } from '../../functions/core/ports/workflow.js';
 import { detectFormat } from '../../functions/engines/image/detect-format.js';
 import {
+  FakeUploadSigner,
   InMemoryApiKeyStore,
   InMemoryEventLog,
   InMemoryObjectStore,
@@ -415,6 +416,7 @@ export type AppWorld = PipelineWorld &
   AppDeps & {
     apiKeys: InMemoryApiKeyStore;
     workflow: InProcessWorkflow;
+    uploads: FakeUploadSigner;
   };
 
 export function anAppWorld(
@@ -427,6 +429,7 @@ export function anAppWorld(
     ...pipeline,
     apiKeys,
     workflow: new InProcessWorkflow(pipeline),
+    uploads: new FakeUploadSigner(),
     detectFormat,
     newId: () => `id${String(++next).padStart(4, '0')}`,
     limits: { maxUploadBytes: options.maxUploadBytes ?? 1024 * 1024, pageConcurrency: 2 },

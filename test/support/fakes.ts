@@ -15,6 +15,11 @@ import type { Clock } from '../../functions/core/ports/clock.js';
 import type { EventLog, LoggedEvent, ProgressEvent } from '../../functions/core/ports/event-log.js';
 import type { ObjectStore } from '../../functions/core/ports/object-store.js';
 import type { RequestStore } from '../../functions/core/ports/request-store.js';
+import type {
+  SignedUpload,
+  UploadPolicy,
+  UploadSigner,
+} from '../../functions/core/ports/upload-signer.js';
 
 /** Fields a request patch may never change. */
 const IMMUTABLE_FIELDS: ReadonlySet<string> = new Set(['id', 'tenant']);
@@ -206,6 +211,21 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
     return settle(() => {
       const record = this.#keys.get(keyHash);
       return record && stored(record);
+    });
+  }
+}
+
+/** UploadSigner that records each policy and answers a form naming it (no real signature). */
+export class FakeUploadSigner implements UploadSigner {
+  readonly signed: UploadPolicy[] = [];
+
+  sign(policy: UploadPolicy): Promise<SignedUpload> {
+    return settle(() => {
+      this.signed.push(policy);
+      return {
+        url: `https://uploads.test/${policy.uploadId}`,
+        fields: { key: policy.key, policy: `fake:${policy.uploadId}` },
+      };
     });
   }
 }

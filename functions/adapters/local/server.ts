@@ -7,6 +7,8 @@ import { initDeps, resetDeps, type Deps } from '../../container.js';
 import type { Config } from '../../config.js';
 import { bootstrapApiKeys } from './api-key-bootstrap.js';
 import { lambdaContext } from './lambda-context.js';
+import { LOCAL_UPLOAD_PATH, LocalUploadSigner } from './local-upload-signer.js';
+import { receiveUpload } from './upload-receiver.js';
 
 type ApiHandler = (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult>;
 
@@ -27,11 +29,14 @@ export interface LocalServer {
  * Serves the route table over HTTP through the same handler modules the Lambdas use: each request
  * becomes an API Gateway (REST) proxy event, bodies base64-encoded as with `binaryMediaTypes`.
  * Bodies above `MAX_UPLOAD_BYTES` plus multipart framing are refused with 413 before buffering.
+ * It also stands in for S3's form upload: `POST /v1/uploads/{upload_id}` (the `url` that
+ * POST /v1/uploads returns here) stores a file sent with a signed form, see `receiveUpload`.
  */
 export async function startLocalServer(
   config: Config & { RUNTIME_MODE: 'local' },
 ): Promise<LocalServer> {
   const deps = await initDeps(config);
+  const uploads = localSigner(deps);
   await deps.warmUp();
   const { demoKey } = await bootstrapApiKeys(
     deps.apiKeys,
@@ -65,6 +70,17 @@ export async function startLocalServer(
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    // Form uploads go where S3 would take them on AWS, not through the route table.
+    const uploadId = req.method === 'POST' ? LOCAL_UPLOAD_PATH.exec(url.pathname)?.[1] : undefined;
+    if (uploadId !== undefined) {
+      if (Number(req.headers['content-length'] ?? '0') > maxBody) {
+        tooLarge(res);
+        req.resume();
+        return;
+      }
+      await receiveUpload(req, res, uploadId, uploads, deps.objects);
+      return;
+    }
     const match = matchRoute(req.method ?? 'GET', url.pathname);
     if (match === undefined) {
       send(res, 404, { detail: `no route for ${req.method ?? 'GET'} ${url.pathname}` });
@@ -123,8 +139,10 @@ export async function startLocalServer(
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   const port = (server.address() as AddressInfo).port;
+  const url = `http://${config.HOST}:${port}`;
+  uploads.serveAt(url);
   return {
-    url: `http://${config.HOST}:${port}`,
+    url,
     port,
     deps,
     demoKey,
@@ -138,6 +156,14 @@ export async function startLocalServer(
       await resetDeps();
     },
   };
+}
+
+/** The signer of local deps, which this server verifies forms with. */
+function localSigner(deps: Deps): LocalUploadSigner {
+  if (!(deps.uploads instanceof LocalUploadSigner)) {
+    throw new Error('the local server needs the local upload signer (RUNTIME_MODE=local)');
+  }
+  return deps.uploads;
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -1,6 +1,7 @@
 import type { PipelinePorts } from '../domain/pipeline/pipeline-ports.js';
 import type { DocumentFormat } from '../domain/schemas.js';
 import type { ApiKeyStore } from '../ports/api-key-store.js';
+import type { UploadSigner } from '../ports/upload-signer.js';
 import type { Workflow } from '../ports/workflow.js';
 
 /** Result of sniffing a document's format from its first bytes. */
@@ -10,6 +11,8 @@ export type FormatDetection = { format: DocumentFormat } | { format: null; detec
 export interface AppDeps extends PipelinePorts {
   apiKeys: ApiKeyStore;
   workflow: Workflow;
+  /** Signs direct uploads above the API's request-size limit (POST /v1/uploads). */
+  uploads: UploadSigner;
   /** Magic-byte format detection (pure). */
   detectFormat: (bytes: Uint8Array) => FormatDetection;
   /** New random id suffix (alphanumeric). */

@@ -11,6 +11,7 @@ import { workKeys } from '../domain/pipeline/pipeline-ports.js';
 import type { ParseOptions, RequestRecord } from '../domain/request.js';
 import type { Page, ParseResponse } from '../domain/schemas.js';
 import type { AppDeps } from './app-deps.js';
+import { readUpload } from './uploads.js';
 
 /** A document received by the upload endpoint. */
 export interface UploadedDocument {
@@ -19,6 +20,16 @@ export interface UploadedDocument {
   filename: string | null;
   options: ParseOptions;
 }
+
+/** A document sent beforehand to an upload slot (POST /v1/uploads), parsed by its upload id. */
+export interface UploadReference {
+  tenant: string;
+  uploadId: string;
+  options: ParseOptions;
+}
+
+/** Request ids: `req_` and letters or digits (the ParseResponse `id` rule). */
+const REQUEST_ID_PATTERN = /^req_[A-Za-z0-9]+$/;
 
 const CONTENT_TYPES: Record<string, string> = {
   pdf: 'application/pdf',
@@ -46,22 +57,25 @@ export class ParseFailedError extends AppError {
 
 /**
  * Parses an uploaded document synchronously:
- * 1. checks the size and detects the format from the bytes (not the file name);
+ * 1. reads the bytes of a referenced upload slot (the tenant's own); checks the size and detects
+ *    the format from the bytes (not the file name);
  * 2. stores the bytes and creates the request record (`queued`);
  * 3. starts the parse state machine and waits for it;
  * 4. returns the stored ParseResponse, or throws the failure the pipeline recorded.
  *
+ * @throws {NotFoundError} when a referenced upload is unknown, was never sent or belongs to
+ *   another tenant (404).
  * @throws {PayloadTooLargeError} above the configured maximum upload size (413).
  * @throws {BadRequestError} for an empty file (400).
  * @throws {UnsupportedDocumentError} when the bytes are not a supported format (400).
  * @throws {ParseFailedError} with the kind of the stage failure (400, 422, 503).
  */
-export async function parseUpload(deps: AppDeps, upload: UploadedDocument): Promise<ParseResponse> {
+export async function parseUpload(
+  deps: AppDeps,
+  upload: UploadedDocument | UploadReference,
+): Promise<ParseResponse> {
   const record = await submitUpload(deps, upload);
-  const { executionId } = await deps.workflow.start(record.id, {
-    requestId: record.id,
-    settings: { pageConcurrency: deps.limits.pageConcurrency },
-  });
+  const { executionId } = await startParse(deps, record.id);
   const outcome = await deps.workflow.wait(executionId);
   if (outcome.status === 'SUCCEEDED') {
     // Deliver stores the response under a key derived from the request.
@@ -72,31 +86,52 @@ export async function parseUpload(deps: AppDeps, upload: UploadedDocument): Prom
   return readOutcome(deps, record.id, upload.options.include_warnings);
 }
 
-/** Steps 1 and 2 of {@link parseUpload}: validates and stores the upload, returns the new record. */
+/** Options of {@link submitUpload}. */
+export interface SubmitOptions {
+  /**
+   * The request's id (`req_` and letters or digits), for callers that must find the same request
+   * again on a retry (see `ingestObjects`).
+   * @default - `req_` and a new random id (`deps.newId()`)
+   */
+  requestId?: string;
+}
+
+/**
+ * Steps 1 and 2 of {@link parseUpload}: validates and stores the upload, returns the new record.
+ * A referenced upload is copied to the request's own key, so sending another file to the slot
+ * later cannot change the document under a running parse.
+ *
+ * With an explicit `options.requestId` that exists already, the bytes are stored again under the
+ * same key and the create fails: the caller decides what a second submission means.
+ * @throws {ConflictError} when a request with `options.requestId` exists already.
+ * @throws {Error} when `options.requestId` is not `req_` and letters or digits.
+ */
 export async function submitUpload(
   deps: AppDeps,
-  upload: UploadedDocument,
+  upload: UploadedDocument | UploadReference,
+  options: SubmitOptions = {},
 ): Promise<RequestRecord> {
-  const size = upload.bytes.byteLength;
+  if (options.requestId !== undefined && !REQUEST_ID_PATTERN.test(options.requestId)) {
+    throw new Error(`not a request id: ${options.requestId}`);
+  }
+  const { bytes, filename } =
+    'uploadId' in upload ? await readUpload(deps, upload.tenant, upload.uploadId) : upload;
+  const size = bytes.byteLength;
   if (size > deps.limits.maxUploadBytes) {
     throw new PayloadTooLargeError(
       `the file is ${size} bytes; the maximum upload size is ${deps.limits.maxUploadBytes} bytes`,
     );
   }
   if (size === 0) throw new BadRequestError('the uploaded file is empty (0 bytes)');
-  const detection = deps.detectFormat(upload.bytes);
+  const detection = deps.detectFormat(bytes);
   if (detection.format === null) {
     throw new UnsupportedDocumentError(
       `unsupported file type: the content is ${detection.detected}; supported formats are pdf, png, jpeg, webp, tiff, heic, docx, pptx, xlsx and xls`,
     );
   }
-  const id = `req_${deps.newId()}`;
+  const id = options.requestId ?? `req_${deps.newId()}`;
   const key = workKeys.upload(id);
-  await deps.objects.put(
-    key,
-    upload.bytes,
-    CONTENT_TYPES[detection.format] ?? 'application/octet-stream',
-  );
+  await deps.objects.put(key, bytes, CONTENT_TYPES[detection.format] ?? 'application/octet-stream');
   const now = deps.clock.now().toISOString();
   const record: RequestRecord = {
     id,
@@ -109,14 +144,28 @@ export async function submitUpload(
     document: {
       key,
       format: detection.format,
-      hash: createHash('sha256').update(upload.bytes).digest('hex'),
-      filename: upload.filename,
+      hash: createHash('sha256').update(bytes).digest('hex'),
+      filename,
       sizeBytes: size,
     },
   };
   await deps.requests.create(record);
   deps.events.opened(id);
   return record;
+}
+
+/**
+ * Starts the parse state machine for a submitted request, without waiting for it. Starting the
+ * same request again is the same execution (see `Workflow.start`).
+ */
+export function startParse(
+  deps: Pick<AppDeps, 'workflow' | 'limits'>,
+  requestId: string,
+): Promise<{ executionId: string }> {
+  return deps.workflow.start(requestId, {
+    requestId,
+    settings: { pageConcurrency: deps.limits.pageConcurrency },
+  });
 }
 
 /** The outcome of a finished parse: the ParseResponse, or the recorded failure thrown. */

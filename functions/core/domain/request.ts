@@ -18,6 +18,21 @@ export interface ParseOptions {
   legacy_events: boolean;
 }
 
+/**
+ * The options of a parse nobody configured (event-driven ingestion): every field at the default
+ * of the upload form and query (spec §4).
+ */
+export const DEFAULT_PARSE_OPTIONS: Readonly<ParseOptions> = Object.freeze({
+  operation_mode: 'ocr',
+  maintain_format: true,
+  max_pages: null,
+  enable_verification: null,
+  dpi: null,
+  include_warnings: false,
+  extraction_strict: false,
+  legacy_events: false,
+});
+
 /** The uploaded document as stored. `key` addresses its bytes in the ObjectStore. */
 export interface StoredDocument {
   key: string;

@@ -2,9 +2,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHandler } from '../../../functions/api/parse-upload.handler.js';
 import { logger } from '../../../functions/api/logger.js';
 import { HTTPValidationError, ParseResponse } from '../../../functions/core/domain/schemas.js';
+import { createUpload, uploadKeys } from '../../../functions/core/app/uploads.js';
 import {
   FakeDocumentEngine,
   FakePageProvider,
+  OTHER_API_KEY,
+  TENANT,
   TINY_PDF,
   anUploadEvent,
   bodyOf,
@@ -229,5 +232,95 @@ describe('POST /v1/parse/upload', () => {
       'unhandled error',
       expect.objectContaining({ requestId: context.awsRequestId }),
     );
+  });
+});
+
+describe('POST /v1/parse/upload with upload_id', () => {
+  /** A slot of tenant-a whose file was sent. */
+  async function anUploadedSlot(deps: FakeDeps, bytes: Uint8Array = TINY_PDF): Promise<string> {
+    const slot = await createUpload(deps, {
+      tenant: TENANT,
+      filename: 'big.pdf',
+      contentType: null,
+    });
+    await deps.objects.put(uploadKeys.document(TENANT, slot.upload_id), bytes, 'application/pdf');
+    return slot.upload_id;
+  }
+
+  it('answers 200 with a ParseResponse for the uploaded file', async () => {
+    // Arrange
+    const deps = await fakeDeps({ engine: new FakeDocumentEngine({ pageCount: 2 }) });
+    const uploadId = await anUploadedSlot(deps);
+    // Act
+    const { result, body } = await call(
+      anUploadEvent({ file: null, fields: { upload_id: uploadId, max_pages: '1' } }),
+      deps,
+    );
+    // Assert
+    expect(result.statusCode).toBe(200);
+    const response = ParseResponse.parse(body);
+    expect(response.document).toMatchObject({ filename: 'big.pdf', pages: 2 });
+    expect(response.pages).toHaveLength(1);
+    const record = await deps.requests.get(response.id);
+    expect(record?.options).not.toHaveProperty('upload_id');
+  });
+
+  it("fails with 404 for another tenant's upload", async () => {
+    // Arrange
+    const deps = await fakeDeps();
+    const uploadId = await anUploadedSlot(deps);
+    // Act
+    const { result, body } = await call(
+      anUploadEvent({ apiKey: OTHER_API_KEY, file: null, fields: { upload_id: uploadId } }),
+      deps,
+    );
+    // Assert
+    expect(result.statusCode).toBe(404);
+    expect(body.detail).toBe(
+      `upload ${uploadId} not found: create one with POST /v1/uploads and send the file to its url before parsing`,
+    );
+  });
+
+  it('fails with 413 when the uploaded file exceeds the maximum upload size', async () => {
+    // Arrange
+    const deps = await fakeDeps({ maxUploadBytes: 256 });
+    const uploadId = await anUploadedSlot(deps, new Uint8Array(257).fill(0x41));
+    // Act
+    const { result } = await call(
+      anUploadEvent({ file: null, fields: { upload_id: uploadId } }),
+      deps,
+    );
+    // Assert
+    expect(result.statusCode).toBe(413);
+  });
+
+  it('fails with 400 when both a file and an upload_id are sent', async () => {
+    // Arrange
+    const deps = await fakeDeps();
+    const uploadId = await anUploadedSlot(deps);
+    // Act
+    const { result, body } = await call(anUploadEvent({ fields: { upload_id: uploadId } }), deps);
+    // Assert
+    expect(result.statusCode).toBe(400);
+    expect(body.detail).toMatch(/^send either a "file" part or an "upload_id" field, not both/);
+    expect(deps.workflow.ran).toEqual([]);
+  });
+
+  it('fails with 400 naming both ways when neither a file nor an upload_id is sent', async () => {
+    // Act
+    const { result, body } = await call(anUploadEvent({ file: null }));
+    // Assert
+    expect(result.statusCode).toBe(400);
+    expect(body.detail).toMatch(/"file".*"upload_id"/);
+  });
+
+  it('fails with 422 for an upload_id that is not one', async () => {
+    // Act
+    const { result, body } = await call(
+      anUploadEvent({ file: null, fields: { upload_id: '../results/x' } }),
+    );
+    // Assert
+    expect(result.statusCode).toBe(422);
+    expect(HTTPValidationError.parse(body).detail[0]?.loc).toEqual(['body', 'upload_id']);
   });
 });

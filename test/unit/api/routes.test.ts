@@ -10,6 +10,17 @@ describe('matchRoute', () => {
     expect(match).toMatchObject({ route: { entry: 'parse-upload.handler.ts' }, params: {} });
   });
 
+  it('routes upload slot creation, but not the form upload that S3 (or the local server) takes', () => {
+    // Act
+    const create = matchRoute('POST', '/v1/uploads');
+    const formUpload = matchRoute('POST', '/v1/uploads/upl_abcdefghijklmnopqrstuvwx');
+    // Assert
+    expect(create).toMatchObject({
+      route: { entry: 'create-upload.handler.ts', streaming: false },
+    });
+    expect(formUpload).toBeUndefined();
+  });
+
   it('extracts and decodes path parameters', () => {
     // Act
     const match = matchRoute('GET', '/v1/parse/req%5Fabc');

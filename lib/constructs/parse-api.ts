@@ -1,0 +1,132 @@
+import { join } from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { routes, type Route } from '../../functions/api/routes.js';
+import { acknowledge } from './acknowledge.js';
+import type { DocumentStorage } from './document-storage.js';
+import { grantExecutions, grantObjects, grantTable } from './grants.js';
+import { ServiceFunction } from './service-function.js';
+
+export interface ParseApiProps {
+  readonly storage: DocumentStorage;
+  readonly stateMachine: sfn.StateMachine;
+  /** Environment shared by the API functions (config values such as limits and prices). */
+  readonly environment?: Record<string, string>;
+  /** @default the route table of `functions/api/routes.ts` */
+  readonly routes?: readonly Route[];
+}
+
+/** The longest a streaming response may last on API Gateway (REST response streaming). */
+const STREAMING_TIMEOUT = Duration.minutes(15);
+
+/**
+ * The REST API, built from the route table the local server also serves: one resource per path,
+ * one method per route, one Lambda per handler module (routes sharing a module share it).
+ * Streaming routes (SSE, the synchronous upload) use response streaming and may run 15 minutes;
+ * the others are buffered (29 seconds). Multipart bodies arrive base64-encoded
+ * (`binaryMediaTypes`), so uploaded files keep their bytes.
+ */
+export class ParseApi extends Construct {
+  readonly api: apigateway.RestApi;
+  /** The function of each handler module, by module file name. */
+  readonly functions: ReadonlyMap<string, ServiceFunction>;
+
+  constructor(scope: Construct, id: string, props: ParseApiProps) {
+    super(scope, id);
+    const { bucket, table } = props.storage;
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.api = new apigateway.RestApi(this, 'Api', {
+      restApiName: 'docparse',
+      description: 'Document parsing API (spec/SPEC.md §4)',
+      binaryMediaTypes: ['multipart/form-data'],
+      endpointTypes: [apigateway.EndpointType.REGIONAL],
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.DESTROY,
+      deployOptions: {
+        stageName: 'prod',
+        tracingEnabled: true,
+        metricsEnabled: true,
+        loggingLevel: apigateway.MethodLoggingLevel.INFO,
+        dataTraceEnabled: false,
+        accessLogDestination: new apigateway.LogGroupLogDestination(accessLogs),
+        accessLogFormat: apigateway.AccessLogFormat.jsonWithStandardFields(),
+      },
+    });
+
+    const functions = new Map<string, ServiceFunction>();
+    const functionFor = (route: Route): ServiceFunction => {
+      const existing = functions.get(route.entry);
+      if (existing) return existing;
+      const name = route.entry.replace(/\.handler\.ts$/, '');
+      const fn = new ServiceFunction(this, functionId(name), {
+        entry: join('functions/api', route.entry),
+        description: `API: ${routes
+          .filter((r) => r.entry === route.entry)
+          .map((r) => `${r.method} ${r.path}`)
+          .join(', ')}`,
+        timeout: route.streaming ? STREAMING_TIMEOUT : Duration.seconds(29),
+        environment: {
+          ...props.environment,
+          TABLE_NAME: table.tableName,
+          BUCKET_NAME: bucket.bucketName,
+          STATE_MACHINE_ARN: props.stateMachine.stateMachineArn,
+        },
+      });
+      grantTable(fn, table, 'readWrite');
+      grantObjects(fn, bucket, { read: ['uploads/', 'results/'], write: ['uploads/'] });
+      grantExecutions(fn, props.stateMachine, true);
+      functions.set(route.entry, fn);
+      return fn;
+    };
+
+    for (const route of props.routes ?? routes) {
+      const resource = this.api.root.resourceForPath(route.path);
+      resource.addMethod(
+        route.method,
+        new apigateway.LambdaIntegration(functionFor(route), {
+          responseTransferMode: route.streaming
+            ? apigateway.ResponseTransferMode.STREAM
+            : apigateway.ResponseTransferMode.BUFFERED,
+          ...(route.streaming ? { timeout: STREAMING_TIMEOUT } : {}),
+        }),
+      );
+    }
+    this.functions = functions;
+
+    const apiKeys =
+      'Callers authenticate with X-API-Key (spec §5), checked by each handler against the hashed keys in the service table, where per-key rate limits and plan quotas also live.';
+    acknowledge(this.api, [
+      { id: 'AwsSolutions-APIG4', reason: apiKeys },
+      { id: 'AwsSolutions-COG4', reason: apiKeys },
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          "Handlers validate requests with the core's zod schemas and answer the spec's 422 body; a gateway validator would answer in another shape.",
+      },
+      {
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'A WAF web ACL is a per-deployment choice (cost, rules); attach one to the stage where needed.',
+      },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason:
+          "The account's API Gateway logging role; AWS's managed policy is the documented way to let API Gateway write execution logs.",
+      },
+    ]);
+  }
+}
+
+/** `parse-upload` → `ParseUpload`. */
+function functionId(name: string): string {
+  return name
+    .split(/[^A-Za-z0-9]+/)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}

@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { PARSE_DOCUMENT_ASL, stages } from '../../functions/pipeline/stages.js';
+import { acknowledge } from './acknowledge.js';
+import type { DocumentStorage } from './document-storage.js';
+import { grantObjects, grantTable } from './grants.js';
+import { PROJECT_ROOT, ServiceFunction } from './service-function.js';
+
+export interface ParsePipelineProps {
+  readonly storage: DocumentStorage;
+  /** Environment shared by the stage functions (config values such as prices and thresholds). */
+  readonly environment?: Record<string, string>;
+}
+
+/** Per-stage settings: the page stage does the parsing and may OCR a dense page. */
+const STAGE_TIMEOUT: Partial<Record<string, Duration>> = {
+  Ingest: Duration.minutes(5),
+  Classify: Duration.minutes(5),
+  ParsePage: Duration.minutes(5),
+  Verify: Duration.minutes(2),
+  Deliver: Duration.minutes(2),
+};
+
+/**
+ * The parse pipeline: one Lambda per Task state of `statemachine/parse-document.asl.json`
+ * (the list in `functions/pipeline/stages.ts`), and the STANDARD state machine built from that
+ * same file, its `${<State>Arn}` placeholders substituted with the functions' ARNs. Execution
+ * history goes to CloudWatch Logs (level ALL) and X-Ray tracing is on.
+ */
+export class ParsePipeline extends Construct {
+  readonly stateMachine: sfn.StateMachine;
+  readonly functions: Readonly<Record<string, ServiceFunction>>;
+
+  constructor(scope: Construct, id: string, props: ParsePipelineProps) {
+    super(scope, id);
+    const { bucket, table } = props.storage;
+    const functions: Record<string, ServiceFunction> = {};
+    for (const { state, entry } of stages) {
+      const fn = new ServiceFunction(this, state, {
+        entry: join('functions/pipeline', entry),
+        description: `Parse pipeline: the ${state} state`,
+        parsesDocuments: true,
+        timeout: STAGE_TIMEOUT[state] ?? Duration.seconds(30),
+        environment: {
+          ...props.environment,
+          TABLE_NAME: table.tableName,
+          BUCKET_NAME: bucket.bucketName,
+        },
+      });
+      grantTable(fn, table, 'readWrite');
+      grantObjects(fn, bucket, { read: ['uploads/', 'work/'], write: ['work/', 'results/'] });
+      functions[state] = fn;
+    }
+    this.functions = functions;
+
+    const logGroup = new logs.LogGroup(this, 'ExecutionLogs', {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      definitionBody: sfn.DefinitionBody.fromString(
+        readFileSync(join(PROJECT_ROOT, PARSE_DOCUMENT_ASL), 'utf8'),
+      ),
+      definitionSubstitutions: Object.fromEntries(
+        Object.entries(functions).map(([state, fn]) => [`${state}Arn`, fn.functionArn]),
+      ),
+      logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
+      tracingEnabled: true,
+      timeout: Duration.hours(2),
+    });
+    acknowledge(this.stateMachine, [
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Execution logging (logs:CreateLogDelivery and related) and X-Ray tracing take no resource-level permissions.',
+      },
+    ]);
+    // Exactly the stage functions, nothing else.
+    this.stateMachine.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['lambda:InvokeFunction'],
+        resources: Object.values(functions).map((fn) => fn.functionArn),
+      }),
+    );
+  }
+}

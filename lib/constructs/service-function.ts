@@ -1,0 +1,165 @@
+import { join } from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { packageClosure } from '../bundling/package-closure.js';
+import { acknowledge, FUNCTION_FINDINGS } from './acknowledge.js';
+
+/** The repository root (where package-lock.json and node_modules are). */
+export const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
+
+/**
+ * Packages the document engines load at run time that esbuild cannot bundle: native addons
+ * (sharp, @napi-rs/canvas), WebAssembly and worker scripts resolved from their own package
+ * (PDFium, pdf.js, tesseract.js, libheif) and data files (fonts, CMaps, OCR language data).
+ * They are kept external and shipped, with their dependencies, in the bundle's node_modules.
+ */
+export const ENGINE_PACKAGES = [
+  'sharp',
+  '@napi-rs/canvas',
+  'pdfjs-dist',
+  '@embedpdf/pdfium',
+  'tesseract.js',
+  '@tesseract.js-data/eng',
+  'heic-decode',
+] as const;
+
+/** Parts of the shipped packages the service never loads: other builds, types, other models. */
+const UNUSED_PACKAGE_PARTS = [
+  'node_modules/pdfjs-dist/build',
+  'node_modules/pdfjs-dist/web',
+  'node_modules/pdfjs-dist/types',
+  'node_modules/pdfjs-dist/image_decoders',
+  'node_modules/@tesseract.js-data/eng/4.0.0',
+];
+
+/** Packages only the local runtime loads (embedded DynamoDB, local state machine, file lock). */
+const LOCAL_ONLY_PACKAGES = ['dynalite', 'aws-local-stepfunctions', 'proper-lockfile'];
+
+/** The instruction set of every function: the shipped native builds are linux-x64 (glibc). */
+export const ARCHITECTURE = lambda.Architecture.X86_64;
+
+export interface ServiceFunctionProps {
+  /** Handler module, relative to the repository root, e.g. `functions/api/live.handler.ts`. */
+  readonly entry: string;
+  readonly description: string;
+  /** Environment beyond `RUNTIME_MODE=aws` (validated at cold start by `functions/config.ts`). */
+  readonly environment: Record<string, string>;
+  /** The function parses documents: it ships the engines and the PDF reader's worker. */
+  readonly parsesDocuments?: boolean;
+  /** @default 512 (API), 3008 (engines: more memory is more CPU) */
+  readonly memorySize?: number;
+  /** @default 30 seconds */
+  readonly timeout?: Duration;
+  /** @default one month */
+  readonly logRetention?: logs.RetentionDays;
+}
+
+/**
+ * A service Lambda: an ESM bundle of one handler module for `nodejs22.x` on x86_64, with X-Ray
+ * tracing and its own log group with a retention period. Bundling is local (esbuild from
+ * node_modules) and needs no network: functions that parse documents get {@link ENGINE_PACKAGES}
+ * copied from the local install after bundling, and the PDF worker bundled beside the handler.
+ */
+export class ServiceFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const parses = props.parsesDocuments ?? false;
+    const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // Its own role instead of AWSLambdaBasicExecutionRole: it writes to its log group only.
+    const role = new iam.Role(scope, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs the ${id} function`,
+    });
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+      }),
+    );
+    super(scope, id, {
+      entry: join(PROJECT_ROOT, props.entry),
+      handler: 'handler',
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: ARCHITECTURE,
+      memorySize: props.memorySize ?? (parses ? 3008 : 512),
+      timeout: props.timeout ?? Duration.seconds(30),
+      tracing: lambda.Tracing.ACTIVE,
+      logGroup,
+      role,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      projectRoot: PROJECT_ROOT,
+      environment: {
+        RUNTIME_MODE: 'aws',
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        platform: 'node',
+        mainFields: ['module', 'main'],
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // CommonJS dependencies call require() for Node built-ins; ESM bundles have none.
+        banner:
+          "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+        // Bundle-time switches read by functions/container.ts: the local adapters never ship,
+        // and functions that do not parse documents ship without the engines.
+        define: {
+          'process.env.DOCPARSE_BUNDLE_RUNTIME': JSON.stringify('aws'),
+          'process.env.DOCPARSE_BUNDLE_ENGINES': JSON.stringify(parses ? 'on' : 'off'),
+        },
+        // The AWS SDK is bundled so that the deployed code runs the versions it was tested with.
+        externalModules: [...LOCAL_ONLY_PACKAGES, ...ENGINE_PACKAGES],
+        ...(parses ? { commandHooks: engineHooks() } : {}),
+      },
+    });
+    acknowledge(this, FUNCTION_FINDINGS);
+    acknowledge(role, FUNCTION_FINDINGS);
+  }
+}
+
+/** Bundling hooks that ship the engine packages and the PDF worker next to the handler. */
+function engineHooks() {
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir: string, outputDir: string): string[] => {
+      const q = (path: string) => `"${path}"`;
+      // Resolved in this checkout; the commands name paths under the bundler's inputDir.
+      const copies = packageClosure(PROJECT_ROOT, ENGINE_PACKAGES).map(
+        (dir) =>
+          `mkdir -p ${q(join(outputDir, dir, '..'))} && cp -R ${q(join(inputDir, dir))} ${q(join(outputDir, dir, '..'))}/`,
+      );
+      const esbuild = join(inputDir, 'node_modules', '.bin', 'esbuild');
+      const worker = [
+        q(esbuild),
+        q(join(inputDir, 'functions/engines/pdf/pdf-worker.ts')),
+        '--bundle',
+        '--platform=node',
+        '--format=esm',
+        '--target=node22',
+        '--minify',
+        `--outfile=${q(join(outputDir, 'pdf-worker.js'))}`,
+        ...[...ENGINE_PACKAGES, ...LOCAL_ONLY_PACKAGES].map((name) => `--external:${name}`),
+        `--banner:js=${q("import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);")}`,
+      ].join(' ');
+      return [
+        ...copies,
+        // The worker is an ES module named .js: mark the bundle's folder as ESM.
+        `echo '{"type":"module"}' > ${q(join(outputDir, 'package.json'))}`,
+        `rm -rf ${UNUSED_PACKAGE_PARTS.map((part) => q(join(outputDir, part))).join(' ')}`,
+        `find ${q(join(outputDir, 'node_modules'))} -name '*.map' -delete`,
+        worker,
+      ];
+    },
+  };
+}

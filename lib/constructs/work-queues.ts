@@ -1,0 +1,104 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { acknowledge } from './acknowledge.js';
+import type { DocumentStorage } from './document-storage.js';
+import { grantExecutions, grantObjects, grantTable } from './grants.js';
+import { ServiceFunction } from './service-function.js';
+
+/** Deliveries of one message before it goes to the dead-letter queue. */
+const MAX_RECEIVE_COUNT = 5;
+
+/** A queue with its dead-letter queue, both encrypted and TLS-only. */
+export class QueueWithDlq extends Construct {
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+
+  /** @param visibilityTimeout at least six times the consumer's timeout, as AWS advises. */
+  constructor(scope: Construct, id: string, visibilityTimeout: Duration) {
+    super(scope, id);
+    this.deadLetterQueue = new sqs.Queue(this, 'Dlq', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.queue = new sqs.Queue(this, 'Queue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
+    });
+  }
+}
+
+export interface WorkQueuesProps {
+  readonly storage: DocumentStorage;
+  readonly stateMachine: sfn.StateMachine;
+  readonly environment?: Record<string, string>;
+}
+
+/** The consumer of the ingestion queue. */
+const INGEST_TIMEOUT = Duration.minutes(1);
+
+/**
+ * The service's queues, each with a dead-letter queue: batch items (one message per document of
+ * a batch), webhook deliveries, and event-driven ingestion. Objects written under
+ * `incoming/<tenant>/` in the bucket are announced by an S3 notification on the ingestion queue,
+ * whose consumer starts a parse for that tenant; the result lands under `results/<tenant>/`.
+ * Consumers report partial batch failures, so one bad message never fails its neighbours.
+ */
+export class WorkQueues extends Construct {
+  readonly batchItems: QueueWithDlq;
+  readonly webhooks: QueueWithDlq;
+  readonly incoming: QueueWithDlq;
+  readonly ingestFunction: ServiceFunction;
+
+  constructor(scope: Construct, id: string, props: WorkQueuesProps) {
+    super(scope, id);
+    const { bucket, table } = props.storage;
+    this.batchItems = new QueueWithDlq(this, 'BatchItems', Duration.minutes(15));
+    this.webhooks = new QueueWithDlq(this, 'Webhooks', Duration.minutes(3));
+    this.incoming = new QueueWithDlq(this, 'Incoming', Duration.minutes(6));
+
+    bucket.addEventNotification(
+      s3.EventType.OBJECT_CREATED,
+      new s3n.SqsDestination(this.incoming.queue),
+      { prefix: 'incoming/' },
+    );
+    // The stack-wide function CDK adds to configure bucket notifications.
+    const notifications = Stack.of(this).node.children.find((child) =>
+      child.node.id.startsWith('BucketNotificationsHandler'),
+    );
+    if (notifications) {
+      acknowledge(notifications, [
+        {
+          id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+          reason:
+            "CDK's own deployment-time function that configures the bucket's notifications; it runs only during deployments.",
+        },
+      ]);
+    }
+
+    this.ingestFunction = new ServiceFunction(this, 'IngestObject', {
+      entry: 'functions/pipeline/incoming-object.handler.ts',
+      description: 'Starts a parse for each object written under incoming/<tenant>/',
+      timeout: INGEST_TIMEOUT,
+      environment: {
+        ...props.environment,
+        TABLE_NAME: table.tableName,
+        BUCKET_NAME: bucket.bucketName,
+        STATE_MACHINE_ARN: props.stateMachine.stateMachineArn,
+      },
+    });
+    grantTable(this.ingestFunction, table, 'readWrite');
+    grantObjects(this.ingestFunction, bucket, { read: ['incoming/'], write: ['uploads/'] });
+    grantExecutions(this.ingestFunction, props.stateMachine, false);
+    this.ingestFunction.addEventSource(
+      new SqsEventSource(this.incoming.queue, { batchSize: 10, reportBatchItemFailures: true }),
+    );
+  }
+}

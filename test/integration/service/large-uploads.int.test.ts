@@ -1,0 +1,178 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
+import { loadConfig } from '../../../functions/config.js';
+import { ParseResponse } from '../../../functions/core/domain/schemas.js';
+
+const PDF = resolve(
+  import.meta.dirname,
+  '../../../../shared/corpus/dev/files/pypdf-minimal-document.pdf',
+);
+const ALPHA = 'key-alpha-0001';
+const BETA = 'key-beta-0002';
+const MAX_UPLOAD = 2 * 1024 * 1024;
+
+interface UploadSlot {
+  upload_id: string;
+  url: string;
+  fields: Record<string, string>;
+  max_bytes: number;
+  expires_at: string;
+}
+
+let dataDir: string;
+let server: LocalServer;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'docparse-uploads-'));
+  const config = loadConfig({
+    RUNTIME_MODE: 'local',
+    DATA_DIR: dataDir,
+    PORT: '0',
+    API_KEYS: `${ALPHA}=alpha:pro,${BETA}=beta:free`,
+    MAX_UPLOAD_BYTES: String(MAX_UPLOAD),
+  });
+  if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
+  server = await startLocalServer(config);
+});
+
+afterAll(async () => {
+  await server.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function createUpload(key = ALPHA, body: unknown = { filename: 'minimal.pdf' }) {
+  const res = await fetch(`${server.url}/v1/uploads`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as UploadSlot };
+}
+
+/** The browser form upload: every field first, the file last as the part `file`. */
+async function sendFile(slot: Pick<UploadSlot, 'url' | 'fields'>, bytes: Uint8Array) {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(slot.fields)) form.append(name, value);
+  form.append('file', new Blob([Uint8Array.from(bytes)]), 'document.pdf');
+  const res = await fetch(slot.url, { method: 'POST', body: form });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : null };
+}
+
+async function parseByReference(
+  fields: Record<string, string>,
+  options: { key?: string; file?: Uint8Array } = {},
+) {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  if (options.file) form.append('file', new Blob([Uint8Array.from(options.file)]), 'doc.pdf');
+  const res = await fetch(`${server.url}/v1/parse/upload`, {
+    method: 'POST',
+    headers: { 'x-api-key': options.key ?? ALPHA },
+    body: form,
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+describe('local service: large uploads through an upload slot', () => {
+  it('creates a slot, takes the file at its url and parses it by reference', async () => {
+    // Arrange
+    const bytes = readFileSync(PDF);
+    // Act
+    const created = await createUpload();
+    const sent = await sendFile(created.body, bytes);
+    const parsed = await parseByReference({ upload_id: created.body.upload_id });
+    // Assert
+    expect(created.status).toBe(201);
+    expect(created.body.upload_id).toMatch(/^upl_[A-Za-z0-9]{24}$/);
+    expect(created.body.url).toBe(`${server.url}/v1/uploads/${created.body.upload_id}`);
+    expect(created.body.max_bytes).toBe(MAX_UPLOAD);
+    expect(Date.parse(created.body.expires_at) - Date.now()).toBeGreaterThan(14 * 60_000);
+    expect(sent).toEqual({ status: 204, body: null });
+    expect(parsed.status, JSON.stringify(parsed.body).slice(0, 300)).toBe(200);
+    const response = ParseResponse.parse(parsed.body);
+    expect(response.document).toMatchObject({
+      filename: 'minimal.pdf',
+      format: 'pdf',
+      size_bytes: bytes.byteLength,
+    });
+    expect(response.pages.length).toBeGreaterThan(0);
+    expect(
+      response.pages
+        .map((p) => p.content_markdown)
+        .join('\n')
+        .trim(),
+    ).not.toBe('');
+  });
+
+  it('refuses a file above the maximum with 413 while reading it, and keeps serving', async () => {
+    // Arrange
+    const created = await createUpload();
+    const bytes = new Uint8Array(MAX_UPLOAD + 1);
+    bytes.set(new TextEncoder().encode('%PDF-1.7\n'));
+    // Act
+    const sent = await sendFile(created.body, bytes);
+    const parsed = await parseByReference({ upload_id: created.body.upload_id });
+    // Assert
+    expect(sent.status).toBe(413);
+    expect(sent.body?.detail).toBe(
+      `the file exceeds the maximum upload size of ${MAX_UPLOAD} bytes`,
+    );
+    expect(parsed.status).toBe(404);
+    expect((await fetch(`${server.url}/v1/live`)).status).toBe(200);
+  });
+
+  it('refuses a tampered form with 403 and a detail', async () => {
+    // Arrange
+    const created = await createUpload();
+    const fields = { ...created.body.fields, key: 'results/alpha/req_x.json' };
+    // Act
+    const sent = await sendFile({ url: created.body.url, fields }, readFileSync(PDF));
+    // Assert
+    expect(sent.status).toBe(403);
+    expect(sent.body?.detail).toMatch(/the "key" field does not match the signed policy/);
+  });
+
+  it("answers 404 for another tenant's upload, exactly like an unknown or unsent one", async () => {
+    // Arrange
+    const created = await createUpload();
+    await sendFile(created.body, readFileSync(PDF));
+    const unsent = await createUpload(BETA);
+    // Act
+    const foreign = await parseByReference({ upload_id: created.body.upload_id }, { key: BETA });
+    const never = await parseByReference({ upload_id: unsent.body.upload_id }, { key: BETA });
+    // Assert
+    expect(foreign.status).toBe(404);
+    expect(never.status).toBe(404);
+    const notFound = (id: string) =>
+      `upload ${id} not found: create one with POST /v1/uploads and send the file to its url before parsing`;
+    expect(foreign.body.detail).toBe(notFound(created.body.upload_id));
+    expect(never.body.detail).toBe(notFound(unsent.body.upload_id));
+  });
+
+  it('fails with 400 when both a file and an upload_id are sent', async () => {
+    // Arrange
+    const created = await createUpload();
+    await sendFile(created.body, readFileSync(PDF));
+    // Act
+    const res = await parseByReference(
+      { upload_id: created.body.upload_id },
+      { file: readFileSync(PDF) },
+    );
+    // Assert
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/either a "file" part or an "upload_id" field, not both/);
+  });
+
+  it('fails with 422 for an invalid create body and 401 without a key', async () => {
+    // Act
+    const invalid = await createUpload(ALPHA, { filename: 7 });
+    const anonymous = await fetch(`${server.url}/v1/uploads`, { method: 'POST' });
+    // Assert
+    expect(invalid.status).toBe(422);
+    expect(anonymous.status).toBe(401);
+  });
+});

@@ -1,0 +1,286 @@
+import { createHash } from 'node:crypto';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  InProcessQueue,
+  toSqsEvent,
+  type DeadLetter,
+  type InProcessMessage,
+} from '../../../../functions/adapters/local/in-process-queue.js';
+import { describeQueueContract } from '../../../contract/queue.contract.js';
+
+/** A consumer that records what it was given and answers with `outcome` (resolve by default). */
+function recorder(outcome: (message: InProcessMessage) => Promise<void> = () => Promise.resolve()) {
+  const seen: InProcessMessage[] = [];
+  return {
+    seen,
+    consumer: (message: InProcessMessage) => {
+      seen.push(message);
+      return outcome(message);
+    },
+  };
+}
+
+/** A promise with its resolve function, to hold a consumer until a test lets it go. */
+function gate() {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describeQueueContract('InProcessQueue', () => {
+  const { seen, consumer } = recorder();
+  const queue = new InProcessQueue({ consumer, concurrency: 4 });
+  return {
+    queue,
+    received: async () => {
+      await queue.drain();
+      return seen.map((m) => ({ body: m.body, attributes: { ...m.attributes } }));
+    },
+  };
+});
+
+describe('InProcessQueue', () => {
+  it('hands each message to the consumer with an id, its JSON body and attributes', async () => {
+    // Arrange
+    const { seen, consumer } = recorder();
+    const queue = new InProcessQueue({ consumer });
+    // Act
+    await queue.send({ body: { requestId: 'req_1' }, attributes: { tenant: 't' } });
+    await queue.drain();
+    // Assert
+    expect(seen).toEqual([
+      {
+        messageId: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown,
+        body: '{"requestId":"req_1"}',
+        attributes: { tenant: 't' },
+        receiveCount: 1,
+        sentAt: expect.any(Date) as unknown,
+      },
+    ]);
+  });
+
+  it('runs at most `concurrency` deliveries at once, in the order sent', async () => {
+    // Arrange
+    const hold = gate();
+    let running = 0;
+    let mostAtOnce = 0;
+    const { seen, consumer } = recorder(async () => {
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      await hold.opened;
+      running -= 1;
+    });
+    const queue = new InProcessQueue({ consumer, concurrency: 2 });
+    // Act
+    await queue.sendMany([...Array(5).keys()].map((i) => ({ id: `m${i}`, body: i })));
+    await new Promise((resolve) => setImmediate(resolve));
+    const startedBeforeRelease = seen.length;
+    hold.open();
+    await queue.drain();
+    // Assert
+    expect(startedBeforeRelease).toBe(2);
+    expect(mostAtOnce).toBe(2);
+    expect(seen.map((m) => m.body)).toEqual(['0', '1', '2', '3', '4']);
+  });
+
+  it('delivers a failed message again after a doubling backoff, then succeeds', async () => {
+    // Arrange
+    vi.useFakeTimers();
+    let calls = 0;
+    const { seen, consumer } = recorder(() =>
+      ++calls < 3 ? Promise.reject(new Error('not yet')) : Promise.resolve(),
+    );
+    const queue = new InProcessQueue({ consumer, backoffMs: 100, maxReceiveCount: 3 });
+    // Act
+    await queue.send({ body: 'x' });
+    await vi.advanceTimersByTimeAsync(99);
+    const afterFirstWait = seen.length;
+    await vi.advanceTimersByTimeAsync(1);
+    const afterBackoff = seen.length;
+    await vi.advanceTimersByTimeAsync(199);
+    const beforeSecondBackoff = seen.length;
+    await vi.advanceTimersByTimeAsync(1);
+    await queue.drain();
+    // Assert
+    expect([afterFirstWait, afterBackoff, beforeSecondBackoff, seen.length]).toEqual([1, 2, 2, 3]);
+    expect(seen.map((m) => m.receiveCount)).toEqual([1, 2, 3]);
+    expect(new Set(seen.map((m) => m.messageId)).size).toBe(1);
+    expect(queue.deadLetters).toEqual([]);
+  });
+
+  it('dead-letters a message after maxReceiveCount failed deliveries, with the last error', async () => {
+    // Arrange
+    const deadLetters: DeadLetter[] = [];
+    const { seen, consumer } = recorder((m) =>
+      Promise.reject(new Error(`failure ${m.receiveCount}`)),
+    );
+    const queue = new InProcessQueue({
+      consumer,
+      maxReceiveCount: 2,
+      backoffMs: 1,
+      onDeadLetter: (dead) => deadLetters.push(dead),
+    });
+    // Act
+    await queue.send({ body: { poison: true } });
+    await queue.drain();
+    // Assert
+    expect(seen).toHaveLength(2);
+    expect(deadLetters).toHaveLength(1);
+    expect(deadLetters[0]?.message).toMatchObject({ body: '{"poison":true}', receiveCount: 2 });
+    expect((deadLetters[0]?.error as Error).message).toBe('failure 2');
+    expect(queue.deadLetters).toEqual(deadLetters);
+  });
+
+  it('keeps a dead letter when the dead-letter callback throws', async () => {
+    // Arrange
+    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const queue = new InProcessQueue({
+      consumer: () => Promise.reject(new Error('bad')),
+      maxReceiveCount: 1,
+      onDeadLetter: () => {
+        throw new Error('callback failed');
+      },
+    });
+    // Act
+    await queue.send({ body: 1 });
+    await queue.drain();
+    // Assert
+    expect(queue.deadLetters).toHaveLength(1);
+    expect(log).toHaveBeenCalledWith('the dead-letter callback failed', expect.any(Error));
+    log.mockRestore();
+  });
+
+  it('caps the backoff at maxBackoffMs', async () => {
+    // Arrange
+    vi.useFakeTimers();
+    const { seen, consumer } = recorder(() => Promise.reject(new Error('down')));
+    const queue = new InProcessQueue({
+      consumer,
+      backoffMs: 100,
+      maxBackoffMs: 150,
+      maxReceiveCount: 3,
+    });
+    // Act
+    await queue.send({ body: 1 });
+    await vi.advanceTimersByTimeAsync(100);
+    await vi.advanceTimersByTimeAsync(150);
+    // Assert: the third delivery came 150 ms after the second, not 200 ms.
+    expect(seen).toHaveLength(3);
+    await queue.drain();
+  });
+
+  it('holds a delayed message back for its delay', async () => {
+    // Arrange
+    vi.useFakeTimers();
+    const { seen, consumer } = recorder();
+    const queue = new InProcessQueue({ consumer });
+    // Act
+    await queue.send({ body: 'later', delaySeconds: 5 });
+    await vi.advanceTimersByTimeAsync(4999);
+    const early = seen.length;
+    await vi.advanceTimersByTimeAsync(1);
+    // Assert
+    expect(early).toBe(0);
+    expect(seen.map((m) => m.body)).toEqual(['"later"']);
+  });
+
+  it('drains only when delayed and retried messages are done too', async () => {
+    // Arrange
+    vi.useFakeTimers();
+    let failures = 1;
+    const { seen, consumer } = recorder(() =>
+      failures-- > 0 ? Promise.reject(new Error('once')) : Promise.resolve(),
+    );
+    const queue = new InProcessQueue({ consumer, backoffMs: 1000 });
+    await queue.send({ body: 'retried' });
+    await queue.send({ body: 'delayed', delaySeconds: 2 });
+    let drained = false;
+    // Act
+    const draining = queue.drain().then(() => {
+      drained = true;
+    });
+    await vi.advanceTimersByTimeAsync(1500);
+    const drainedEarly = drained;
+    await vi.advanceTimersByTimeAsync(500);
+    await draining;
+    // Assert
+    expect(drainedEarly).toBe(false);
+    expect(seen.map((m) => m.body)).toEqual(['"retried"', '"retried"', '"delayed"']);
+  });
+
+  it('waits, on close, for messages sent by running consumers, then refuses new ones', async () => {
+    // Arrange
+    const seen: string[] = [];
+    const queue: InProcessQueue = new InProcessQueue({
+      consumer: async (m) => {
+        seen.push(m.body);
+        if (m.body === '"first"') await queue.send({ body: 'follow-up' });
+      },
+    });
+    await queue.send({ body: 'first' });
+    // Act
+    await queue.close();
+    // Assert
+    expect(seen).toEqual(['"first"', '"follow-up"']);
+    await expect(queue.send({ body: 'late' })).rejects.toThrow('the queue is closed');
+    await expect(queue.sendMany([{ id: 'a', body: 1 }])).rejects.toThrow('the queue is closed');
+  });
+
+  it('drains at once when nothing was sent', async () => {
+    // Arrange
+    const queue = new InProcessQueue({ consumer: () => Promise.resolve() });
+    // Act / Assert
+    await expect(queue.drain()).resolves.toBeUndefined();
+  });
+
+  it('refuses a concurrency or maxReceiveCount below one', () => {
+    // Act / Assert
+    const consumer = () => Promise.resolve();
+    expect(() => new InProcessQueue({ consumer, concurrency: 0 })).toThrow(
+      'concurrency must be a positive integer; got 0',
+    );
+    expect(() => new InProcessQueue({ consumer, maxReceiveCount: 1.5 })).toThrow(
+      'maxReceiveCount must be a positive integer; got 1.5',
+    );
+  });
+});
+
+describe('toSqsEvent', () => {
+  it('shapes a message as the SQS event a consumer Lambda receives', () => {
+    // Arrange
+    const message: InProcessMessage = {
+      messageId: '6f1c0c56-2f4e-4a53-9d0b-0d4bd0b5a1a2',
+      body: '{"a":1}',
+      attributes: { tenant: 't' },
+      receiveCount: 2,
+      sentAt: new Date('2025-03-04T05:06:07.000Z'),
+    };
+    // Act
+    const event = toSqsEvent(message, 'batch-items');
+    // Assert
+    expect(event.Records).toEqual([
+      {
+        messageId: message.messageId,
+        receiptHandle: message.messageId,
+        body: '{"a":1}',
+        attributes: {
+          ApproximateReceiveCount: '2',
+          SentTimestamp: '1741064767000',
+          SenderId: 'local',
+          ApproximateFirstReceiveTimestamp: '1741064767000',
+        },
+        messageAttributes: { tenant: { dataType: 'String', stringValue: 't' } },
+        md5OfBody: createHash('md5').update('{"a":1}').digest('hex'),
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:local:000000000000:batch-items',
+        awsRegion: 'local',
+      },
+    ]);
+  });
+});
