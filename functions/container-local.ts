@@ -1,0 +1,100 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DynamoDbApiKeyStore } from './adapters/aws/dynamodb-api-key-store.js';
+import { DynamoDbEventLog } from './adapters/aws/dynamodb-event-log.js';
+import { DynamoDbRequestStore } from './adapters/aws/dynamodb-request-store.js';
+import { serviceTable } from './adapters/aws/service-table.js';
+import { lockDataDir } from './adapters/local/data-dir-lock.js';
+import { startEmbeddedDynamo } from './adapters/local/embedded-dynamo.js';
+import { FsObjectStore } from './adapters/local/fs-object-store.js';
+import { lambdaContext } from './adapters/local/lambda-context.js';
+import { LocalStepFunctionsWorkflow, type LocalTask } from './adapters/local/local-workflow.js';
+import { LocalUploadSigner, loadUploadSecret } from './adapters/local/local-upload-signer.js';
+import { common, loadEngines, type Deps, type LocalConfig } from './container.js';
+import { PARSE_DOCUMENT_ASL, stages } from './pipeline/stages.js';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** How long the local event log waits to group a burst of progress events into one item. */
+const EVENT_LINGER_MS = 10;
+
+/**
+ * The local runtime: the embedded DynamoDB and the filesystem under `DATA_DIR`, the state machine
+ * run in-process by aws-local-stepfunctions, and upload forms the local server verifies itself.
+ * Loaded by `buildDeps` only in local mode (AWS bundles leave it out).
+ */
+export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
+  const dataDir = config.DATA_DIR;
+  // One server per data directory: its stores keep what they wrote in memory.
+  const unlock = await lockDataDir(dataDir);
+  const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb'), port: 0 }).catch(
+    async (error: unknown) => {
+      await unlock();
+      throw error;
+    },
+  );
+  const tableName = 'docparse';
+  await dynamo.ensureTable(serviceTable(tableName));
+  // The local server is the only writer of its data directory.
+  const objects = new FsObjectStore(join(dataDir, 'objects'), { onlyWriter: true });
+  const engines = await loadEngines(config, objects);
+  // Upload forms point at the local server itself, which verifies them with the data
+  // directory's secret; the server names its real URL once it listens (PORT may be 0).
+  const uploads = new LocalUploadSigner(await loadUploadSecret(dataDir), {
+    baseUrl: `http://${config.HOST}:${config.PORT}`,
+  });
+
+  // The local server is the only writer of its embedded table's records, keys and checkpoints.
+  const requests = new DynamoDbRequestStore(dynamo.documentClient, tableName, {
+    onlyWriter: true,
+  });
+  const workflow = new LocalStepFunctionsWorkflow(
+    join(REPO_ROOT, PARSE_DOCUMENT_ASL),
+    loadLocalTasks,
+  );
+
+  // Event writes still running after their stage returned; close() waits for them.
+  const pendingEvents = new Set<Promise<void>>();
+  return {
+    ...common(config),
+    requests,
+    // Stages do not wait for their events here (deferEvents), so a short linger costs them
+    // nothing and lets a stage's burst of events share one item.
+    events: new DynamoDbEventLog(dynamo.documentClient, tableName, { lingerMs: EVENT_LINGER_MS }),
+    deferEvents: (written) => {
+      const tracked = written
+        .catch((error: unknown) => {
+          console.error('progress events could not be written', error);
+        })
+        .finally(() => pendingEvents.delete(tracked));
+      pendingEvents.add(tracked);
+    },
+    apiKeys: new DynamoDbApiKeyStore(dynamo.documentClient, tableName, { onlyWriter: true }),
+    objects,
+    uploads,
+    engineFor: engines.engineFor,
+    providers: engines.providers,
+    workflow,
+    warmUp: async () => {
+      await Promise.all([engines.warmUp(), workflow.warmUp()]);
+    },
+    close: async () => {
+      await Promise.all(pendingEvents);
+      await engines.close();
+      await dynamo.stop();
+      await unlock();
+    },
+  };
+}
+
+/** Binds each Task state to its handler module, loaded lazily (the modules import this one). */
+async function loadLocalTasks(): Promise<Record<string, LocalTask>> {
+  const tasks: Record<string, LocalTask> = {};
+  for (const { state, entry } of stages) {
+    const mod = (await import(`./pipeline/${entry.replace(/\.ts$/, '.js')}`)) as {
+      handler: (event: unknown, context: unknown) => Promise<unknown>;
+    };
+    tasks[state] = (input) => mod.handler(input, lambdaContext(state));
+  }
+  return tasks;
+}

@@ -1,0 +1,74 @@
+import type { Config } from '../config.js';
+import type { ProviderRegistry } from '../core/domain/pipeline/pipeline-ports.js';
+import type { DocumentFormat } from '../core/domain/schemas.js';
+import type { DocumentEngine, DocumentRef } from '../core/ports/document-engine.js';
+import type { ObjectStore } from '../core/ports/object-store.js';
+import type { PageProvider } from '../core/ports/page-provider.js';
+import { EMBEDDED_CHAIN } from './embedded-chain.js';
+import { ImageEngine } from './image/image-engine.js';
+import { ImageRasterizer } from './image/image-rasterizer.js';
+import { LocalOcrProvider, OCR_RENDER_DPI } from './ocr/local-ocr-provider.js';
+import { TesseractOcr } from './ocr/tesseract-ocr.js';
+import { LocalTextProvider } from './pdf/local-text-provider.js';
+import { PdfEngine } from './pdf/pdf-engine.js';
+import { PdfRasterizer } from './pdf/pdf-rasterizer.js';
+import { PdfWorkerClient } from './pdf/pdf-worker-client.js';
+import type { PageRasterizer } from './raster.js';
+
+const IMAGE_FORMATS: readonly DocumentFormat[] = ['png', 'jpeg', 'webp', 'tiff', 'heic'];
+
+/** The document engines and offline providers, with their background workers. */
+export interface EmbeddedEngines {
+  engineFor: (format: DocumentFormat) => DocumentEngine | undefined;
+  providers: ProviderRegistry;
+  /** Starts the PDF worker ahead of the first document. */
+  warmUp(): Promise<void>;
+  /** Stops the PDF and OCR workers. */
+  close(): Promise<void>;
+}
+
+/**
+ * The embedded default, the same in both runtimes around their own object store: the PDF reader
+ * in a worker thread (PDFium, pdf.js), sharp for images, tesseract.js for OCR, and the providers
+ * `local-text` and `local-ocr` serving every tier (text layer first, OCR for pages without one).
+ */
+export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngines {
+  const pdfSource = new PdfWorkerClient(objects, {
+    maxPagesPerDocument: config.MAX_DOCUMENT_PAGES,
+    textReader: config.PDF_TEXT_READER,
+  });
+  const pdfEngine = new PdfEngine(pdfSource, { maxPages: 100_000 });
+  const imageEngine = new ImageEngine(objects);
+  const pdfRasterizer = new PdfRasterizer(pdfSource, {
+    maxPixels: config.MAX_PAGE_PIXELS,
+    defaultDpi: OCR_RENDER_DPI,
+  });
+  const imageRasterizer = new ImageRasterizer(objects);
+  const rasterizer: PageRasterizer = {
+    rasterize: (ref: DocumentRef, pageNumber: number, dpi: number | null) =>
+      ref.format === 'pdf'
+        ? pdfRasterizer.rasterize(ref, pageNumber, dpi)
+        : imageRasterizer.rasterize(ref, pageNumber, dpi),
+  };
+  const ocr = new TesseractOcr({ workers: config.OCR_WORKERS });
+  const byId = new Map<string, PageProvider>(
+    [new LocalTextProvider(pdfSource), new LocalOcrProvider(rasterizer, ocr)].map((p) => [p.id, p]),
+  );
+  return {
+    engineFor: (format) =>
+      format === 'pdf' ? pdfEngine : IMAGE_FORMATS.includes(format) ? imageEngine : undefined,
+    providers: {
+      get(id: string): PageProvider {
+        const provider = byId.get(id);
+        if (!provider) throw new Error(`provider ${id} is not registered`);
+        return provider;
+      },
+      chain: () => EMBEDDED_CHAIN,
+    },
+    warmUp: () => pdfSource.warmUp(),
+    close: async () => {
+      await ocr.terminate();
+      await pdfSource.close();
+    },
+  };
+}
