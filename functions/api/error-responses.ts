@@ -33,19 +33,21 @@ const isHttpError = (e: unknown): e is HttpLikeError =>
  */
 export const errorResponses = (): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
   onError: (request) => {
-    const { error } = request;
-    if (error instanceof ValidationError) {
-      request.response = json(422, { detail: error.issues });
-    } else if (error instanceof AppError) {
-      request.response = json(STATUS_BY_KIND[error.kind], { detail: error.message }, error.headers);
-    } else if (isHttpError(error) && error.statusCode < 500) {
-      request.response = json(400, {
-        detail: `malformed request body: ${error.message}; send multipart/form-data with a "file" part`,
-      });
-    } else {
-      const requestId = request.context.awsRequestId;
-      logger.error('unhandled error', { error, requestId });
-      request.response = json(500, { detail: `internal error (request ${requestId})` });
-    }
+    request.response = errorResponse(request.error, request.context.awsRequestId);
   },
 });
+
+/** The response for `error` (see {@link errorResponses}); `requestId` names a 500 in its detail. */
+export function errorResponse(error: unknown, requestId: string): APIGatewayProxyResult {
+  if (error instanceof ValidationError) return json(422, { detail: error.issues });
+  if (error instanceof AppError) {
+    return json(STATUS_BY_KIND[error.kind], { detail: error.message }, error.headers);
+  }
+  if (isHttpError(error) && error.statusCode < 500) {
+    return json(400, {
+      detail: `malformed request body: ${error.message}; send multipart/form-data with a "file" part`,
+    });
+  }
+  logger.error('unhandled error', { error, requestId });
+  return json(500, { detail: `internal error (request ${requestId})` });
+}

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -9,6 +10,7 @@ import type { ApiKeyRecord } from '../core/ports/api-key-store.js';
 import type { Deps } from '../container.js';
 import { errorResponses } from './error-responses.js';
 import { json } from './responses.js';
+import './streaming.js';
 
 /** A file part of a multipart body. */
 export interface UploadedFile {
@@ -29,6 +31,8 @@ export interface HttpRequest<P, Q, F, B = unknown> {
   headers: Readonly<Record<string, string | undefined>>;
   /** The request path, e.g. `/v1/health`. */
   path: string;
+  /** The Lambda request id (named in 500 responses and logs). */
+  requestId: string;
   deps: Deps;
 }
 
@@ -37,6 +41,11 @@ export interface HttpReply {
   statusCode: number;
   body: unknown;
   headers?: Record<string, string>;
+  /**
+   * Streaming handlers only: the body's bytes as they are produced (already serialised; `body`
+   * is then ignored). The status and headers are sent first.
+   */
+  stream?: Readable;
 }
 
 type Schema = z.ZodType;
@@ -55,6 +64,11 @@ interface HandlerSpec<P extends Schema, Q extends Schema, F extends Schema, B ex
   body?: B;
   /** Require `X-API-Key` (default true). */
   auth?: boolean;
+  /**
+   * Answer through Lambda response streaming (the route's `streaming` flag): the reply's `body`
+   * may then be a Readable written as it is produced.
+   */
+  streaming?: boolean;
 }
 
 /**
@@ -74,7 +88,9 @@ export function httpHandler<
   spec: HandlerSpec<P, Q, F, B>,
   fn: (request: HttpRequest<z.infer<P>, z.infer<Q>, z.infer<F>, z.infer<B>>) => Promise<HttpReply>,
 ) {
-  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>().use(errorResponses());
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({
+    streamifyResponse: spec.streaming ?? false,
+  }).use(errorResponses());
   // Authentication runs before the body is parsed: unauthenticated uploads are not read.
   const callers = new WeakMap<APIGatewayProxyEvent, ApiKeyRecord>();
   if (spec.auth !== false) {
@@ -100,7 +116,7 @@ export function httpHandler<
       },
     });
   }
-  return handler.handler(async (event) => {
+  return handler.handler(async (event, context) => {
     const deps = await getDeps();
     const headers = lowerCaseHeaders(event.headers);
     const caller = callers.get(event);
@@ -126,8 +142,14 @@ export function httpHandler<
       caller,
       headers,
       path: event.path,
+      requestId: context.awsRequestId,
       deps,
     });
+    if (reply.stream) {
+      // middy pipes a Readable body into the Lambda response stream.
+      const streamed = json(reply.statusCode, null, reply.headers);
+      return { ...streamed, body: reply.stream as unknown as string };
+    }
     return json(reply.statusCode, reply.body, reply.headers);
   });
 }

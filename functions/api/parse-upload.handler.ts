@@ -1,9 +1,11 @@
+import { PassThrough, type Readable } from 'node:stream';
 import { z } from 'zod';
 import { parseUpload } from '../core/app/parse-upload.js';
 import { UPLOAD_ID_PATTERN } from '../core/app/uploads.js';
 import { BadRequestError } from '../core/domain/errors.js';
 import { OperationMode } from '../core/domain/schemas.js';
 import { deps, type Deps } from '../container.js';
+import { errorResponse } from './error-responses.js';
 import { formBoolean, formNullableBoolean, formNullableInt, httpHandler } from './http-handler.js';
 
 /** An upload slot's id, as returned by POST /v1/uploads. */
@@ -31,17 +33,37 @@ export const UploadQuery = z.object({
   extraction_strict: formBoolean.default(false),
 });
 
+/** Timing of a long synchronous parse's response (see {@link createHandler}). */
+export interface LongParseTiming {
+  /** Milliseconds the handler waits for the outcome before it commits to a streamed 200. */
+  commitAfterMs: number;
+  /** Milliseconds between two keepalive spaces once committed. */
+  keepaliveMs: number;
+}
+
+/**
+ * Under API Gateway's idle timeouts: a parse that takes longer than 20 s is answered with its
+ * head at once and a space every 15 s (leading whitespace is valid JSON) until the body.
+ */
+const LONG_PARSE: LongParseTiming = { commitAfterMs: 20_000, keepaliveMs: 15_000 };
+
 /**
  * POST /v1/parse/upload: multipart upload, synchronous ParseResponse. The document is either the
  * `file` part or, for files above the gateway's limit, the `upload_id` of an upload slot
  * (POST /v1/uploads) the file was sent to; exactly one of the two (400 otherwise). An unknown,
  * unsent or foreign `upload_id` answers 404.
+ *
+ * The response streams (Lambda response streaming): a parse that ends within `commitAfterMs`
+ * is answered as usual, with the status of its outcome. A longer one is answered 200 at that
+ * point, then spaces every `keepaliveMs`, then the ParseResponse; if it then fails, the body is
+ * the error's usual JSON (`{"detail": ...}`) under that 200, and `GET /v1/parse/{id}` tells
+ * the same.
  */
-export const createHandler = (getDeps: () => Promise<Deps>) =>
+export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTiming = LONG_PARSE) =>
   httpHandler(
     getDeps,
-    { form: UploadForm, query: UploadQuery },
-    async ({ form, query, file, caller, deps }) => {
+    { form: UploadForm, query: UploadQuery, streaming: true },
+    async ({ form, query, file, caller, deps, requestId }) => {
       const { upload_id: uploadId, ...fields } = form;
       if (file && uploadId !== undefined) {
         throw new BadRequestError(
@@ -56,13 +78,61 @@ export const createHandler = (getDeps: () => Promise<Deps>) =>
         throw new BadRequestError(
           'missing form field "file": attach the document as a file part named "file", or send the "upload_id" of a file uploaded through POST /v1/uploads',
         );
-      const response = await parseUpload(deps, {
+      const parsing = parseUpload(deps, {
         tenant: caller?.tenant ?? '',
         options: { ...fields, ...query },
         ...document,
       });
-      return { statusCode: 200, body: response };
+      const early = await settledWithin(parsing, timing.commitAfterMs);
+      if (early) return { statusCode: 200, body: await parsing };
+      return {
+        statusCode: 200,
+        body: null,
+        stream: keepaliveJson(
+          parsing,
+          timing.keepaliveMs,
+          (error) => errorResponse(error, requestId).body,
+        ),
+      };
     },
   );
+
+/** True when `promise` settles (either way) within `ms`. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([settled, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A body of spaces, one every `keepaliveMs`, then the JSON of `value` (or `onError`'s body when
+ * it rejects). Leading whitespace is valid JSON, so clients parse the whole body as usual.
+ */
+function keepaliveJson(
+  value: Promise<unknown>,
+  keepaliveMs: number,
+  onError: (error: unknown) => string,
+): Readable {
+  const body = new PassThrough();
+  body.write(' ');
+  const timer = setInterval(() => body.write(' '), keepaliveMs);
+  void value
+    .then(
+      (result) => body.end(JSON.stringify(result)),
+      (error: unknown) => body.end(onError(error)),
+    )
+    .finally(() => {
+      clearInterval(timer);
+    });
+  return body;
+}
 
 export const handler = createHandler(deps);

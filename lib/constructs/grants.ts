@@ -1,4 +1,4 @@
-import { Arn, ArnFormat, type CfnElement, Stack } from 'aws-cdk-lib';
+import { Arn, ArnFormat, type CfnElement, Stack, Token } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -122,9 +122,13 @@ export function grantExecutions(
       resources: [executions],
     }),
   );
+  // cdk-nag names unresolved values as <AWS::Region>, literal ones as they are.
+  const stack = Stack.of(stateMachine);
+  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
   acknowledge(policyHolder(grantee), [
     {
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<${logicalId(stateMachine)}.Name>:*]`,
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:${region}:${account}:execution:<${logicalId(stateMachine)}.Name>:*]`,
       reason:
         'Executions are named after their request; the grant covers the executions of this state machine only.',
     },

@@ -3,14 +3,18 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { matchRoute, routes, type Route } from '../../api/routes.js';
+import {
+  LocalResponseStream,
+  invokeStreaming,
+  isStreamingHandler,
+  type ApiHandler,
+} from '../../api/streaming.js';
 import { initDeps, resetDeps, type Deps } from '../../container.js';
 import type { Config } from '../../config.js';
 import { bootstrapApiKeys } from './api-key-bootstrap.js';
 import { lambdaContext } from './lambda-context.js';
 import { LOCAL_UPLOAD_PATH, LocalUploadSigner } from './local-upload-signer.js';
 import { receiveUpload } from './upload-receiver.js';
-
-type ApiHandler = (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult>;
 
 /** Multipart framing allowed on top of `MAX_UPLOAD_BYTES` before the body is refused outright. */
 const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
@@ -125,7 +129,19 @@ export async function startLocalServer(
       isBase64Encoded: body.length > 0,
     } as unknown as APIGatewayProxyEvent;
     const handler = await handlerFor(match.route);
-    const result = await handler(event, lambdaContext(match.route.entry));
+    if (isStreamingHandler(handler)) {
+      // As API Gateway's STREAM mode: the head when the handler sends it, then the body as written.
+      const stream = new LocalResponseStream((prelude) => {
+        res.writeHead(prelude.statusCode ?? 200, prelude.headers);
+      });
+      stream.pipe(res);
+      await invokeStreaming(handler, event, stream, lambdaContext(match.route.entry));
+      return;
+    }
+    const result = (await handler(
+      event,
+      lambdaContext(match.route.entry),
+    )) as APIGatewayProxyResult;
     res.writeHead(result.statusCode, result.headers as Record<string, string> | undefined);
     res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
   }

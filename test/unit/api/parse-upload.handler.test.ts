@@ -1,10 +1,17 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHandler } from '../../../functions/api/parse-upload.handler.js';
 import { logger } from '../../../functions/api/logger.js';
+import {
+  LocalResponseStream,
+  invokeBuffered,
+  invokeStreaming,
+  type ApiHandler,
+} from '../../../functions/api/streaming.js';
 import { HTTPValidationError, ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { createUpload, uploadKeys } from '../../../functions/core/app/uploads.js';
 import {
   FakeDocumentEngine,
+  aProviderResult,
   FakePageProvider,
   OTHER_API_KEY,
   TENANT,
@@ -19,7 +26,11 @@ import {
 async function call(event: Parameters<ReturnType<typeof createHandler>>[0], deps?: FakeDeps) {
   const d = deps ?? (await fakeDeps());
   const context = lambdaContext('parse-upload');
-  const result = await createHandler(() => Promise.resolve(d))(event, context);
+  const result = await invokeBuffered(
+    createHandler(() => Promise.resolve(d)) as ApiHandler,
+    event,
+    context,
+  );
   return { result, body: bodyOf(result), context, deps: d };
 }
 
@@ -215,6 +226,79 @@ describe('POST /v1/parse/upload', () => {
     const { result } = await call(anUploadEvent(), deps);
     // Assert
     expect(result.statusCode).toBe(503);
+  });
+
+  describe('a parse longer than the commit delay', () => {
+    const slow = { commitAfterMs: 20, keepaliveMs: 10 };
+    const after = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
+
+    async function callSlow(deps: FakeDeps) {
+      const stream = new LocalResponseStream();
+      const chunks: string[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
+      await invokeStreaming(
+        createHandler(() => Promise.resolve(deps), slow) as ApiHandler,
+        anUploadEvent(),
+        stream,
+        lambdaContext('parse-upload'),
+      );
+      return { prelude: stream.prelude, chunks };
+    }
+
+    it('is answered 200 at once, then spaces, then the ParseResponse', async () => {
+      // Arrange: the page takes 80 ms.
+      const deps = await fakeDeps({
+        textProvider: new FakePageProvider('pdf-text', async (request) => {
+          await after(80);
+          return aProviderResult({ markdown: `page ${String(request.pageNumber)}` });
+        }),
+      });
+      // Act
+      const { prelude, chunks } = await callSlow(deps);
+      // Assert
+      expect(prelude).toMatchObject({
+        statusCode: 200,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(chunks.length).toBeGreaterThan(2);
+      expect(chunks[0]).toBe(' ');
+      const body = chunks.join('');
+      expect(body).toMatch(/^ {2,}\{/);
+      expect(ParseResponse.parse(JSON.parse(body)).pages).toHaveLength(1);
+    });
+
+    it('ends with the error body when the parse then fails', async () => {
+      // Arrange
+      const deps = await fakeDeps({
+        textProvider: new FakePageProvider('pdf-text', async () => {
+          await after(60);
+          throw Object.assign(new Error('busy'), { name: 'ProviderUnavailableError' });
+        }),
+      });
+      // Act
+      const { prelude, chunks } = await callSlow(deps);
+      // Assert
+      expect(prelude?.statusCode).toBe(200);
+      const body = JSON.parse(chunks.join('')) as { detail?: unknown };
+      expect(Object.keys(body)).toEqual(['detail']);
+      expect(typeof body.detail).toBe('string');
+    });
+
+    it('is answered with the real status when it fails within the delay', async () => {
+      // Arrange: an empty upload fails at once.
+      const deps = await fakeDeps();
+      const event = anUploadEvent({ file: { content: new Uint8Array(0) } });
+      const stream = new LocalResponseStream();
+      // Act
+      await invokeStreaming(
+        createHandler(() => Promise.resolve(deps), slow) as ApiHandler,
+        event,
+        stream,
+        lambdaContext('parse-upload'),
+      );
+      // Assert
+      expect(stream.prelude?.statusCode).toBe(400);
+    });
   });
 
   it('fails with 500 naming the request id without leaking the error message', async () => {
