@@ -45,6 +45,16 @@ export class DocumentStorage extends Construct {
     ]);
     this.bucket = new s3.Bucket(this, 'Bucket', {
       serverAccessLogsBucket: this.accessLogs,
+      // Browser pages may send files with the presigned upload form (POST /v1/uploads); the
+      // form's signed policy, not the origin, is what authorises the write.
+      cors: [
+        {
+          allowedMethods: [s3.HttpMethods.POST],
+          allowedOrigins: ['*'],
+          allowedHeaders: ['*'],
+          maxAge: 3600,
+        },
+      ],
       serverAccessLogsPrefix: 'bucket/',
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       encryption: s3.BucketEncryption.S3_MANAGED,

@@ -70,6 +70,15 @@ describe('DocparseStack storage', () => {
     });
   });
 
+  it('lets browsers POST presigned upload forms to the bucket, and nothing else cross-origin', () => {
+    // Assert
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      CorsConfiguration: {
+        CorsRules: [Match.objectLike({ AllowedMethods: ['POST'], AllowedOrigins: ['*'] })],
+      },
+    });
+  });
+
   it('denies every request to the bucket that is not over TLS', () => {
     // Assert
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
