@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { anonymousIdentity } from '../../functions/adapters/local/proxy-event.js';
 import { lambdaContext } from '../../functions/adapters/local/lambda-context.js';
 import { loadConfig } from '../../functions/config.js';
 import type { Deps } from '../../functions/container.js';
@@ -543,23 +544,7 @@ export function anApiEvent(overrides: Partial<APIGatewayProxyEvent> = {}): APIGa
       authorizer: null,
       protocol: 'HTTP/1.1',
       httpMethod: method,
-      identity: {
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        sourceIp: '127.0.0.1',
-        user: null,
-        userAgent: 'vitest',
-        userArn: null,
-      },
+      identity: anonymousIdentity('127.0.0.1', 'vitest'),
       path: `/prod${path}`,
       stage: 'prod',
       requestId: 'apigw-request-1',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { matchRoute, routes, type Route } from '../../api/routes.js';
 import {
   LocalResponseStream,
@@ -13,6 +13,7 @@ import { initDeps, resetDeps, type Deps } from '../../container.js';
 import type { Config } from '../../config.js';
 import { bootstrapApiKeys } from './api-key-bootstrap.js';
 import { lambdaContext } from './lambda-context.js';
+import { toProxyEvent } from './proxy-event.js';
 import { LOCAL_UPLOAD_PATH, LocalUploadSigner } from './local-upload-signer.js';
 import { receiveUpload } from './upload-receiver.js';
 
@@ -107,27 +108,17 @@ export async function startLocalServer(
       tooLarge(res);
       return;
     }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (typeof v === 'string') headers[k] = v;
-      else if (Array.isArray(v)) headers[k] = v.join(', ');
-    }
-    const query: Record<string, string> = {};
-    for (const [k, v] of url.searchParams) query[k] = v;
-    const event = {
-      resource: match.route.path,
-      path: url.pathname,
-      httpMethod: req.method ?? 'GET',
-      headers,
-      multiValueHeaders: {},
-      queryStringParameters: Object.keys(query).length ? query : null,
-      multiValueQueryStringParameters: null,
-      pathParameters: Object.keys(match.params).length ? match.params : null,
-      stageVariables: null,
-      requestContext: { requestId: randomUUID() },
-      body: body.length ? body.toString('base64') : null,
-      isBase64Encoded: body.length > 0,
-    } as unknown as APIGatewayProxyEvent;
+    const event = toProxyEvent(
+      {
+        method: req.method ?? 'GET',
+        url,
+        headers: req.headers,
+        body,
+        route: match.route,
+        params: match.params,
+      },
+      req.socket.remoteAddress,
+    );
     const handler = await handlerFor(match.route);
     if (isStreamingHandler(handler)) {
       // As API Gateway's STREAM mode: the head when the handler sends it, then the body as written.
