@@ -18,7 +18,11 @@ import {
 import { recordFailure } from '../../functions/core/domain/pipeline/record-failure.js';
 import { route } from '../../functions/core/domain/pipeline/route.js';
 import { verify } from '../../functions/core/domain/pipeline/verify.js';
-import type { ParseOptions, RequestRecord } from '../../functions/core/domain/request.js';
+import {
+  DEFAULT_PARSE_OPTIONS,
+  type ParseOptions,
+  type RequestRecord,
+} from '../../functions/core/domain/request.js';
 import type { ProviderCapability } from '../../functions/core/domain/routing.js';
 import type { DocumentFormat, Tier } from '../../functions/core/domain/schemas.js';
 import type { Clock } from '../../functions/core/ports/clock.js';
@@ -68,17 +72,7 @@ export class ManualClock implements Clock {
 
 /** The parse options of a request with every field at its specification default. */
 export function parseOptions(overrides: Partial<ParseOptions> = {}): ParseOptions {
-  return {
-    operation_mode: 'ocr',
-    maintain_format: true,
-    max_pages: null,
-    enable_verification: null,
-    dpi: null,
-    include_warnings: false,
-    extraction_strict: false,
-    legacy_events: false,
-    ...overrides,
-  };
+  return { ...DEFAULT_PARSE_OPTIONS, ...overrides };
 }
 
 /** A queued request record for a stored PDF; `overrides` replace top-level fields. */

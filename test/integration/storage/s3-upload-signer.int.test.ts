@@ -1,9 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
+import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startS3rver, type S3rverInstance } from '../../support/s3-server.js';
 import { S3ObjectStore } from '../../../functions/adapters/aws/s3-object-store.js';
 import { S3UploadSigner } from '../../../functions/adapters/aws/s3-upload-signer.js';
 import { createUpload, readUpload, uploadKeys } from '../../../functions/core/app/uploads.js';
@@ -14,33 +11,15 @@ import { TINY_PDF } from '../../support/builders.js';
 // unit test. What runs here is the wire format: the url, the fields and the object it stores.
 const BUCKET = 'docparse-uploads';
 
-let dir: string;
-let server: S3rver;
+let s3: S3rverInstance;
 let client: S3Client;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 's3rver-'));
-  server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    directory: dir,
-    silent: true,
-    configureBuckets: [{ name: BUCKET }],
-  });
-  const { port } = await server.run();
-  client = new S3Client({
-    endpoint: `http://127.0.0.1:${port}`,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
+  s3 = await startS3rver(BUCKET);
+  client = s3.client;
 });
 
-afterAll(async () => {
-  client.destroy();
-  await server.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => s3.stop());
 
 describe('S3UploadSigner on s3rver', () => {
   it('gives a form whose browser POST stores the file at the slot key, readable by reference', async () => {
