@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Plan } from './core/domain/request.js';
+import { isTenantId } from './core/domain/tenant.js';
 import type { Tier } from './core/domain/schemas.js';
 
 const PLANS = ['free', 'pro', 'scale'] as const;
@@ -15,12 +16,12 @@ const ApiKeysEnv = z
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean)) {
-      const match = /^([^=\s]{8,})=([A-Za-z0-9_.-]+):([a-z]+)$/.exec(entry);
+      const match = /^([^=\s]{8,})=([^:]+):([a-z]+)$/.exec(entry);
       const plan = match?.[3];
-      if (!match || !PLANS.includes(plan as Plan)) {
+      if (!match || !isTenantId(match[2] ?? '') || !PLANS.includes(plan as Plan)) {
         ctx.addIssue({
           code: 'custom',
-          message: `API_KEYS entry "${entry.split('=')[0] ?? ''}=…" must be KEY=TENANT:PLAN with a key of at least 8 characters and plan free, pro or scale`,
+          message: `API_KEYS entry "${entry.split('=')[0] ?? ''}=…" must be KEY=TENANT:PLAN with a key of at least 8 characters, a tenant of letters, digits, _ . - (not dots only) and plan free, pro or scale`,
         });
         return z.NEVER;
       }

@@ -19,6 +19,33 @@ export interface ParseApiProps {
   readonly routes?: readonly Route[];
 }
 
+/** What one API handler module touches, and so all its function's role may do. */
+export interface HandlerAccess {
+  /** Items of the service table (keys, requests, events, checkpoints). */
+  readonly table?: 'read' | 'readWrite';
+  /** Object key prefixes read and written. */
+  readonly objects?: { readonly read?: readonly string[]; readonly write?: readonly string[] };
+  /** Executions of the parse state machine: started, or started and then awaited or stopped. */
+  readonly executions?: 'start' | 'follow';
+}
+
+/**
+ * The grants of each API handler module, by module file name. Each one is the least its
+ * handler needs: authentication reads the key items; the presigned upload form is signed with
+ * the function's own credentials, so its role must be able to write where the form writes.
+ */
+export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
+  'parse-upload.handler.ts': {
+    table: 'readWrite',
+    objects: { read: ['uploads/', 'results/'], write: ['uploads/'] },
+    executions: 'follow',
+  },
+  'create-upload.handler.ts': { table: 'read', objects: { write: ['uploads/slots/'] } },
+  'get-parse.handler.ts': { table: 'read', objects: { read: ['results/'] } },
+  'health.handler.ts': { table: 'read' },
+  'live.handler.ts': {},
+};
+
 /** The longest a streaming response may last on API Gateway (REST response streaming). */
 const STREAMING_TIMEOUT = Duration.minutes(15);
 
@@ -64,6 +91,8 @@ export class ParseApi extends Construct {
       const existing = functions.get(route.entry);
       if (existing) return existing;
       const name = route.entry.replace(/\.handler\.ts$/, '');
+      const access = HANDLER_ACCESS[route.entry];
+      if (!access) throw new Error(`no HANDLER_ACCESS entry for ${route.entry}`);
       const fn = new ServiceFunction(this, functionId(name), {
         entry: join('functions/api', route.entry),
         description: `API: ${routes
@@ -75,12 +104,14 @@ export class ParseApi extends Construct {
           ...props.environment,
           TABLE_NAME: table.tableName,
           BUCKET_NAME: bucket.bucketName,
-          STATE_MACHINE_ARN: props.stateMachine.stateMachineArn,
+          ...(access.executions ? { STATE_MACHINE_ARN: props.stateMachine.stateMachineArn } : {}),
         },
       });
-      grantTable(fn, table, 'readWrite');
-      grantObjects(fn, bucket, { read: ['uploads/', 'results/'], write: ['uploads/'] });
-      grantExecutions(fn, props.stateMachine, true);
+      if (access.table) grantTable(fn, table, access.table);
+      if (access.objects) grantObjects(fn, bucket, access.objects);
+      if (access.executions) {
+        grantExecutions(fn, props.stateMachine, access.executions === 'follow');
+      }
       functions.set(route.entry, fn);
       return fn;
     };

@@ -202,6 +202,50 @@ describe('permissions', () => {
   });
 });
 
+describe('the API functions', () => {
+  /** The actions granted to the function serving `route`, from its role's policies. */
+  const actionsOf = (route: string): string[] => {
+    const [, fn] =
+      ofType('AWS::Lambda::Function').find(([, f]) =>
+        String(f.Properties.Description).includes(route),
+      ) ?? [];
+    const roleId = (fn?.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+    return ofType('AWS::IAM::Policy')
+      .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
+      .flatMap((s) => [s.Action].flat());
+  };
+  const ofService = (actions: string[], service: string) =>
+    actions.filter((a) => a.startsWith(`${service}:`));
+
+  it('give each handler only what it touches', () => {
+    // Act
+    const live = actionsOf('GET /v1/live');
+    const health = actionsOf('GET /v1/health');
+    const getParse = actionsOf('GET /v1/parse/{request_id}');
+    const createUpload = actionsOf('POST /v1/uploads');
+    const parseUpload = actionsOf('POST /v1/parse/upload');
+    // Assert: liveness touches no data at all.
+    expect(live.filter((a) => /^(dynamodb|s3|states):/.test(a))).toEqual([]);
+    // Reads only, and no executions, except for the upload that starts and awaits parses.
+    for (const actions of [health, getParse, createUpload]) {
+      expect(ofService(actions, 'dynamodb').sort()).toEqual(
+        ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+      );
+      expect(ofService(actions, 'states')).toEqual([]);
+    }
+    expect(ofService(health, 's3')).toEqual([]);
+    expect(ofService(getParse, 's3').sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
+    expect(ofService(createUpload, 's3')).toEqual(['s3:PutObject']);
+    expect(ofService(parseUpload, 'states').sort()).toEqual([
+      'states:DescribeExecution',
+      'states:StartExecution',
+      'states:StopExecution',
+    ]);
+    expect(parseUpload).toContain('dynamodb:PutItem');
+  });
+});
+
 describe('cdk-nag AwsSolutions checks', () => {
   it('report no unacknowledged finding on the stack', () => {
     // Arrange
