@@ -177,12 +177,15 @@ function describeFailure(error: unknown, timeoutMs: number): string {
 function apiMessage(text: string): string {
   let message = text;
   try {
-    const parsed = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+    const parsed = JSON.parse(text) as {
+      error?: { message?: unknown } | string;
+      message?: unknown;
+    };
     const candidate =
       typeof parsed.error === 'string'
         ? parsed.error
         : (parsed.error?.message ?? parsed.message ?? text);
-    message = String(candidate);
+    message = typeof candidate === 'string' ? candidate : JSON.stringify(candidate);
   } catch {
     // Not JSON: the raw text, shortened.
   }

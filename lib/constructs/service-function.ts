@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { packageClosure } from '../bundling/package-closure.js';
@@ -108,6 +108,7 @@ export class ServiceFunction extends NodejsFunction {
         minify: true,
         sourceMap: true,
         sourcesContent: false,
+        logLevel: LogLevel.WARNING,
         // CommonJS dependencies call require() for Node built-ins; ESM bundles have none.
         banner:
           "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

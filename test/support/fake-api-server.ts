@@ -87,7 +87,11 @@ export class FakeApiServer {
 
   close(): Promise<void> {
     this.#server.closeAllConnections();
-    return new Promise((resolve) => this.#server.close(() => resolve()));
+    return new Promise((resolve) => {
+      this.#server.close(() => {
+        resolve();
+      });
+    });
   }
 }
 

@@ -7,6 +7,8 @@ import S3rver from 's3rver';
 /** An s3rver instance on a free port with one bucket, and an S3 client bound to it. */
 export interface S3rverInstance {
   client: S3Client;
+  /** `http://127.0.0.1:<port>`, for clients in other processes (path-style addressing). */
+  endpoint: string;
   /** Stops the client and the server and removes the server's directory. */
   stop(): Promise<void>;
 }
@@ -22,14 +24,16 @@ export async function startS3rver(bucket: string): Promise<S3rverInstance> {
     configureBuckets: [{ name: bucket }],
   });
   const { port } = await server.run();
+  const endpoint = `http://127.0.0.1:${port}`;
   const client = new S3Client({
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
     region: 'us-east-1',
     forcePathStyle: true,
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
   return {
     client,
+    endpoint,
     stop: async () => {
       client.destroy();
       await server.close();
