@@ -1,0 +1,233 @@
+import { z } from 'zod';
+import { ProviderUnavailableError } from '../core/domain/errors.js';
+import type {
+  PageParseRequest,
+  PageProvider,
+  ProviderPageResult,
+} from '../core/ports/page-provider.js';
+import type { PageRasterizer } from '../engines/raster.js';
+import {
+  JsonHttpClient,
+  PAGE_TRANSCRIPTION_PROMPT,
+  encodePage,
+  meanTokenProbability,
+  unavailable,
+  visionPageResult,
+  type JsonResponse,
+  type RemoteProviderSettings,
+} from './remote-provider.js';
+
+/** Where the Gemini API lives when the configuration leaves `baseUrl` empty. */
+export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
+
+/** A part of a candidate's content; `thought` parts (thinking summaries) are not the answer. */
+const GeminiPart = z.object({ text: z.string().optional(), thought: z.boolean().optional() });
+type GeminiPart = z.infer<typeof GeminiPart>;
+
+/** One candidate answer, with its log-probabilities when `responseLogprobs` was granted. */
+const GeminiCandidate = z.object({
+  content: z.object({ parts: z.array(GeminiPart).optional() }).optional(),
+  // A string, not an enum: a finish reason added by Google later must not read as "malformed".
+  finishReason: z.string().optional(),
+  avgLogprobs: z.number().optional(),
+  logprobsResult: z
+    .object({
+      chosenCandidates: z.array(z.object({ logProbability: z.number().optional() })).optional(),
+    })
+    .optional(),
+});
+type GeminiCandidate = z.infer<typeof GeminiCandidate>;
+
+/** The part of a `generateContent` answer (REST, camelCase JSON) this adapter reads. */
+const GeminiResponse = z.object({
+  candidates: z.array(GeminiCandidate).optional(),
+  promptFeedback: z.object({ blockReason: z.string().optional() }).optional(),
+  usageMetadata: z
+    .object({
+      promptTokenCount: z.number().nonnegative().optional(),
+      candidatesTokenCount: z.number().nonnegative().optional(),
+      thoughtsTokenCount: z.number().nonnegative().optional(),
+    })
+    .optional(),
+});
+type GeminiResponse = z.infer<typeof GeminiResponse>;
+
+/**
+ * A page provider on Google's Gemini API (`generateContent`): renders the page, sends the PNG
+ * inline with {@link PAGE_TRANSCRIPTION_PROMPT} as the system instruction, and returns the
+ * Markdown the model writes.
+ *
+ * It asks for log-probabilities (`responseLogprobs`) to score the recognition. Models that do
+ * not offer them answer HTTP 400 naming logprobs; the provider then repeats the call once
+ * without them and leaves them out for the rest of its life (`ocrScore` null from then on).
+ */
+export class GeminiProvider implements PageProvider {
+  readonly id: string;
+  readonly model: string;
+  readonly #settings: RemoteProviderSettings;
+  readonly #rasterizer: PageRasterizer;
+  readonly #client: JsonHttpClient;
+  readonly #path: string;
+  /** False once the model has refused `responseLogprobs`. */
+  #logprobs = true;
+
+  /**
+   * @param settings the provider configuration; `baseUrl` is the API root without `/v1beta`
+   *   (empty → {@link GEMINI_BASE_URL}); `apiKey` is sent as `x-goog-api-key` (never in the URL)
+   *   when present; `model` may carry the `models/` prefix.
+   * @param rasterizer gives the page image; with `dpi: null` the page renders at `defaultDpi`.
+   */
+  constructor(settings: RemoteProviderSettings, rasterizer: PageRasterizer) {
+    this.#settings = {
+      ...settings,
+      baseUrl: (settings.baseUrl || GEMINI_BASE_URL).replace(/\/+$/, ''),
+    };
+    this.id = settings.id;
+    this.model = settings.model;
+    this.#rasterizer = rasterizer;
+    this.#client = new JsonHttpClient(this.#settings);
+    const modelId = settings.model.replace(/^models\//, '');
+    this.#path = `/v1beta/models/${encodeURIComponent(modelId)}:generateContent`;
+  }
+
+  /**
+   * Transcribes one page with a `generateContent` call (plus the client's retries, plus one
+   * repeat without log-probabilities when the model refuses them).
+   *
+   * @returns the trimmed Markdown of the first candidate (thought parts left out), no elements,
+   *   the raster's `dpi`/`width`/`height`, tokens from `usageMetadata` (output includes thinking
+   *   tokens, which are billed as output), `ocrScore` = exp(`avgLogprobs`), else the mean token
+   *   probability of `logprobsResult.chosenCandidates`, else null; and the structure score of
+   *   the Markdown as `layoutScore`.
+   * @throws {ProviderUnavailableError} on an HTTP error (after retries for 429/5xx; at once for
+   *   other 4xx such as 401/403), a deadline, a network error, a body that is not JSON or not a
+   *   `generateContent` answer (`malformed answer`), an answer cut at `maxOutputTokens`
+   *   (`truncated`), a blocked prompt (`blocked: <blockReason>`) or a candidate stopped for
+   *   another reason than STOP (`stopped: <finishReason>`, e.g. SAFETY, RECITATION).
+   * @throws {DocumentRejectedError} when the page cannot be rendered.
+   */
+  async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
+    const page = await encodePage(this.#rasterizer, request, this.#settings.defaultDpi);
+    const { body } = await this.#generate(page.base64);
+    const answer = this.#parseResponse(body);
+    const candidate = this.#acceptedCandidate(answer);
+    const parts = candidate.content?.parts;
+    if (!parts) throw unavailable(this.id, 'malformed answer: the candidate has no content');
+    const usage = answer.usageMetadata;
+    return visionPageResult({
+      markdown: parts
+        .filter((part: GeminiPart) => part.thought !== true)
+        .map((part) => part.text ?? '')
+        .join(''),
+      raster: page.raster,
+      model: this.model,
+      tokens: {
+        input: usage?.promptTokenCount ?? 0,
+        output: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
+      },
+      ocrScore: ocrScoreOf(candidate),
+    });
+  }
+
+  /** Closes the HTTP connections. */
+  close(): Promise<void> {
+    return this.#client.close();
+  }
+
+  async #generate(base64Png: string): Promise<JsonResponse> {
+    const withLogprobs = this.#logprobs;
+    try {
+      return await this.#post(base64Png, withLogprobs);
+    } catch (error) {
+      if (!withLogprobs || !rejectsLogprobs(error)) throw error;
+      this.#logprobs = false;
+      return await this.#post(base64Png, false);
+    }
+  }
+
+  #post(base64Png: string, withLogprobs: boolean): Promise<JsonResponse> {
+    const headers: Record<string, string> = {};
+    if (this.#settings.apiKey) headers['x-goog-api-key'] = this.#settings.apiKey;
+    return this.#client.postJson(
+      this.#path,
+      {
+        systemInstruction: { parts: [{ text: PAGE_TRANSCRIPTION_PROMPT }] },
+        contents: [
+          {
+            role: 'user',
+            parts: [
+              { inlineData: { mimeType: 'image/png', data: base64Png } },
+              { text: 'Transcribe this page.' },
+            ],
+          },
+        ],
+        generationConfig: {
+          temperature: 0,
+          maxOutputTokens: this.#settings.maxOutputTokens,
+          ...(withLogprobs ? { responseLogprobs: true } : {}),
+        },
+      },
+      headers,
+    );
+  }
+
+  #parseResponse(body: unknown): GeminiResponse {
+    const parsed = GeminiResponse.safeParse(body);
+    if (!parsed.success) {
+      throw unavailable(this.id, `malformed answer: ${firstIssue(parsed.error)}`, parsed.error);
+    }
+    return parsed.data;
+  }
+
+  /** The first candidate when it finished normally; a blocked, cut or stopped answer throws. */
+  #acceptedCandidate(answer: GeminiResponse): GeminiCandidate {
+    const candidate = answer.candidates?.[0];
+    if (!candidate) {
+      const blockReason = answer.promptFeedback?.blockReason;
+      if (blockReason) throw unavailable(this.id, `blocked: ${blockReason}`);
+      throw unavailable(this.id, 'malformed answer: no candidates');
+    }
+    const finishReason = candidate.finishReason;
+    // Absent only in streamed chunks; FINISH_REASON_UNSPECIFIED is the enum's default value.
+    if (!finishReason || finishReason === 'STOP' || finishReason === 'FINISH_REASON_UNSPECIFIED') {
+      return candidate;
+    }
+    if (finishReason === 'MAX_TOKENS') {
+      throw unavailable(
+        this.id,
+        `truncated: the answer reached maxOutputTokens (${this.#settings.maxOutputTokens})`,
+      );
+    }
+    // SAFETY, RECITATION, PROHIBITED_CONTENT, BLOCKLIST, SPII, OTHER, and any later reason.
+    throw unavailable(this.id, `stopped: ${finishReason}`);
+  }
+}
+
+/** exp(avgLogprobs), else the mean token probability of the chosen tokens, else null. */
+function ocrScoreOf(candidate: GeminiCandidate): number | null {
+  if (candidate.avgLogprobs !== undefined && Number.isFinite(candidate.avgLogprobs)) {
+    return Math.min(1, Math.exp(candidate.avgLogprobs));
+  }
+  const logprobs = (candidate.logprobsResult?.chosenCandidates ?? [])
+    .map((token) => token.logProbability)
+    .filter((lp): lp is number => lp !== undefined);
+  const probability = meanTokenProbability(logprobs);
+  return probability === null ? null : Math.min(1, probability);
+}
+
+/** An HTTP 400 whose message names logprobs: the model does not offer them. */
+function rejectsLogprobs(error: unknown): boolean {
+  return (
+    error instanceof ProviderUnavailableError &&
+    error.details?.status === 400 &&
+    /logprob/i.test(error.message)
+  );
+}
+
+/** The first schema violation as `path: message`, short enough for an error message. */
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'unexpected shape';
+  const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
+  return `${path}: ${issue.message}`;
+}

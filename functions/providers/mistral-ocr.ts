@@ -1,0 +1,218 @@
+import { z } from 'zod';
+import type {
+  PageParseRequest,
+  PageProvider,
+  ProviderElement,
+  ProviderPageResult,
+} from '../core/ports/page-provider.js';
+import type { PageRasterizer } from '../engines/raster.js';
+import {
+  JsonHttpClient,
+  encodePage,
+  unavailable,
+  visionPageResult,
+  type RemoteProviderSettings,
+} from './remote-provider.js';
+
+/**
+ * Confidence given to the figure boxes Mistral OCR reports. The API gives no score for its image
+ * regions, so this is a prior, not a measurement: an extracted image region is nearly always a
+ * real figure, but its extent is the model's own crop and has not been checked against the
+ * pixels. Kept below 1 so that these boxes never outrank a measured detector confidence.
+ */
+export const MISTRAL_FIGURE_CONFIDENCE = 0.9;
+
+/** One image region of a page, in pixels of the page as Mistral saw it (null when not located). */
+const OcrImage = z.object({
+  id: z.string(),
+  top_left_x: z.number().nullish(),
+  top_left_y: z.number().nullish(),
+  bottom_right_x: z.number().nullish(),
+  bottom_right_y: z.number().nullish(),
+});
+type OcrImage = z.infer<typeof OcrImage>;
+
+/** The page size Mistral measured the image boxes in. */
+const OcrDimensions = z.object({
+  dpi: z.number().nullish(),
+  width: z.number().positive(),
+  height: z.number().positive(),
+});
+
+/** The part of an OCR answer this adapter reads. */
+const OcrResponse = z.object({
+  pages: z.array(
+    z.object({
+      index: z.number().int(),
+      markdown: z.string(),
+      images: z.array(OcrImage).nullish(),
+      // Optional in Mistral's schema; boxes are then taken to be in raster pixels.
+      dimensions: OcrDimensions.nullish(),
+    }),
+  ),
+  model: z.string().nullish(),
+});
+
+/** A Markdown image whose target is an extracted image (`![img-0.jpeg](img-0.jpeg)`). */
+const IMAGE_LINK = /!\[[^\]]*\]\(\s*([^)\s]+)\s*\)/g;
+/** Mistral's own image ids, for links whose id is missing from `images`. */
+const MISTRAL_IMAGE_ID = /^img-\d+\.[a-z0-9]+$/i;
+
+/**
+ * Mistral's document OCR API (`POST /v1/ocr`, e.g. `mistral-ocr-latest`): the page is rendered to
+ * PNG and sent as a `data:` URL; the answer is Markdown plus the boxes of the images it found.
+ *
+ * The image links of the Markdown are removed (this adapter asks for no image bytes, so they
+ * would point at nothing); the images become `figure` elements instead. Mistral OCR bills per
+ * page, so tokens are 0, and it gives no confidence, so `ocrScore` is null.
+ */
+export class MistralOcrProvider implements PageProvider {
+  readonly id: string;
+  readonly model: string;
+  readonly #settings: RemoteProviderSettings;
+  readonly #rasterizer: PageRasterizer;
+  readonly #client: JsonHttpClient;
+
+  /**
+   * @param settings `baseUrl` is the API root without `/v1` (`https://api.mistral.ai`); `apiKey`
+   *   is sent as a Bearer token. `maxOutputTokens` does not apply (the API has no output cap).
+   * @param rasterizer gives the page image; called with the request's DPI or `defaultDpi`.
+   */
+  constructor(settings: RemoteProviderSettings, rasterizer: PageRasterizer) {
+    this.id = settings.id;
+    this.model = settings.model;
+    this.#settings = settings;
+    this.#rasterizer = rasterizer;
+    this.#client = new JsonHttpClient(settings);
+  }
+
+  /**
+   * OCRs one page.
+   *
+   * @returns the Markdown of `pages[0]` without image links (an empty string is a valid answer
+   *   for a blank or picture-only page), one `figure` element per located image with its box
+   *   scaled from `dimensions` to the raster and clipped inside it, the raster's
+   *   `dpi`/`width`/`height`, tokens 0, `ocrScore` null, `layoutScore` = structure score of
+   *   the Markdown.
+   * @throws {ProviderUnavailableError} on HTTP failure after the retries, the deadline, or a body
+   *   that is not an OCR answer with at least one page.
+   * @throws {DocumentRejectedError} from the rasterizer when the page cannot be rendered.
+   */
+  async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
+    const { raster, base64 } = await encodePage(
+      this.#rasterizer,
+      request,
+      this.#settings.defaultDpi,
+    );
+    const { body } = await this.#client.postJson(
+      '/v1/ocr',
+      {
+        model: this.model,
+        document: { type: 'image_url', image_url: `data:image/png;base64,${base64}` },
+        include_image_base64: false,
+      },
+      this.#settings.apiKey ? { authorization: `Bearer ${this.#settings.apiKey}` } : {},
+    );
+    const parsed = OcrResponse.safeParse(body);
+    if (!parsed.success) {
+      // Paths only: the issues' messages may quote values, and the body holds page content.
+      const where = [
+        ...new Set(parsed.error.issues.map((issue) => issue.path.join('.') || '(root)')),
+      ];
+      throw unavailable(
+        this.id,
+        `the answer is not an OCR result (unexpected ${where.slice(0, 3).join(', ')})`,
+        parsed.error,
+      );
+    }
+    const page = parsed.data.pages[0];
+    if (!page) throw unavailable(this.id, 'the answer has no pages');
+    const images = page.images ?? [];
+    const result = visionPageResult({
+      markdown: withoutImageLinks(page.markdown, images),
+      raster,
+      model: this.model,
+      tokens: { input: 0, output: 0 },
+      ocrScore: null,
+    });
+    const scale = {
+      x: page.dimensions ? raster.width / page.dimensions.width : 1,
+      y: page.dimensions ? raster.height / page.dimensions.height : 1,
+    };
+    return {
+      ...result,
+      elements: images
+        .map((image) => figureElement(image, scale, raster.width, raster.height))
+        .filter((element): element is ProviderElement => element !== null),
+    };
+  }
+
+  /** Closes the HTTP connections. */
+  close(): Promise<void> {
+    return this.#client.close();
+  }
+}
+
+/**
+ * Removes the links to extracted images, the lines they leave blank and the blank lines that
+ * then follow a blank line; other images (e.g. `![logo](https://…)`) and all other text stay.
+ * @param images the page's images; a link counts as extracted when its target is one of their
+ *   ids or has Mistral's id form (`img-<n>.<ext>`).
+ * @example withoutImageLinks('# A\n\n![img-0.jpeg](img-0.jpeg)\n\nText', []) // '# A\n\nText'
+ */
+export function withoutImageLinks(
+  markdown: string,
+  images: readonly Pick<OcrImage, 'id'>[],
+): string {
+  const ids = new Set(images.map((image) => image.id));
+  const lines: string[] = [];
+  let skipBlank = false;
+  for (const line of markdown.split('\n')) {
+    if (skipBlank && !line.trim()) continue;
+    skipBlank = false;
+    const kept = line.replace(IMAGE_LINK, (link, target: string) =>
+      ids.has(target) || MISTRAL_IMAGE_ID.test(target) ? '' : link,
+    );
+    // Other links come back as they were, so any change is a removal.
+    const removed = kept !== line;
+    if (removed && !kept.trim()) {
+      // The blank line before the image already separates what came before from what follows.
+      skipBlank = !lines.at(-1)?.trim();
+      continue;
+    }
+    lines.push(removed ? kept.trimEnd() : kept);
+  }
+  return lines.join('\n');
+}
+
+/** An image region as a figure element in raster pixels, or null when unlocated or empty. */
+function figureElement(
+  image: OcrImage,
+  scale: { x: number; y: number },
+  width: number,
+  height: number,
+): ProviderElement | null {
+  const {
+    top_left_x: left,
+    top_left_y: top,
+    bottom_right_x: right,
+    bottom_right_y: bottom,
+  } = image;
+  if (left == null || top == null || right == null || bottom == null) return null;
+  const x0 = clamp(Math.min(left, right) * scale.x, width);
+  const y0 = clamp(Math.min(top, bottom) * scale.y, height);
+  const x1 = clamp(Math.max(left, right) * scale.x, width);
+  const y1 = clamp(Math.max(top, bottom) * scale.y, height);
+  if (x1 - x0 <= 0 || y1 - y0 <= 0) return null;
+  return {
+    text: '',
+    bbox: { x: x0, y: y0, w: x1 - x0, h: y1 - y0 },
+    label: 'figure',
+    elementType: 'figure',
+    confidence: MISTRAL_FIGURE_CONFIDENCE,
+  };
+}
+
+function clamp(value: number, max: number): number {
+  return Math.max(0, Math.min(max, value));
+}

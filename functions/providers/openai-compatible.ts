@@ -1,0 +1,224 @@
+import { z } from 'zod';
+import { ProviderUnavailableError } from '../core/domain/errors.js';
+import type {
+  PageParseRequest,
+  PageProvider,
+  ProviderPageResult,
+} from '../core/ports/page-provider.js';
+import type { PageRasterizer } from '../engines/raster.js';
+import {
+  JsonHttpClient,
+  PAGE_TRANSCRIPTION_PROMPT,
+  encodePage,
+  meanTokenProbability,
+  unavailable,
+  visionPageResult,
+  type RemoteProviderSettings,
+} from './remote-provider.js';
+
+/** The text part of the user message that goes with the page image. */
+const USER_INSTRUCTION = 'Transcribe this page.';
+
+/** One part of a multi-part message content; only `text` parts carry the answer. */
+const ContentPart = z.object({ type: z.string(), text: z.string().optional() });
+
+/**
+ * Token log-probabilities. Lenient (`catch(null)`): a server that sends them in an unexpected
+ * shape still gave a usable transcription, which is then reported without `ocrScore`.
+ */
+const Logprobs = z
+  .object({ content: z.array(z.object({ logprob: z.number() })).nullish() })
+  .nullish()
+  .catch(null);
+
+/** Token counts. Lenient like {@link Logprobs}: they are accounting, not the answer. */
+const Usage = z
+  .object({
+    prompt_tokens: z.number().int().nonnegative().nullish(),
+    completion_tokens: z.number().int().nonnegative().nullish(),
+  })
+  .nullish()
+  .catch(null);
+
+/** The part of a Chat Completions answer this adapter reads. */
+const ChatCompletion = z.object({
+  choices: z
+    .array(
+      z.object({
+        message: z.object({
+          content: z.union([z.string(), z.array(ContentPart)]).nullish(),
+          refusal: z.string().nullish(),
+        }),
+        finish_reason: z.string().nullish(),
+        logprobs: Logprobs,
+      }),
+    )
+    .min(1),
+  usage: Usage,
+});
+type ChatCompletion = z.infer<typeof ChatCompletion>;
+
+/**
+ * A vision model behind the OpenAI Chat Completions wire format: OpenAI itself and the
+ * compatible servers (vLLM, Ollama, LM Studio, llama.cpp server, OpenRouter and similar).
+ *
+ * Each page is rendered to PNG and sent as a `data:` URL with {@link PAGE_TRANSCRIPTION_PROMPT}
+ * as the system message, at temperature 0, asking for token log-probabilities (the source of
+ * `ocrScore`). Servers that reject `logprobs` with HTTP 400 are asked again without it, and this
+ * instance stops asking for them.
+ */
+export class OpenAiCompatibleProvider implements PageProvider {
+  readonly id: string;
+  readonly model: string;
+  readonly #settings: RemoteProviderSettings;
+  readonly #rasterizer: PageRasterizer;
+  readonly #client: JsonHttpClient;
+  /** False once the server has rejected `logprobs`; kept for the life of the instance. */
+  #askLogprobs = true;
+
+  /**
+   * @param settings where the API is (`baseUrl` ends before `/chat/completions`, e.g.
+   *   `https://api.openai.com/v1` or `http://localhost:11434/v1`), the key (sent as a Bearer
+   *   token only when set), deadline, retries and output-token cap.
+   * @param rasterizer gives the page image; called with the request's DPI or `defaultDpi`.
+   */
+  constructor(settings: RemoteProviderSettings, rasterizer: PageRasterizer) {
+    this.id = settings.id;
+    this.model = settings.model;
+    this.#settings = settings;
+    this.#rasterizer = rasterizer;
+    this.#client = new JsonHttpClient(settings);
+  }
+
+  /**
+   * Transcribes one page with the model.
+   *
+   * @returns the trimmed Markdown answer, no elements, the raster's `dpi`/`width`/`height`,
+   *   `tokens` from `usage` (0 when absent), `ocrScore` = mean token probability (null when the
+   *   server gives no log-probabilities), `layoutScore` = structure score of the Markdown.
+   * @throws {ProviderUnavailableError} on HTTP failure after the retries, the deadline, a body
+   *   that is not a Chat Completion, an empty answer, a refusal, a content-filter stop, or an
+   *   answer cut at `maxOutputTokens` (`truncated`).
+   * @throws {DocumentRejectedError} from the rasterizer when the page cannot be rendered.
+   */
+  async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
+    const { raster, base64 } = await encodePage(
+      this.#rasterizer,
+      request,
+      this.#settings.defaultDpi,
+    );
+    const completion = await this.#complete(`data:image/png;base64,${base64}`);
+    const choice = completion.choices[0];
+    if (!choice) throw unavailable(this.id, 'the answer has no choices');
+    if (choice.message.refusal) throw unavailable(this.id, 'the model refused the page');
+    if (choice.finish_reason === 'length') {
+      throw unavailable(
+        this.id,
+        `truncated: the answer reached max_tokens (${this.#settings.maxOutputTokens})`,
+      );
+    }
+    if (choice.finish_reason === 'content_filter') {
+      throw unavailable(this.id, 'the answer was stopped by the content filter');
+    }
+    const markdown = contentText(choice.message.content);
+    if (markdown === null) throw unavailable(this.id, 'the answer has no message content');
+    if (!markdown.trim()) throw unavailable(this.id, 'the answer is empty');
+    const logprobs = choice.logprobs?.content?.map((token) => token.logprob) ?? [];
+    return visionPageResult({
+      markdown,
+      raster,
+      model: this.model,
+      tokens: {
+        input: completion.usage?.prompt_tokens ?? 0,
+        output: completion.usage?.completion_tokens ?? 0,
+      },
+      ocrScore: meanTokenProbability(logprobs),
+    });
+  }
+
+  /** Closes the HTTP connections. */
+  close(): Promise<void> {
+    return this.#client.close();
+  }
+
+  /** POSTs the request, falling back once to a request without `logprobs` when it is rejected. */
+  async #complete(imageUrl: string): Promise<ChatCompletion> {
+    const headers: Record<string, string> = this.#settings.apiKey
+      ? { authorization: `Bearer ${this.#settings.apiKey}` }
+      : {};
+    let body: unknown;
+    if (this.#askLogprobs) {
+      try {
+        ({ body } = await this.#client.postJson(
+          '/chat/completions',
+          this.#requestBody(imageUrl, true),
+          headers,
+        ));
+      } catch (error) {
+        if (!this.#rejectsLogprobs(error)) throw error;
+        this.#askLogprobs = false;
+      }
+    }
+    if (body === undefined) {
+      ({ body } = await this.#client.postJson(
+        '/chat/completions',
+        this.#requestBody(imageUrl, false),
+        headers,
+      ));
+    }
+    const parsed = ChatCompletion.safeParse(body);
+    if (!parsed.success) {
+      // Paths only: the issues' messages may quote values, and the body holds page content.
+      const where = [
+        ...new Set(parsed.error.issues.map((issue) => issue.path.join('.') || '(root)')),
+      ];
+      throw unavailable(
+        this.id,
+        `the answer is not a chat completion (unexpected ${where.slice(0, 3).join(', ')})`,
+        parsed.error,
+      );
+    }
+    return parsed.data;
+  }
+
+  #requestBody(imageUrl: string, logprobs: boolean): Record<string, unknown> {
+    return {
+      model: this.model,
+      messages: [
+        { role: 'system', content: PAGE_TRANSCRIPTION_PROMPT },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: USER_INSTRUCTION },
+            { type: 'image_url', image_url: { url: imageUrl, detail: 'high' } },
+          ],
+        },
+      ],
+      max_tokens: this.#settings.maxOutputTokens,
+      temperature: 0,
+      ...(logprobs ? { logprobs: true } : {}),
+    };
+  }
+
+  /** An HTTP 400 whose API message is about `logprobs` (or `top_logprobs`). */
+  #rejectsLogprobs(error: unknown): boolean {
+    return (
+      error instanceof ProviderUnavailableError &&
+      error.details?.status === 400 &&
+      // The provider id is part of the message; only the API's own words count.
+      /logprob/i.test(error.message.replace(`provider ${this.id}`, ''))
+    );
+  }
+}
+
+/** The answer text: a string, or the `text` parts of a content array joined; null when absent. */
+function contentText(
+  content: string | { type: string; text?: string | undefined }[] | null | undefined,
+): string | null {
+  if (content === null || content === undefined) return null;
+  if (typeof content === 'string') return content;
+  const texts = content
+    .filter((part) => part.type === 'text' && typeof part.text === 'string')
+    .map((part) => part.text ?? '');
+  return texts.length === 0 ? null : texts.join('');
+}
