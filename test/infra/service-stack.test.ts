@@ -229,9 +229,12 @@ describe('the API functions', () => {
     expect(live.filter((a) => /^(dynamodb|s3|states):/.test(a))).toEqual([]);
     // Reads only, and no executions, except for the upload that starts and awaits parses.
     for (const actions of [health, getParse, createUpload]) {
-      expect(ofService(actions, 'dynamodb').sort()).toEqual(
-        ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query'],
-      );
+      expect(ofService(actions, 'dynamodb').sort()).toEqual([
+        'dynamodb:BatchGetItem',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+      ]);
       expect(ofService(actions, 'states')).toEqual([]);
     }
     expect(ofService(health, 's3')).toEqual([]);
