@@ -1,0 +1,221 @@
+import {
+  BedrockRuntimeClient,
+  ConverseCommand,
+  type ConverseCommandOutput,
+} from '@aws-sdk/client-bedrock-runtime';
+import type { ProviderUnavailableError } from '../core/domain/errors.js';
+import type {
+  PageParseRequest,
+  PageProvider,
+  ProviderPageResult,
+} from '../core/ports/page-provider.js';
+import type { PageRasterizer } from '../engines/raster.js';
+import {
+  PAGE_TRANSCRIPTION_PROMPT,
+  unavailable,
+  visionPageResult,
+  type RemoteProviderSettings,
+} from './remote-provider.js';
+
+/**
+ * Settings of {@link BedrockConverseProvider}: those of {@link RemoteProviderSettings} that apply
+ * to Bedrock. There is no base URL and no API key: the region and the credentials come from the
+ * SDK's default chain (environment, the Lambda role) or from {@link bedrockClient}'s `region`.
+ *
+ * `model` is a Bedrock model id (`anthropic.claude-3-5-sonnet-20240620-v1:0`) or an inference
+ * profile id or ARN (`eu.anthropic.claude-sonnet-4-20250514-v1:0`). `maxRetries` is not applied
+ * by the provider: the SDK client retries, so build the client with {@link bedrockClient}.
+ */
+export type BedrockSettings = Pick<
+  RemoteProviderSettings,
+  'id' | 'model' | 'timeoutMs' | 'maxRetries' | 'maxOutputTokens' | 'defaultDpi'
+>;
+
+/** The user turn sent after the page image. */
+export const BEDROCK_USER_TEXT = 'Transcribe this page.';
+
+/**
+ * A Bedrock runtime client that makes `maxRetries + 1` attempts per call with the SDK's standard
+ * retry strategy (exponential backoff with jitter on throttling, 5xx, `ModelNotReadyException`
+ * and network errors), the way {@link BedrockConverseProvider} expects it.
+ *
+ * @param region the AWS region (e.g. `us-east-1`); absent: the SDK's default chain
+ *   (`AWS_REGION`, the profile).
+ * @throws {Error} when `maxRetries` is not a non-negative integer.
+ * @example
+ * const provider = new BedrockConverseProvider(settings, bedrockClient(settings, 'eu-west-1'), rasterizer);
+ */
+export function bedrockClient(
+  settings: Pick<BedrockSettings, 'maxRetries'>,
+  region?: string,
+): BedrockRuntimeClient {
+  return new BedrockRuntimeClient({
+    maxAttempts: attemptsFor(settings.maxRetries),
+    ...(region === undefined ? {} : { region }),
+  });
+}
+
+/**
+ * A vision model on Amazon Bedrock, called through the model-neutral Converse API: the page
+ * image (PNG) and {@link PAGE_TRANSCRIPTION_PROMPT} as the system prompt, one answer at
+ * temperature 0.
+ *
+ * Bedrock gives no token log-probabilities through Converse, so `ocrScore` is always null.
+ * Images larger than the model accepts (Claude: 8000 px a side, 3.75 MB) are refused with a
+ * `ValidationException`, reported as unavailable so that the router falls over; keep
+ * `defaultDpi` moderate (150–200) for such models.
+ */
+export class BedrockConverseProvider implements PageProvider {
+  readonly id: string;
+  readonly model: string;
+  readonly #settings: BedrockSettings;
+  readonly #client: BedrockRuntimeClient;
+  readonly #rasterizer: PageRasterizer;
+
+  /**
+   * @param client a Bedrock runtime client, built with `maxAttempts = maxRetries + 1`
+   *   ({@link bedrockClient}): the SDK owns the retries.
+   * @param rasterizer gives the page image; called with the request's DPI or `defaultDpi`.
+   */
+  constructor(settings: BedrockSettings, client: BedrockRuntimeClient, rasterizer: PageRasterizer) {
+    this.id = settings.id;
+    this.model = settings.model;
+    this.#settings = settings;
+    this.#client = client;
+    this.#rasterizer = rasterizer;
+  }
+
+  /**
+   * Transcribes one page with the model.
+   *
+   * @returns the answer's Markdown (text blocks concatenated, trimmed), no elements, the
+   *   image's `dpi`/`width`/`height`, the reported input and output tokens, `ocrScore` null and
+   *   `layoutScore` the structure score of the Markdown ({@link visionPageResult}).
+   * @throws {DocumentRejectedError} when the page cannot be rendered.
+   * @throws {ProviderUnavailableError} when Bedrock fails after the client's retries (the
+   *   reason names the SDK error, e.g. `ThrottlingException`), no answer came within
+   *   `timeoutMs` (retries included), the answer was cut at `maxOutputTokens` (`truncated`),
+   *   withheld by a guardrail or content filter, or holds no text.
+   */
+  async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
+    const { id, model, timeoutMs, maxOutputTokens, defaultDpi } = this.#settings;
+    const raster = await this.#rasterizer.rasterize(
+      request.document,
+      request.pageNumber,
+      request.dpi ?? defaultDpi,
+    );
+    let response: ConverseCommandOutput;
+    try {
+      response = await this.#client.send(
+        new ConverseCommand({
+          modelId: model,
+          system: [{ text: PAGE_TRANSCRIPTION_PROMPT }],
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { image: { format: 'png', source: { bytes: raster.png } } },
+                { text: BEDROCK_USER_TEXT },
+              ],
+            },
+          ],
+          inferenceConfig: { maxTokens: maxOutputTokens, temperature: 0 },
+        }),
+        // One deadline for the whole call: every attempt checks it, so retries end there too.
+        { abortSignal: AbortSignal.timeout(timeoutMs) },
+      );
+    } catch (error) {
+      throw unavailable(id, bedrockFailure(error, timeoutMs), error);
+    }
+    const refusal = stopFailure(id, response.stopReason, maxOutputTokens);
+    if (refusal) throw refusal;
+    const content = response.output?.message?.content ?? [];
+    // Models may split one answer into several text blocks (e.g. around citations): they are
+    // consecutive pieces of the same text. Other blocks (reasoning) carry no `text`.
+    const markdown = content.map((block) => block.text ?? '').join('');
+    if (markdown.trim() === '') {
+      throw unavailable(
+        id,
+        content.length === 0 ? 'the answer holds no content' : 'the answer holds no text',
+      );
+    }
+    return visionPageResult({
+      markdown,
+      raster,
+      model,
+      tokens: {
+        input: response.usage?.inputTokens ?? 0,
+        output: response.usage?.outputTokens ?? 0,
+      },
+      ocrScore: null,
+    });
+  }
+}
+
+/** `maxRetries + 1`, checked. */
+function attemptsFor(maxRetries: number): number {
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    throw new Error(`maxRetries must be a non-negative integer; got ${maxRetries}`);
+  }
+  return maxRetries + 1;
+}
+
+/** The failure a stop reason means, or undefined for a complete answer. */
+function stopFailure(
+  providerId: string,
+  stopReason: ConverseCommandOutput['stopReason'],
+  maxOutputTokens: number,
+): ProviderUnavailableError | undefined {
+  switch (stopReason) {
+    case undefined:
+    case 'end_turn':
+    case 'stop_sequence':
+      return undefined;
+    case 'max_tokens':
+      return unavailable(
+        providerId,
+        `truncated: the answer reached maxOutputTokens (${maxOutputTokens})`,
+      );
+    case 'guardrail_intervened':
+      return unavailable(providerId, 'filtered: a guardrail intervened (guardrail_intervened)');
+    case 'content_filtered':
+      return unavailable(providerId, 'filtered: the content filter withheld the answer');
+    case 'model_context_window_exceeded':
+      return unavailable(providerId, 'truncated: the context window of the model was exceeded');
+    case 'malformed_model_output':
+    case 'malformed_tool_use':
+    case 'tool_use':
+      return unavailable(providerId, `unexpected stop reason ${stopReason}`);
+  }
+}
+
+/** What each Bedrock runtime error means, for the failure reason. */
+const BEDROCK_ERRORS: Readonly<Record<string, string>> = {
+  ThrottlingException: 'throttled',
+  ServiceQuotaExceededException: 'over the service quota',
+  ServiceUnavailableException: 'the service is unavailable',
+  InternalServerException: 'internal error of the service',
+  ModelNotReadyException: 'the model is not ready',
+  ModelTimeoutException: 'the model took too long',
+  ModelErrorException: 'the model failed',
+  AccessDeniedException:
+    'access denied: the role may not invoke the model, or the model is not enabled in the account',
+  ValidationException: 'the request was refused as invalid (image size or format, model id)',
+  ResourceNotFoundException: 'no such model or inference profile in the region',
+};
+
+/**
+ * The reason of a failed Converse call: the SDK error's name and what it means, or the deadline;
+ * never the service's message (it may quote the request).
+ */
+function bedrockFailure(error: unknown, timeoutMs: number): string {
+  const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
+  const errorName = typeof name === 'string' ? name : 'Error';
+  // The deadline's abort (AbortError, or the signal's TimeoutError) and socket timeouts.
+  if (['AbortError', 'TimeoutError', 'RequestTimeout'].includes(errorName)) {
+    return `no answer within ${timeoutMs} ms (${errorName})`;
+  }
+  const meaning = BEDROCK_ERRORS[errorName];
+  if (meaning) return `${meaning} (${errorName})`;
+  return typeof code === 'string' ? `network error ${code}` : `request failed (${errorName})`;
+}
