@@ -6,9 +6,11 @@
  *   npm run bench [-- --out bench/out] [-- --no-baselines] [-- --no-100] [-- --only <id part>]
  *                 [-- --reader pdfium|pdfjs]
  *
- * Prints per-document and mean text / heading / table / order / tests, pages per second of
- * born-digital PDFs, OCR seconds per page against the CLI, and peak RSS (a separate process parses
- * a generated 100-page born-digital PDF for the memory figure).
+ * Prints per-document and mean text / heading / table / order / tests, the routing of each
+ * document (detected type; tier, complexity and confidence grades per page; also written to
+ * `service.routes.json`), pages per second of born-digital PDFs, OCR seconds per page against the
+ * CLI, and peak RSS (a separate process parses a generated 100-page born-digital PDF for the
+ * memory figure).
  */
 import '../functions/polyfills.js';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -18,6 +20,15 @@ import { basename, join, resolve } from 'node:path';
 import { PDFDocument, StandardFonts, type PDFFont } from 'pdf-lib';
 import { startLocalServer } from '../functions/adapters/local/server.js';
 import { loadConfig } from '../functions/config.js';
+import { detectDocumentType } from '../functions/core/domain/document-type.js';
+import type { StoredInspection } from '../functions/core/domain/pipeline/classify.js';
+import { workKeys } from '../functions/core/domain/pipeline/pipeline-ports.js';
+import type {
+  DocumentFormat,
+  DocumentTypeReport,
+  QualityGrade,
+  Tier,
+} from '../functions/core/domain/schemas.js';
 
 interface ManifestDoc {
   id: string;
@@ -71,6 +82,7 @@ const scores = {
 
 // 4. Report.
 report();
+routingReport();
 
 // 5. Memory on a 100-page born-digital PDF, in a fresh process.
 if (!flag('no-100')) {
@@ -108,7 +120,13 @@ async function runService(list: ManifestDoc[]) {
   const timings: Record<string, number> = {};
   const rows: Record<
     string,
-    { seconds: number; pages: number; status: number; ocrPageMs: number[] }
+    {
+      seconds: number;
+      pages: number;
+      status: number;
+      ocrPageMs: number[];
+      routing: DocumentRouting | undefined;
+    }
   > = {};
   try {
     // Warm-up: one image and one generated PDF, so that the OCR workers, the PDF readers and
@@ -120,11 +138,7 @@ async function runService(list: ManifestDoc[]) {
       const t0 = performance.now();
       const { status, body } = await upload(server.url, join(SHARED, 'corpus/dev', d.file));
       const seconds = (performance.now() - t0) / 1000;
-      const pages = (body.pages ?? []) as {
-        content_markdown: string;
-        provider: string;
-        latency_ms: number;
-      }[];
+      const pages = (body.pages ?? []) as ResponsePage[];
       writeFileSync(join(dir, `${d.id}.md`), pages.map((p) => p.content_markdown).join('\n\n'));
       timings[d.id] = seconds;
       rows[d.id] = {
@@ -132,6 +146,7 @@ async function runService(list: ManifestDoc[]) {
         pages: pages.length,
         status,
         ocrPageMs: pages.filter((p) => p.provider === 'local-ocr').map((p) => p.latency_ms),
+        routing: routingOf(dataDir, body, pages),
       };
       console.error(`service  ${String(status)}  ${seconds.toFixed(2).padStart(6)}s  ${d.id}`);
     }
@@ -140,7 +155,76 @@ async function runService(list: ManifestDoc[]) {
     rmSync(dataDir, { recursive: true, force: true });
   }
   writeFileSync(join(dir, 'timings.json'), JSON.stringify(timings));
+  writeFileSync(
+    join(OUT, 'service.routes.json'),
+    JSON.stringify(
+      Object.fromEntries(Object.entries(rows).map(([id, r]) => [id, r.routing ?? null])),
+      null,
+      1,
+    ),
+  );
   return { rows, peakRssMb: process.resourceUsage().maxRSS / 1024 };
+}
+
+/** The fields of a ParseResponse page the bench reads. */
+interface ResponsePage {
+  page_number: number;
+  content_markdown: string;
+  provider: string;
+  latency_ms: number;
+  tier_used: Tier;
+  confidence: { mean_grade: QualityGrade; low_grade: QualityGrade };
+}
+
+/** How the service routed one document: its type, and per page tier, complexity and grades. */
+interface DocumentRouting {
+  /** `detectDocumentType` on the features Classify measured. */
+  document_type: DocumentTypeReport | null;
+  /** The ParseResponse's own `document_type`, when the service fills it. */
+  response_document_type: unknown;
+  pages: {
+    page: number;
+    tier: Tier;
+    provider: string;
+    complexity: number | null;
+    mean_grade: QualityGrade;
+    low_grade: QualityGrade;
+  }[];
+}
+
+/**
+ * Routing of a parsed document from its ParseResponse pages, with the complexity and features
+ * Classify stored under the local server's data directory (`objects/` is where the local
+ * runtime keeps its object store).
+ */
+function routingOf(
+  dataDir: string,
+  body: Record<string, unknown>,
+  pages: ResponsePage[],
+): DocumentRouting | undefined {
+  if (typeof body.id !== 'string' || pages.length === 0) return undefined;
+  let inspection: StoredInspection | undefined;
+  try {
+    const file = join(dataDir, 'objects', workKeys.inspection(body.id));
+    inspection = JSON.parse(readFileSync(file, 'utf8')) as StoredInspection;
+  } catch {
+    // A cached response reuses an earlier request's work; only the response is known then.
+    inspection = undefined;
+  }
+  const format = (body.document as { format?: DocumentFormat } | undefined)?.format;
+  return {
+    document_type:
+      inspection && format ? detectDocumentType({ format, pages: inspection.pages }) : null,
+    response_document_type: body.document_type ?? null,
+    pages: pages.map((p) => ({
+      page: p.page_number,
+      tier: p.tier_used,
+      provider: p.provider,
+      complexity: inspection?.complexity[p.page_number] ?? null,
+      mean_grade: p.confidence.mean_grade,
+      low_grade: p.confidence.low_grade,
+    })),
+  };
 }
 
 async function upload(url: string, file: string) {
@@ -301,6 +385,60 @@ function report() {
   console.log(
     `\npeak RSS of the bench process (server, pdf.js, OCR worker): ${service.peakRssMb.toFixed(0)} MB`,
   );
+}
+
+/**
+ * Per document: the detected type (from Classify's features) and, per page, the tier chosen,
+ * the complexity score and the confidence grades (mean/low), twelve pages to a block.
+ */
+function routingReport() {
+  const letter: Record<QualityGrade, string> = {
+    excellent: 'E',
+    good: 'G',
+    fair: 'F',
+    poor: 'P',
+  };
+  const cell = (v: string) => v.padStart(8);
+  console.log('\n## Routing per document (detected type; tier, complexity and grades per page)\n');
+  console.log('grades: mean/low, E excellent, G good, F fair, P poor\n');
+  for (const d of docs) {
+    const routing = service.rows[d.id]?.routing;
+    if (!routing) {
+      console.log(`${d.id.slice(0, 38).padEnd(38)} (no pages)`);
+      continue;
+    }
+    const t = routing.document_type;
+    const type = t
+      ? `${t.detected} ${t.confidence.toFixed(2)}, ${t.suggested_dpi} DPI, verification ${t.suggested_enable_verification ? 'on' : 'off'}`
+      : 'type not measured';
+    const answered =
+      routing.response_document_type && typeof routing.response_document_type === 'object'
+        ? ` (response: ${String((routing.response_document_type as { detected?: unknown }).detected)})`
+        : '';
+    console.log(`${d.id.slice(0, 38).padEnd(38)} ${type}${answered}`);
+    for (let i = 0; i < routing.pages.length; i += 12) {
+      const block = routing.pages.slice(i, i + 12);
+      const row = (label: string, values: string[]) => {
+        console.log(`  ${label.padEnd(11)}${values.map(cell).join('')}`);
+      };
+      row(
+        'page',
+        block.map((p) => String(p.page)),
+      );
+      row(
+        'tier',
+        block.map((p) => p.tier),
+      );
+      row(
+        'complexity',
+        block.map((p) => (p.complexity === null ? '-' : p.complexity.toFixed(3))),
+      );
+      row(
+        'grades',
+        block.map((p) => `${letter[p.mean_grade]}/${letter[p.low_grade]}`),
+      );
+    }
+  }
 }
 
 /** A generated four-page PDF: headings, paragraphs in two fonts, and a ruled table per page. */

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import defaultProviders from '../config/providers.json' with { type: 'json' };
 import type { Plan } from './core/domain/request.js';
 import { isTenantId } from './core/domain/tenant.js';
+import { parseProvidersConfig, type ProvidersConfig } from './providers/provider-config.js';
 import type { Tier } from './core/domain/schemas.js';
 
 const PLANS = ['free', 'pro', 'scale'] as const;
@@ -55,10 +58,12 @@ const common = {
   /** Router thresholds on the complexity score in [0, 1]. */
   FAST_CEILING: z.coerce.number().min(0).max(1).default(0.35),
   PRO_CEILING: z.coerce.number().min(0).max(1).default(0.7),
-  /** Price per page in USD by tier, used for `usage.estimated_cost_usd`. */
-  PRICE_FAST_USD: z.coerce.number().min(0).default(0.001),
-  PRICE_PRO_USD: z.coerce.number().min(0).default(0.01),
-  PRICE_PREMIUM_USD: z.coerce.number().min(0).default(0.03),
+  /**
+   * The provider configuration (tiers, provider chains, prices, breaker policy): a JSON file, or
+   * the JSON itself in `PROVIDERS_JSON`. Default: `config/providers.json` (the offline engines).
+   */
+  PROVIDERS_FILE: z.string().min(1).optional(),
+  PROVIDERS_JSON: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 };
 
@@ -86,7 +91,9 @@ type EnvShape = z.infer<typeof Env>;
 /** Validated service configuration (the only reader of `process.env`). */
 export type Config = Readonly<
   EnvShape & {
+    /** The service's price per page of each tier (from the provider configuration). */
     priceByTier: Readonly<Record<Tier, number>>;
+    providers: ProvidersConfig;
   }
 >;
 
@@ -109,14 +116,48 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (cfg.FAST_CEILING > cfg.PRO_CEILING) {
     throw new ConfigError('invalid configuration: FAST_CEILING must not exceed PRO_CEILING');
   }
+  const providers = loadProviders(cfg, env);
   return Object.freeze({
     ...cfg,
+    providers,
     priceByTier: Object.freeze({
-      fast: cfg.PRICE_FAST_USD,
-      pro: cfg.PRICE_PRO_USD,
-      premium: cfg.PRICE_PREMIUM_USD,
+      fast: providers.tiers.fast.pricePerPageUsd,
+      pro: providers.tiers.pro.pricePerPageUsd,
+      premium: providers.tiers.premium.pricePerPageUsd,
     }),
   });
+}
+
+/** The provider configuration named by the environment, validated. */
+function loadProviders(
+  cfg: { PROVIDERS_FILE?: string | undefined; PROVIDERS_JSON?: string | undefined },
+  env: NodeJS.ProcessEnv,
+): ProvidersConfig {
+  if (cfg.PROVIDERS_FILE !== undefined && cfg.PROVIDERS_JSON !== undefined) {
+    throw new ConfigError('invalid configuration: set PROVIDERS_FILE or PROVIDERS_JSON, not both');
+  }
+  let source = 'config/providers.json';
+  let json: unknown = defaultProviders;
+  try {
+    if (cfg.PROVIDERS_FILE !== undefined) {
+      source = cfg.PROVIDERS_FILE;
+      json = JSON.parse(readFileSync(cfg.PROVIDERS_FILE, 'utf8'));
+    } else if (cfg.PROVIDERS_JSON !== undefined) {
+      source = 'PROVIDERS_JSON';
+      json = JSON.parse(cfg.PROVIDERS_JSON);
+    }
+  } catch (error) {
+    throw new ConfigError(
+      `invalid configuration: ${source} cannot be read as JSON (${(error as Error).message})`,
+    );
+  }
+  const parsed = parseProvidersConfig(json, env);
+  if ('problems' in parsed) {
+    throw new ConfigError(
+      `invalid provider configuration in ${source}:\n  ${parsed.problems.join('\n  ')}`,
+    );
+  }
+  return parsed.config;
 }
 
 function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {

@@ -10,7 +10,7 @@ import { FsObjectStore } from './adapters/local/fs-object-store.js';
 import { lambdaContext } from './adapters/local/lambda-context.js';
 import { LocalStepFunctionsWorkflow, type LocalTask } from './adapters/local/local-workflow.js';
 import { LocalUploadSigner, loadUploadSecret } from './adapters/local/local-upload-signer.js';
-import { common, loadEngines, type Deps, type LocalConfig } from './container.js';
+import { circuitBreakers, common, loadEngines, type Deps, type LocalConfig } from './container.js';
 import { PARSE_DOCUMENT_ASL, stages } from './pipeline/stages.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -70,6 +70,7 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
       pendingEvents.add(tracked);
     },
     apiKeys: new DynamoDbApiKeyStore(dynamo.documentClient, tableName, { onlyWriter: true }),
+    breakers: circuitBreakers(config, dynamo.documentClient, tableName),
     objects,
     uploads,
     engineFor: engines.engineFor,

@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoDbApiKeyStore } from './adapters/aws/dynamodb-api-key-store.js';
+import { DynamoDbBreakerStore } from './adapters/aws/dynamodb-breaker-store.js';
 import { DynamoDbEventLog } from './adapters/aws/dynamodb-event-log.js';
 import { createDocumentClient } from './adapters/aws/dynamodb-items.js';
 import { DynamoDbRequestStore } from './adapters/aws/dynamodb-request-store.js';
@@ -12,11 +14,13 @@ import { S3UploadSigner } from './adapters/aws/s3-upload-signer.js';
 import { StepFunctionsWorkflow } from './adapters/aws/step-functions-workflow.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { AppDeps } from './core/app/app-deps.js';
+import { DEFAULT_BREAKER_POLICY } from './core/domain/circuit-breaker.js';
+import { ProviderBreakers } from './core/domain/provider-breakers.js';
 import type { ObjectStore } from './core/ports/object-store.js';
 import type { Workflow } from './core/ports/workflow.js';
-import { EMBEDDED_CHAIN } from './engines/embedded-chain.js';
 import type { EmbeddedEngines } from './engines/embedded-engines.js';
 import { detectFormat } from './engines/image/detect-format.js';
+import { buildProviderRegistry, type ConfiguredRegistry } from './providers/provider-registry.js';
 
 /** Everything handlers and stages use, built once per process (local) or cold start (Lambda). */
 export interface Deps extends AppDeps {
@@ -71,26 +75,58 @@ export async function buildDeps(config: Config): Promise<Deps> {
 export type LocalConfig = Extract<Config, { RUNTIME_MODE: 'local' }>;
 type AwsConfig = Extract<Config, { RUNTIME_MODE: 'aws' }>;
 
+/** The engines and the configured providers of a process. */
+export interface LoadedEngines extends Omit<EmbeddedEngines, 'runtime'> {
+  providers: ConfiguredRegistry;
+}
+
 /**
- * The document engines, loaded on first use. Bundles of functions that never parse documents
- * define DOCPARSE_BUNDLE_ENGINES as `off`, which leaves the engines and their native packages
- * out; there, only the provider chain is known (for health reports).
+ * The document engines and the providers of the configuration, loaded on first use. Bundles of
+ * functions that never parse documents define DOCPARSE_BUNDLE_ENGINES as `off`, which leaves the
+ * engines and their native packages out; there, providers are known (chains, prices, for health
+ * reports) but cannot run.
  */
-export async function loadEngines(config: Config, objects: ObjectStore): Promise<EmbeddedEngines> {
+export async function loadEngines(config: Config, objects: ObjectStore): Promise<LoadedEngines> {
   if (process.env.DOCPARSE_BUNDLE_ENGINES === 'off') {
-    const fail = (): never => {
-      throw new ConfigError('this function does not parse documents: it has no engines');
-    };
+    const providers = buildProviderRegistry(config.providers, undefined);
     return {
       engineFor: () => undefined,
-      providers: { get: fail, chain: () => EMBEDDED_CHAIN },
+      providers,
       warmUp: () => Promise.resolve(),
-      close: () => Promise.resolve(),
+      close: () => providers.close(),
     };
   } else {
     const { buildEngines } = await import('./engines/embedded-engines.js');
-    return buildEngines(config, objects);
+    const engines = buildEngines(config, objects);
+    const providers = buildProviderRegistry(config.providers, engines.runtime);
+    return {
+      engineFor: engines.engineFor,
+      providers,
+      warmUp: () => engines.warmUp(),
+      close: async () => {
+        await providers.close();
+        await engines.close();
+      },
+    };
   }
+}
+
+/**
+ * The providers' circuit breakers over the service table, with the configuration's policy
+ * (defaults in `core/domain/circuit-breaker.ts`).
+ */
+export function circuitBreakers(
+  config: Config,
+  documentClient: DynamoDBDocumentClient,
+  tableName: string,
+): ProviderBreakers {
+  const b = config.providers.breaker;
+  return new ProviderBreakers(new DynamoDbBreakerStore(documentClient, tableName), {
+    failureThreshold: b.failure_threshold ?? DEFAULT_BREAKER_POLICY.failureThreshold,
+    cooldownMs: b.cooldown_ms ?? DEFAULT_BREAKER_POLICY.cooldownMs,
+    halfOpenProbes: b.half_open_probes ?? DEFAULT_BREAKER_POLICY.halfOpenProbes,
+    idleAfterMs: b.idle_after_ms ?? DEFAULT_BREAKER_POLICY.idleAfterMs,
+  });
 }
 
 /** The settings and limits both runtimes take from the configuration. */
@@ -124,6 +160,7 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
     ...common(config),
     requests: new DynamoDbRequestStore(documentClient, config.TABLE_NAME),
     events: new DynamoDbEventLog(documentClient, config.TABLE_NAME),
+    breakers: circuitBreakers(config, documentClient, config.TABLE_NAME),
     apiKeys: new DynamoDbApiKeyStore(documentClient, config.TABLE_NAME),
     objects,
     uploads: new S3UploadSigner(s3, config.BUCKET_NAME),

@@ -18,6 +18,7 @@ export const routes: readonly Route[] = [
     entry: 'get-parse.handler.ts',
     streaming: false,
   },
+  { method: 'GET', path: '/v1/providers', entry: 'list-providers.handler.ts', streaming: false },
   { method: 'GET', path: '/v1/live', entry: 'live.handler.ts', streaming: false },
   { method: 'GET', path: '/v1/health', entry: 'health.handler.ts', streaming: false },
   { method: 'GET', path: '/health', entry: 'health.handler.ts', streaming: false },

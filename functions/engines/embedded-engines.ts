@@ -1,10 +1,9 @@
 import type { Config } from '../config.js';
-import type { ProviderRegistry } from '../core/domain/pipeline/pipeline-ports.js';
 import type { DocumentFormat } from '../core/domain/schemas.js';
 import type { DocumentEngine, DocumentRef } from '../core/ports/document-engine.js';
 import type { ObjectStore } from '../core/ports/object-store.js';
 import type { PageProvider } from '../core/ports/page-provider.js';
-import { EMBEDDED_CHAIN } from './embedded-chain.js';
+import type { ProviderRuntime } from '../providers/provider-registry.js';
 import { ImageEngine } from './image/image-engine.js';
 import { ImageRasterizer } from './image/image-rasterizer.js';
 import { LocalOcrProvider, OCR_RENDER_DPI } from './ocr/local-ocr-provider.js';
@@ -20,7 +19,8 @@ const IMAGE_FORMATS: readonly DocumentFormat[] = ['png', 'jpeg', 'webp', 'tiff',
 /** The document engines and offline providers, with their background workers. */
 export interface EmbeddedEngines {
   engineFor: (format: DocumentFormat) => DocumentEngine | undefined;
-  providers: ProviderRegistry;
+  /** The offline providers and the page renderer remote providers send images from. */
+  runtime: ProviderRuntime;
   /** Starts the PDF worker ahead of the first document. */
   warmUp(): Promise<void>;
   /** Stops the PDF and OCR workers. */
@@ -29,8 +29,8 @@ export interface EmbeddedEngines {
 
 /**
  * The embedded default, the same in both runtimes around their own object store: the PDF reader
- * in a worker thread (PDFium, pdf.js), sharp for images, tesseract.js for OCR, and the providers
- * `local-text` and `local-ocr` serving every tier (text layer first, OCR for pages without one).
+ * in a worker thread (PDFium, pdf.js), sharp for images, tesseract.js for OCR, and the offline
+ * providers `local-text` (the PDF text layer) and `local-ocr`.
  */
 export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngines {
   const pdfSource = new PdfWorkerClient(objects, {
@@ -51,19 +51,15 @@ export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngi
         : imageRasterizer.rasterize(ref, pageNumber, dpi),
   };
   const ocr = new TesseractOcr({ workers: config.OCR_WORKERS });
-  const byId = new Map<string, PageProvider>(
-    [new LocalTextProvider(pdfSource), new LocalOcrProvider(rasterizer, ocr)].map((p) => [p.id, p]),
-  );
   return {
     engineFor: (format) =>
       format === 'pdf' ? pdfEngine : IMAGE_FORMATS.includes(format) ? imageEngine : undefined,
-    providers: {
-      get(id: string): PageProvider {
-        const provider = byId.get(id);
-        if (!provider) throw new Error(`provider ${id} is not registered`);
-        return provider;
-      },
-      chain: () => EMBEDDED_CHAIN,
+    runtime: {
+      local: new Map<'local-text' | 'local-ocr', PageProvider>([
+        ['local-text', new LocalTextProvider(pdfSource)],
+        ['local-ocr', new LocalOcrProvider(rasterizer, ocr)],
+      ]),
+      rasterizer,
     },
     warmUp: () => pdfSource.warmUp(),
     close: async () => {

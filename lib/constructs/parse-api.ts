@@ -43,6 +43,7 @@ export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
   'create-upload.handler.ts': { table: 'read', objects: { write: ['uploads/slots/'] } },
   'get-parse.handler.ts': { table: 'read', objects: { read: ['results/'] } },
   'health.handler.ts': { table: 'read' },
+  'list-providers.handler.ts': { table: 'read' },
   'live.handler.ts': {},
 };
 

@@ -27,6 +27,10 @@ import type { ProviderCapability } from '../../functions/core/domain/routing.js'
 import type { DocumentFormat, Tier } from '../../functions/core/domain/schemas.js';
 import type { Clock } from '../../functions/core/ports/clock.js';
 import type { EventLog, ProgressSink } from '../../functions/core/ports/event-log.js';
+import type { ProviderPrice } from '../../functions/core/domain/pricing.js';
+import { DEFAULT_BREAKER_POLICY } from '../../functions/core/domain/circuit-breaker.js';
+import { ProviderBreakers } from '../../functions/core/domain/provider-breakers.js';
+import { FakeBreakerStore } from './fake-breaker-store.js';
 import type {
   DocumentEngine,
   DocumentInspection,
@@ -224,9 +228,12 @@ export class FakePageProvider implements PageProvider {
   }
 }
 
-/** A registry whose tiers all use `entries` in order (or the given per-tier chains of ids). */
+/**
+ * A registry whose tiers all use `entries` in order (or the given per-tier chains of ids).
+ * Providers charge nothing unless `entries` give a price.
+ */
 export function providerRegistry(
-  entries: { provider: PageProvider; needsTextLayer: boolean }[],
+  entries: { provider: PageProvider; needsTextLayer: boolean; price?: ProviderPrice }[],
   chains: Partial<Record<Tier, readonly string[]>> = {},
 ): ProviderRegistry {
   const byId = new Map(entries.map((e) => [e.provider.id, e]));
@@ -244,6 +251,15 @@ export function providerRegistry(
       const ids = chains[tier];
       if (!ids) return all;
       return ids.map((id) => ({ id, needsTextLayer: byId.get(id)?.needsTextLayer ?? false }));
+    },
+    ids() {
+      const listed = [...all.map((c) => c.id), ...Object.values(chains).flat()];
+      return [...new Set(listed)];
+    },
+    price(id) {
+      const entry = byId.get(id);
+      if (!entry) throw new Error(`provider ${id} is not registered`);
+      return entry.price ?? { perPageUsd: 0, perInputTokenUsd: 0, perOutputTokenUsd: 0 };
     },
   };
 }
@@ -264,6 +280,8 @@ export interface PipelineWorld extends PipelinePorts {
   engine: FakeDocumentEngine;
   textProvider: FakePageProvider;
   ocrProvider: FakePageProvider;
+  breakers: ProviderBreakers;
+  breakerStore: FakeBreakerStore;
 }
 
 export interface PipelineOptions {
@@ -290,9 +308,12 @@ export function aPipeline(options: PipelineOptions = {}): PipelineWorld {
   const ocrProvider =
     options.ocrProvider ??
     new FakePageProvider('ocr', { ocrScore: 0.91, evidenceText: null, model: 'ocr-model' });
+  const breakerStore = new FakeBreakerStore();
   return {
     requests: new InMemoryRequestStore(),
     events: new InMemoryEventLog(clock),
+    breakerStore,
+    breakers: new ProviderBreakers(breakerStore, DEFAULT_BREAKER_POLICY, clock),
     objects: new InMemoryObjectStore(),
     clock,
     engine,

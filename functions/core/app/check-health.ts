@@ -1,4 +1,5 @@
-import type { CircuitBreakerState, HealthResponse } from '../domain/schemas.js';
+import type { CircuitBreakers, ProviderRegistry } from '../domain/pipeline/pipeline-ports.js';
+import type { CircuitBreakerState, HealthResponse, ProviderStatus } from '../domain/schemas.js';
 import { hashApiKey } from './authenticate.js';
 import type { AppDeps } from './app-deps.js';
 
@@ -7,13 +8,29 @@ export const SERVICE_VERSION = '0.1.0';
 
 const startedAt = Date.now();
 
+const TIERS = ['fast', 'pro', 'premium'] as const;
+
+/** Each configured provider's breaker state and health, in configuration order. */
+async function providerStates(deps: {
+  providers: ProviderRegistry;
+  breakers?: CircuitBreakers | undefined;
+}): Promise<Map<string, { state: CircuitBreakerState; healthy: boolean }>> {
+  const ids = deps.providers.ids();
+  const states = deps.breakers ? await deps.breakers.states(ids) : new Map();
+  return new Map(
+    ids.map((id) => [id, states.get(id) ?? { state: 'IDLE' as const, healthy: true }]),
+  );
+}
+
 /**
- * Readiness: `healthy` when the request store answers and every tier has a provider,
- * `unhealthy` when the store fails or some tier has none. Providers are listed only for a caller
- * whose API key is valid.
+ * Readiness (spec §4, §3): `unhealthy` when the request store does not answer, or when every
+ * provider of some tier is circuit-broken (that tier's pages would get 503); `degraded` when
+ * some provider's circuit is open but every tier still has one to fall over to; `healthy`
+ * otherwise. Providers are listed (`{ state, healthy }` by id) only for a caller whose API key
+ * is valid.
  */
 export async function checkHealth(
-  deps: Pick<AppDeps, 'requests' | 'apiKeys' | 'providers'>,
+  deps: Pick<AppDeps, 'requests' | 'apiKeys' | 'providers' | 'breakers'>,
   options: { withProviders: boolean; apiKey: string | undefined },
 ): Promise<HealthResponse> {
   let storeUp = true;
@@ -22,25 +39,34 @@ export async function checkHealth(
   } catch {
     storeUp = false;
   }
-  const ids = new Set<string>();
-  let everyTierServed = true;
-  for (const tier of ['fast', 'pro', 'premium'] as const) {
+  const states = await providerStates(deps);
+  const tierDown = TIERS.some((tier) => {
     const chain = deps.providers.chain(tier);
-    if (chain.length === 0) everyTierServed = false;
-    for (const p of chain) ids.add(p.id);
-  }
+    return chain.length === 0 || chain.every((p) => states.get(p.id)?.healthy === false);
+  });
+  const someOpen = [...states.values()].some((s) => !s.healthy);
   const response: HealthResponse = {
-    status: storeUp && everyTierServed ? 'healthy' : 'unhealthy',
+    status: !storeUp || tierDown ? 'unhealthy' : someOpen ? 'degraded' : 'healthy',
     version: SERVICE_VERSION,
     uptime_seconds: Math.round((Date.now() - startedAt) / 100) / 10,
   };
   if (options.withProviders && options.apiKey && storeUp) {
     const caller = await deps.apiKeys.get(hashApiKey(options.apiKey.trim()));
-    if (caller) {
-      const providers: Record<string, { state: CircuitBreakerState; healthy: boolean }> = {};
-      for (const id of ids) providers[id] = { state: 'CLOSED', healthy: true };
-      response.providers = providers;
-    }
+    if (caller) response.providers = Object.fromEntries(states);
   }
   return response;
+}
+
+/** GET /v1/providers: every configured provider with its circuit-breaker state (spec §4). */
+export async function listProviders(
+  deps: Pick<AppDeps, 'providers' | 'breakers'>,
+): Promise<{ providers: ProviderStatus[] }> {
+  const states = await providerStates(deps);
+  return {
+    providers: [...states].map(([id, s]) => ({
+      provider_id: id,
+      circuit_breaker_state: s.state,
+      healthy: s.healthy,
+    })),
+  };
 }

@@ -93,6 +93,22 @@ export class ProviderUnavailableError extends AppError {
   override readonly kind = 'transient';
 }
 
+/**
+ * Every provider of a tier is circuit-broken (spec §7: 503, clients retry with backoff). Not
+ * retried inside the pipeline: the circuits stay open for their cool-down.
+ */
+export class TierUnavailableError extends AppError {
+  override readonly name = 'TierUnavailableError';
+  override readonly kind = 'unavailable';
+
+  constructor(tier: string, providers: readonly string[], options?: ErrorOptions) {
+    super(
+      `every provider of the ${tier} tier is unavailable (circuit open: ${providers.join(', ')}); retry later`,
+      { ...options, details: { tier, providers: [...providers] } },
+    );
+  }
+}
+
 /** One entry of an HTTPValidationError body (spec §2). */
 export interface ValidationIssue {
   loc: (string | number)[];
@@ -122,4 +138,5 @@ export const ERROR_KIND_BY_NAME: Readonly<Record<string, ErrorKind>> = {
   PayloadTooLargeError: 'too_large',
   NotFoundError: 'not_found',
   ProviderUnavailableError: 'unavailable',
+  TierUnavailableError: 'unavailable',
 };

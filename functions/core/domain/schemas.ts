@@ -108,6 +108,8 @@ export const Page = z.object({
   width: z.number().int().positive().optional(),
   height: z.number().int().positive().optional(),
   dpi: z.number().int().positive().optional(),
+  /** Extension: what this page cost in USD (tier price, provider price, tokens). */
+  estimated_cost_usd: z.number().min(0).optional(),
 });
 export type Page = z.infer<typeof Page>;
 

@@ -94,9 +94,28 @@ describe('local service: probes and auth', () => {
     expect(anonymous).toMatchObject({ status: 200, body: { status: 'healthy', version: '0.1.0' } });
     expect(anonymous.body.providers).toBeUndefined();
     expect(alias.body.providers).toBeUndefined();
+    // Unused since start-up: IDLE; used: CLOSED.
     expect(authed.body.providers).toMatchObject({
-      'local-text': { state: 'CLOSED', healthy: true },
+      'local-text': { state: expect.stringMatching(/^(IDLE|CLOSED)$/) as string, healthy: true },
+      'local-ocr': { state: expect.stringMatching(/^(IDLE|CLOSED)$/) as string, healthy: true },
     });
+  });
+
+  it('lists the configured providers with their breaker states on /v1/providers, for a key only', async () => {
+    // Act
+    const listed = await get('/v1/providers', ALPHA);
+    const anonymous = await get('/v1/providers', null);
+    // Assert
+    expect(anonymous.status).toBe(401);
+    expect(listed.status).toBe(200);
+    const providers = listed.body.providers as { provider_id: string; healthy: boolean }[];
+    expect(providers.map((p) => p.provider_id)).toEqual(['local-text', 'local-ocr']);
+    for (const provider of providers) {
+      expect(provider).toMatchObject({
+        circuit_breaker_state: expect.stringMatching(/^(IDLE|CLOSED)$/) as string,
+        healthy: true,
+      });
+    }
   });
 
   it('rejects uploads without a key or with an unknown key with 401', async () => {

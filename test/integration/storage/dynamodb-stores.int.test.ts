@@ -5,6 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoDbApiKeyStore } from '../../../functions/adapters/aws/dynamodb-api-key-store.js';
+import { DynamoDbBreakerStore } from '../../../functions/adapters/aws/dynamodb-breaker-store.js';
 import { DynamoDbEventLog } from '../../../functions/adapters/aws/dynamodb-event-log.js';
 import { createDocumentClient } from '../../../functions/adapters/aws/dynamodb-items.js';
 import { DynamoDbRequestStore } from '../../../functions/adapters/aws/dynamodb-request-store.js';
@@ -17,6 +18,11 @@ import {
   anApiKeyRecord,
   describeApiKeyStoreContract,
 } from '../../contract/api-key-store.contract.js';
+import {
+  aBreakerRecord,
+  aProviderId,
+  describeBreakerStoreContract,
+} from '../../contract/breaker-store.contract.js';
 import { describeEventLogContract } from '../../contract/event-log.contract.js';
 import {
   aPage,
@@ -56,6 +62,10 @@ describeApiKeyStoreContract(
 describeApiKeyStoreContract(
   'DynamoDbApiKeyStore on dynalite, as the only writer',
   () => new DynamoDbApiKeyStore(ddb.documentClient, TABLE, { onlyWriter: true }),
+);
+describeBreakerStoreContract(
+  'DynamoDbBreakerStore on dynalite',
+  () => new DynamoDbBreakerStore(ddb.documentClient, TABLE),
 );
 
 describe('DynamoDbRequestStore as the only writer', () => {
@@ -188,6 +198,19 @@ describe('DynamoDB item layout', () => {
       new GetCommand({ TableName: TABLE, Key: { pk: `KEY#${record.keyHash}`, sk: 'KEY' } }),
     );
     expect(item).toMatchObject({ tenant: 'tenant-a', plan: 'pro' });
+  });
+
+  it('stores a provider breaker under PROVIDER#<id> / BREAKER', async () => {
+    // Arrange
+    const breakers = new DynamoDbBreakerStore(ddb.documentClient, TABLE);
+    const id = aProviderId();
+    // Act
+    await breakers.update(id, () => aBreakerRecord(id));
+    // Assert
+    const { Item: item } = await ddb.documentClient.send(
+      new GetCommand({ TableName: TABLE, Key: { pk: `PROVIDER#${id}`, sk: 'BREAKER' } }),
+    );
+    expect(item).toMatchObject({ providerId: id, state: 'OPEN', version: 1 });
   });
 });
 

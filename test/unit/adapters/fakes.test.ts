@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeApiKeyStoreContract } from '../../contract/api-key-store.contract.js';
+import { describeBreakerStoreContract } from '../../contract/breaker-store.contract.js';
 import { describeEventLogContract } from '../../contract/event-log.contract.js';
 import { describeObjectStoreContract } from '../../contract/object-store.contract.js';
 import { describeRequestStoreContract } from '../../contract/request-store.contract.js';
@@ -9,12 +10,14 @@ import {
   InMemoryObjectStore,
   InMemoryRequestStore,
 } from '../../support/fakes.js';
+import { FakeBreakerStore } from '../../support/fake-breaker-store.js';
 
 // The fakes the core's unit tests use must behave like the real adapters.
 describeObjectStoreContract('InMemoryObjectStore', () => new InMemoryObjectStore());
 describeRequestStoreContract('InMemoryRequestStore', () => new InMemoryRequestStore());
 describeEventLogContract('InMemoryEventLog', () => new InMemoryEventLog());
 describeApiKeyStoreContract('InMemoryApiKeyStore', () => new InMemoryApiKeyStore());
+describeBreakerStoreContract('FakeBreakerStore', () => new FakeBreakerStore());
 
 describe('InMemoryObjectStore', () => {
   it('exposes the stored keys and their content types for assertions', async () => {

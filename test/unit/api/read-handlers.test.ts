@@ -121,8 +121,8 @@ describe('GET /v1/health and /health', () => {
     const result = await health(deps, '/v1/health', OTHER_API_KEY);
     // Assert
     expect(bodyOf(result).providers).toEqual({
-      'pdf-text': { state: 'CLOSED', healthy: true },
-      ocr: { state: 'CLOSED', healthy: true },
+      'pdf-text': { state: 'IDLE', healthy: true },
+      ocr: { state: 'IDLE', healthy: true },
     });
   });
 

@@ -23,7 +23,8 @@ export async function deliver(
   let cost = 0;
   for (const page of pages) {
     pagesByTier[page.tier_used] += 1;
-    cost += ports.settings.priceByTier[page.tier_used];
+    // Each page's cost is set when it is parsed (tier price, provider price, tokens).
+    cost += page.estimated_cost_usd ?? ports.settings.priceByTier[page.tier_used];
   }
   const timings = record.timings ?? {};
   const now = ports.clock.now();

@@ -1,10 +1,12 @@
 import type { ProgressSink } from '../../ports/event-log.js';
-import { confidenceReport } from '../confidence.js';
-import { NotFoundError } from '../errors.js';
+import { confidenceReport, GRADE_THRESHOLDS } from '../confidence.js';
+import { NotFoundError, ProviderUnavailableError, TierUnavailableError } from '../errors.js';
+import { pageCostUsd } from '../pricing.js';
+import type { ProviderCapability } from '../routing.js';
 import { plainText, tableIntegrity, textSimilarity } from '../markdown.js';
 import type { PageCheckpoint } from '../request.js';
-import type { GroundingEntry, Page } from '../schemas.js';
-import type { ProviderPageResult } from '../../ports/page-provider.js';
+import type { GroundingEntry, Page, Tier } from '../schemas.js';
+import type { PageParseRequest, ProviderPageResult } from '../../ports/page-provider.js';
 import { readInspection } from './classify.js';
 import { documentRef, loadRequest } from './load-request.js';
 import { workKeys, type PageStageInput, type PipelinePorts } from './pipeline-ports.js';
@@ -13,15 +15,23 @@ import { workKeys, type PageStageInput, type PipelinePorts } from './pipeline-po
 const INLINE_CHECKPOINT_BYTES = 300_000;
 
 /**
- * ParsePage: runs the page's routed provider, scores the result, and writes the page checkpoint.
- * Emits `vlm.page.done` with the page's mean confidence.
+ * ParsePage: parses the page with its routed provider, falling over to the next providers of its
+ * tier when one fails or its circuit is open; scores the result; re-routes a low-confidence page
+ * one tier up when verification asks for it (keeping the better result); and writes the page
+ * checkpoint with its cost. Emits `vlm.page.done` with the page's mean confidence.
  *
  * Safe to retry: the checkpoint is keyed by request and page number.
- * @throws {ProviderUnavailableError} retryable; the state machine backs off.
+ * @throws {TierUnavailableError} when every provider able to parse the page has its circuit open
+ *   (503, not retried).
+ * @throws {ProviderUnavailableError} when every provider tried failed (retryable; the state
+ *   machine backs off).
  */
 export async function parsePage(
   input: PageStageInput,
-  ports: Pick<PipelinePorts, 'requests' | 'objects' | 'providers' | 'clock'>,
+  ports: Pick<
+    PipelinePorts,
+    'requests' | 'objects' | 'providers' | 'breakers' | 'clock' | 'settings'
+  >,
   progress: ProgressSink,
 ): Promise<{ pageNumber: number }> {
   const started = ports.clock.now().getTime();
@@ -30,72 +40,328 @@ export async function parsePage(
   if (!routeOf) throw new NotFoundError(`page ${input.pageNumber} was not routed`);
   const inspection = await readInspection(ports.objects, input.requestId);
   const features = inspection.pages.find((p) => p.pageNumber === input.pageNumber);
-  const provider = ports.providers.get(routeOf.provider);
-  const result = await provider.parsePage({
+  const request: PageParseRequest = {
     document: documentRef(record),
     pageNumber: input.pageNumber,
     dpi: record.options.dpi,
     profile: inspection.profile,
     maintainFormat: record.options.maintain_format,
+  };
+  const usableTextLayer = features?.usableTextLayer ?? false;
+  const textLayerQuality = features ? 1 - features.garbageRatio : 1;
+
+  const candidates = failoverOrder(
+    ports.providers.chain(routeOf.tier),
+    routeOf.provider,
+    usableTextLayer,
+  );
+  const first = await parseWithFailover(ports, routeOf.tier, candidates, request);
+  let page = await toPage(ports, first, {
+    tier: routeOf.tier,
+    request,
+    usableTextLayer,
+    textLayerQuality,
+    latencyMs: ports.clock.now().getTime() - started,
   });
-  const latency = ports.clock.now().getTime() - started;
+
+  const verification = verificationPolicy(record.options.enable_verification, routeOf.tier);
+  if (verification.reRouteBelow !== null && meanScore(page) < verification.reRouteBelow) {
+    page = await reRoute(ports, page, {
+      request,
+      usableTextLayer,
+      textLayerQuality,
+      threshold: verification.reRouteBelow,
+      started,
+    });
+  }
+
+  await writeCheckpoint(ports, input.requestId, page);
+  progress.emit({
+    event: 'vlm.page.done',
+    page: input.pageNumber,
+    confidence: Math.round(meanScore(page) * 1000) / 1000,
+  });
+  return { pageNumber: input.pageNumber };
+}
+
+/** A provider's answer for the page, and which provider gave it. */
+interface Attempt {
+  providerId: string;
+  result: ProviderPageResult;
+  /** Providers that failed or were open before it: not asked again for this page. */
+  passedOver: readonly string[];
+}
+
+/**
+ * The providers to try for a page, in order: the routed one, then the rest of its tier's chain
+ * that can parse the page (text-layer providers only where the text layer is usable).
+ */
+export function failoverOrder(
+  chain: readonly ProviderCapability[],
+  routed: string,
+  usableTextLayer: boolean,
+): string[] {
+  const fitting = chain.filter((p) => usableTextLayer || !p.needsTextLayer).map((p) => p.id);
+  return [routed, ...fitting.filter((id) => id !== routed)];
+}
+
+/**
+ * Tries `candidates` in order. A provider whose circuit is open is skipped; one that fails with
+ * ProviderUnavailableError is reported to its breaker and the next one is tried. Other errors
+ * (the page itself cannot be parsed) end the page at once.
+ */
+async function parseWithFailover(
+  ports: Pick<PipelinePorts, 'providers' | 'breakers'>,
+  tier: Tier,
+  candidates: readonly string[],
+  request: PageParseRequest,
+): Promise<Attempt> {
+  const open: string[] = [];
+  const failed: string[] = [];
+  let lastFailure: ProviderUnavailableError | undefined;
+  for (const id of candidates) {
+    if (ports.breakers && !(await ports.breakers.tryAcquire(id))) {
+      open.push(id);
+      continue;
+    }
+    try {
+      const result = await ports.providers.get(id).parsePage(request);
+      await ports.breakers?.succeeded(id);
+      return { providerId: id, result, passedOver: [...open, ...failed] };
+    } catch (error) {
+      if (!(error instanceof ProviderUnavailableError)) throw error;
+      await ports.breakers?.failed(id, error.message);
+      failed.push(id);
+      lastFailure = error;
+    }
+  }
+  if (lastFailure) {
+    throw new ProviderUnavailableError(
+      `page ${request.pageNumber}: every provider of the ${tier} tier failed (last: ${lastFailure.message})`,
+      { cause: lastFailure, details: { tier, providers: [...candidates] } },
+    );
+  }
+  throw new TierUnavailableError(tier, open);
+}
+
+/** The Page of a provider's answer: scores, grounding, tokens and cost. */
+async function toPage(
+  ports: Pick<PipelinePorts, 'providers' | 'breakers' | 'settings'>,
+  attempt: Attempt,
+  context: {
+    tier: Tier;
+    request: PageParseRequest;
+    usableTextLayer: boolean;
+    textLayerQuality: number;
+    latencyMs: number;
+  },
+): Promise<Page> {
+  const { result } = attempt;
+  const evidence =
+    result.evidenceText ??
+    (context.usableTextLayer
+      ? await textLayerEvidence(ports, context.request, attempt.passedOver)
+      : null);
   const width = Math.max(1, Math.round(result.width));
   const height = Math.max(1, Math.round(result.height));
-  const page: Page = {
-    page_number: input.pageNumber,
+  const tokens = { input_tokens: result.tokens.input, output_tokens: result.tokens.output };
+  return {
+    page_number: context.request.pageNumber,
     content_markdown: result.markdown,
     content_json: null,
-    tier_used: routeOf.tier,
-    provider: provider.id,
+    tier_used: context.tier,
+    provider: attempt.providerId,
     model: result.model,
-    confidence: scorePage(result, features ? 1 - features.garbageRatio : 1),
-    grounding: groundingOf(result.elements, input.pageNumber, width, height),
-    tokens: { input_tokens: result.tokens.input, output_tokens: result.tokens.output },
-    latency_ms: latency,
+    confidence: scorePage(result, evidence, context.textLayerQuality),
+    grounding: groundingOf(result.elements, context.request.pageNumber, width, height),
+    tokens,
+    latency_ms: Math.max(0, Math.round(context.latencyMs)),
     re_routed: false,
     re_route_result: null,
     warnings: [],
     width,
     height,
     dpi: Math.max(1, Math.round(result.dpi)),
+    estimated_cost_usd: pageCostUsd(
+      ports.settings.priceByTier[context.tier],
+      ports.providers.price(attempt.providerId),
+      tokens,
+    ),
   };
-  await writeCheckpoint(ports, input.requestId, page);
-  const c = page.confidence;
-  const scores = [c.layout_score, c.ocr_score, c.verbatim_score];
-  if (c.table_score != null) scores.push(c.table_score);
-  progress.emit({
-    event: 'vlm.page.done',
-    page: input.pageNumber,
-    confidence: Math.round((scores.reduce((a, b) => a + b, 0) / scores.length) * 1000) / 1000,
-  });
-  return { pageNumber: input.pageNumber };
 }
 
 /**
- * Page confidence: `ocr_score` is the provider's recognition confidence, or for text-layer
- * providers the share of glyphs with a Unicode mapping; `verbatim_score` compares the page text
- * (body and furniture) with the provider's independent evidence word for word, and falls back to
- * the recognition confidence when there is none; `table_score` from table integrity.
+ * The page's PDF text layer as independent evidence for a provider that does not read it (a
+ * vision model, OCR): from the first configured text-layer provider, or null when there is none,
+ * it failed or was open for this page already, or it fails now (the score then falls back to the
+ * recognition confidence).
  */
-function scorePage(result: ProviderPageResult, textLayerQuality: number) {
+async function textLayerEvidence(
+  ports: Pick<PipelinePorts, 'providers' | 'breakers'>,
+  request: PageParseRequest,
+  passedOver: readonly string[],
+): Promise<string | null> {
+  const reader = (['fast', 'pro', 'premium'] as const)
+    .flatMap((tier) => ports.providers.chain(tier))
+    .find((p) => p.needsTextLayer);
+  if (!reader || passedOver.includes(reader.id)) return null;
+  if (ports.breakers && !(await ports.breakers.tryAcquire(reader.id))) return null;
+  try {
+    const evidence = (await ports.providers.get(reader.id).parsePage(request)).evidenceText;
+    await ports.breakers?.succeeded(reader.id);
+    return evidence;
+  } catch (error) {
+    if (error instanceof ProviderUnavailableError) {
+      await ports.breakers?.failed(reader.id, error.message);
+    }
+    return null;
+  }
+}
+
+/**
+ * When a page is re-routed one tier up (`enable_verification`): its mean confidence (the mean
+ * of the ConfidenceReport's scores) below the returned bound, or never (null).
+ * - `false`: never.
+ * - `true`: below {@link GRADE_THRESHOLDS}.good (0.75), i.e. pages not graded good or better.
+ * - `null` (automatic): fast pages below fair (0.5): a cheap tier that clearly failed; pro and
+ *   premium pages below good (0.75): pages already known to be hard, where a second opinion pays.
+ */
+export function verificationPolicy(
+  enableVerification: boolean | null,
+  tier: Tier,
+): { reRouteBelow: number | null } {
+  if (enableVerification === false) return { reRouteBelow: null };
+  if (enableVerification === true) return { reRouteBelow: GRADE_THRESHOLDS.good };
+  return { reRouteBelow: tier === 'fast' ? GRADE_THRESHOLDS.fair : GRADE_THRESHOLDS.good };
+}
+
+const TIER_ORDER: readonly Tier[] = ['fast', 'pro', 'premium'];
+
+/**
+ * Re-routes a low-confidence page: to the first provider of the next tier up that can parse the
+ * page and differs from the one that gave it (on premium, the next different provider of
+ * premium's own chain), with failover within that tier. The better result by mean confidence is
+ * kept; `re_route_result` records both sides. When no other provider exists or all fail, the
+ * page is kept and `re_route_result` says why.
+ */
+async function reRoute(
+  ports: Pick<PipelinePorts, 'providers' | 'breakers' | 'clock' | 'settings'>,
+  page: Page,
+  context: {
+    request: PageParseRequest;
+    usableTextLayer: boolean;
+    textLayerQuality: number;
+    threshold: number;
+    started: number;
+  },
+): Promise<Page> {
+  const from = { tier: page.tier_used, provider: page.provider };
+  const nextTier = TIER_ORDER[Math.min(TIER_ORDER.indexOf(page.tier_used) + 1, 2)] ?? 'premium';
+  const reason = `mean confidence ${round3(meanScore(page))} is below ${context.threshold}`;
+  const candidates = ports.providers
+    .chain(nextTier)
+    .filter((p) => (context.usableTextLayer || !p.needsTextLayer) && p.id !== page.provider)
+    .map((p) => p.id);
+  const before = page.confidence;
+  if (candidates.length === 0) {
+    return {
+      ...page,
+      re_route_result: {
+        from,
+        to: null,
+        reason,
+        outcome: `no other provider of the ${nextTier} tier can parse this page`,
+        scores_before: before,
+        kept: 'original',
+      },
+    };
+  }
+  let second: Page;
+  try {
+    const attempt = await parseWithFailover(ports, nextTier, candidates, context.request);
+    second = await toPage(ports, attempt, {
+      tier: nextTier,
+      request: context.request,
+      usableTextLayer: context.usableTextLayer,
+      textLayerQuality: context.textLayerQuality,
+      latencyMs: ports.clock.now().getTime() - context.started,
+    });
+  } catch (error) {
+    if (!(error instanceof ProviderUnavailableError || error instanceof TierUnavailableError)) {
+      throw error;
+    }
+    return {
+      ...page,
+      re_route_result: {
+        from,
+        to: { tier: nextTier, provider: null },
+        reason,
+        outcome: `the ${nextTier} tier could not parse the page: ${error.message}`,
+        scores_before: before,
+        kept: 'original',
+      },
+    };
+  }
+  const keepSecond = meanScore(second) > meanScore(page);
+  const kept = keepSecond ? second : page;
+  return {
+    ...kept,
+    latency_ms: Math.max(0, ports.clock.now().getTime() - context.started),
+    // The first attempt was paid for too.
+    tokens: {
+      input_tokens: page.tokens.input_tokens + second.tokens.input_tokens,
+      output_tokens: page.tokens.output_tokens + second.tokens.output_tokens,
+    },
+    estimated_cost_usd: round6((page.estimated_cost_usd ?? 0) + (second.estimated_cost_usd ?? 0)),
+    re_routed: true,
+    re_route_result: {
+      from,
+      to: { tier: nextTier, provider: second.provider },
+      reason,
+      scores_before: before,
+      scores_after: second.confidence,
+      kept: keepSecond ? 're_routed' : 'original',
+    },
+  };
+}
+
+/** The mean of a page's confidence scores (table_score only when the page has tables). */
+export function meanScore(page: Pick<Page, 'confidence'>): number {
+  const c = page.confidence;
+  const scores = [c.layout_score, c.ocr_score, c.verbatim_score];
+  if (c.table_score != null) scores.push(c.table_score);
+  return scores.reduce((a, b) => a + b, 0) / scores.length;
+}
+
+/**
+ * Page confidence: `ocr_score` is the provider's recognition confidence (word confidences, token
+ * probabilities), or for text-layer providers the share of glyphs with a Unicode mapping;
+ * `verbatim_score` compares the page text (body and furniture) with independent evidence (the
+ * text layer) word for word, and falls back to the recognition confidence when there is none;
+ * `table_score` from table integrity.
+ */
+function scorePage(result: ProviderPageResult, evidence: string | null, textLayerQuality: number) {
   const ocr = result.ocrScore ?? textLayerQuality;
   const furniture = result.elements
     .filter((e) => e.label === 'header' || e.label === 'footer')
     .map((e) => e.text)
     .join(' ');
   const verbatim =
-    result.evidenceText === null
+    evidence === null
       ? ocr
-      : textSimilarity(`${plainText(result.markdown)} ${furniture}`, result.evidenceText, {
+      : textSimilarity(`${plainText(result.markdown)} ${furniture}`, evidence, {
           orderInsensitive: true,
         });
   return confidenceReport({
     layout: result.layoutScore,
     ocr,
     verbatim,
-    table: tableIntegrity(result.markdown, result.evidenceText),
+    table: tableIntegrity(result.markdown, evidence),
   });
 }
+
+const round3 = (v: number): number => Math.round(v * 1000) / 1000;
+const round6 = (v: number): number => Math.round(v * 1e6) / 1e6;
 
 /** Grounding entries with boxes clamped inside the `width` × `height` page image (w, h > 0). */
 function groundingOf(

@@ -5,14 +5,35 @@ import type { EventLog } from '../../ports/event-log.js';
 import type { ObjectStore } from '../../ports/object-store.js';
 import type { PageProvider } from '../../ports/page-provider.js';
 import type { RequestStore } from '../../ports/request-store.js';
+import type { ProviderPrice } from '../pricing.js';
 import type { ProviderCapability, TierThresholds } from '../routing.js';
-import type { DocumentFormat, Tier } from '../schemas.js';
+import type { CircuitBreakerState, DocumentFormat, Tier } from '../schemas.js';
 
 /** Registered providers and the ordered chain of each tier. */
 export interface ProviderRegistry {
-  /** @throws {Error} for an unregistered id (a configuration error). */
+  /** @throws {Error} for an unregistered id, or where providers cannot run (a configuration error). */
   get(id: string): PageProvider;
+  /** The tier's providers, in the order they are tried. */
   chain(tier: Tier): readonly ProviderCapability[];
+  /** Every provider of some tier, each once, in configuration order. */
+  ids(): readonly string[];
+  /** What the provider charges. @throws {Error} for an unregistered id. */
+  price(id: string): ProviderPrice;
+}
+
+/**
+ * The providers' circuit breakers, shared by every process (spec §3: CLOSED, OPEN, HALF_OPEN,
+ * IDLE). Implemented by `ProviderBreakers` over a persisted store.
+ */
+export interface CircuitBreakers {
+  /** Each provider's observed state, and whether it may be called (not OPEN). */
+  states(
+    ids: readonly string[],
+  ): Promise<Map<string, { state: CircuitBreakerState; healthy: boolean }>>;
+  /** Asks to call the provider: false while its circuit is open. */
+  tryAcquire(id: string): Promise<boolean>;
+  succeeded(id: string): Promise<void>;
+  failed(id: string, reason: string): Promise<void>;
 }
 
 /** Limits and prices the stages apply. */
@@ -30,6 +51,8 @@ export interface PipelinePorts {
   /** The engine that opens a format, or undefined when none is configured for it. */
   engineFor: (format: DocumentFormat) => DocumentEngine | undefined;
   providers: ProviderRegistry;
+  /** Absent: every provider is always tried (no breakers). */
+  breakers?: CircuitBreakers;
   clock: Clock;
   settings: PipelineSettings;
 }

@@ -1,5 +1,5 @@
 import type { ProgressSink } from '../../ports/event-log.js';
-import { ProviderUnavailableError } from '../errors.js';
+import { ProviderUnavailableError, TierUnavailableError } from '../errors.js';
 import { chooseProvider, tierFor } from '../routing.js';
 import type { PageRoute } from '../request.js';
 import type { Tier } from '../schemas.js';
@@ -11,31 +11,46 @@ const TIERS: readonly Tier[] = ['fast', 'pro', 'premium'];
 
 /**
  * Route: picks each page's tier from its complexity with the two fixed thresholds, then the first
- * provider of that tier's chain able to parse it (pages without a usable text layer skip
- * text-layer providers; when a tier has none that fits, the next tier up is tried). Records the
- * routes, emits `route.page` per page, and returns the ProcessPages map items.
+ * provider of that tier's chain able to parse it whose circuit is not open (pages without a
+ * usable text layer skip text-layer providers; when a tier has none that fits, the next tier up
+ * is tried). Records the routes, emits `route.page` per page, and returns the ProcessPages map
+ * items.
  *
+ * @throws {TierUnavailableError} when every provider of a page's tier able to parse it has its
+ *   circuit open (503, spec §7).
  * @throws {ProviderUnavailableError} when no tier has a provider for a page (503).
  */
 export async function route(
   input: StageInput,
-  ports: Pick<PipelinePorts, 'requests' | 'objects' | 'providers' | 'clock' | 'settings'>,
+  ports: Pick<
+    PipelinePorts,
+    'requests' | 'objects' | 'providers' | 'breakers' | 'clock' | 'settings'
+  >,
   progress: ProgressSink,
 ): Promise<{ requestId: string; pages: PageStageInput[] }> {
   const started = ports.clock.now().getTime();
   const record = await loadRequest(ports.requests, input.requestId);
   const inspection = await readInspection(ports.objects, input.requestId);
+  const states = ports.breakers ? await ports.breakers.states(ports.providers.ids()) : undefined;
+  const closed = (id: string) => states?.get(id)?.healthy ?? true;
   const routes: PageRoute[] = [];
   for (const features of inspection.pages) {
     const complexity = inspection.complexity[features.pageNumber] ?? 0;
     const tier = tierFor(complexity, ports.settings.thresholds);
     let chosen: { tier: Tier; provider: string } | undefined;
     for (const candidate of TIERS.slice(TIERS.indexOf(tier))) {
-      const provider = chooseProvider(ports.providers.chain(candidate), features);
-      if (provider) {
-        chosen = { tier: candidate, provider: provider.id };
-        break;
-      }
+      const fitting = ports.providers
+        .chain(candidate)
+        .filter((p) => chooseProvider([p], features) !== undefined);
+      if (fitting.length === 0) continue;
+      const provider = fitting.find((p) => closed(p.id));
+      if (!provider)
+        throw new TierUnavailableError(
+          candidate,
+          fitting.map((p) => p.id),
+        );
+      chosen = { tier: candidate, provider: provider.id };
+      break;
     }
     if (!chosen) {
       throw new ProviderUnavailableError(

@@ -74,8 +74,8 @@ describe('checkHealth', () => {
     const health = await checkHealth(world, { withProviders: true, apiKey: API_KEY });
     // Assert
     expect(health.providers).toEqual({
-      'pdf-text': { state: 'CLOSED', healthy: true },
-      ocr: { state: 'CLOSED', healthy: true },
+      'pdf-text': { state: 'IDLE', healthy: true },
+      ocr: { state: 'IDLE', healthy: true },
     });
   });
 

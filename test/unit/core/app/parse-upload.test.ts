@@ -197,11 +197,17 @@ describe('parseUpload', () => {
     const failing = new FakePageProvider('pdf-text', () => {
       throw new ProviderUnavailableError('all models busy');
     });
-    const world = await anAppWorld({ textProvider: failing });
+    const failingOcr = new FakePageProvider('ocr', () => {
+      throw new ProviderUnavailableError('ocr busy');
+    });
+    const world = await anAppWorld({ textProvider: failing, ocrProvider: failingOcr });
     // Act
     const result = parseUpload(world, anUpload());
     // Assert
-    await expect(result).rejects.toMatchObject({ kind: 'unavailable', message: 'all models busy' });
+    await expect(result).rejects.toMatchObject({
+      kind: 'unavailable',
+      message: expect.stringContaining('every provider of the fast tier failed') as string,
+    });
   });
 
   it('rejects with a plain error naming the failure when a stage fails unexpectedly', async () => {

@@ -244,12 +244,15 @@ describe('parsePage', () => {
     await expect(result).rejects.toThrow('page 2 was not routed');
   });
 
-  it('rejects with the provider error and writes no checkpoint when the provider fails', async () => {
+  it('rejects with the provider error and writes no checkpoint when every provider fails', async () => {
     // Arrange
     const failing = new FakePageProvider('pdf-text', () => {
       throw new ProviderUnavailableError('model busy');
     });
-    const { world, requestId } = await routed({ textProvider: failing });
+    const failingOcr = new FakePageProvider('ocr', () => {
+      throw new ProviderUnavailableError('ocr busy');
+    });
+    const { world, requestId } = await routed({ textProvider: failing, ocrProvider: failingOcr });
     // Act
     const result = parsePage(
       { requestId, pageNumber: 1 },

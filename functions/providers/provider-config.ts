@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import type { Tier } from '../core/domain/schemas.js';
+
+/**
+ * The provider configuration file (`config/providers.json`, or the file named by
+ * `PROVIDERS_FILE`, or the JSON in `PROVIDERS_JSON`): the providers, the ordered chain of each
+ * tier, their prices and the circuit breakers' policy. Keys never appear in it: a provider names
+ * the environment variable that holds its key (`api_key_env`).
+ */
+
+/** A provider id: letters, digits, `.`, `_`, `-`, `:` (it appears in `Page.provider` and item keys). */
+const ProviderId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, {
+  message: 'provider ids are 1 to 64 letters, digits, ".", "_", "-" or ":"',
+});
+
+/** What a provider charges, passed through to `usage.estimated_cost_usd` (USD). */
+const Price = z
+  .strictObject({
+    per_page_usd: z.number().min(0).default(0),
+    per_input_token_usd: z.number().min(0).default(0),
+    per_output_token_usd: z.number().min(0).default(0),
+  })
+  .default({ per_page_usd: 0, per_input_token_usd: 0, per_output_token_usd: 0 });
+export type ProviderPrice = z.infer<typeof Price>;
+
+const remoteCommon = {
+  model: z.string().min(1),
+  /** Whole-call deadline, retries included. */
+  timeout_ms: z.number().int().positive().default(120_000),
+  /** Retries after the first attempt on 429, 5xx and network errors. */
+  max_retries: z.number().int().min(0).max(10).default(2),
+  /** Rendering resolution of the page image sent, when the request leaves `dpi` unset. */
+  dpi: z.number().int().min(50).max(600).default(150),
+  price: Price,
+};
+
+const LocalProvider = z.strictObject({
+  kind: z.enum(['local-text', 'local-ocr']),
+  price: Price,
+});
+
+const HttpProvider = z.strictObject({
+  kind: z.enum(['openai-compatible', 'anthropic', 'gemini', 'mistral-ocr']),
+  ...remoteCommon,
+  /** API base URL (https, or http for a server on this machine or network). */
+  base_url: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, '')),
+  /** The environment variable holding the API key; absent for keyless servers. */
+  api_key_env: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/)
+    .optional(),
+  max_output_tokens: z.number().int().positive().default(8192),
+});
+
+const AwsProvider = z.strictObject({
+  kind: z.enum(['bedrock-converse', 'textract']),
+  ...remoteCommon,
+  /** @default the function's own region */
+  region: z.string().min(1).optional(),
+  max_output_tokens: z.number().int().positive().default(8192),
+});
+
+const ProviderEntry = z.discriminatedUnion('kind', [LocalProvider, HttpProvider, AwsProvider]);
+export type ProviderEntry = z.infer<typeof ProviderEntry>;
+export type ProviderKind = ProviderEntry['kind'];
+
+const TierEntry = z.strictObject({
+  /** Providers tried in order; a page falls over to the next when one fails or is open. */
+  providers: z.array(ProviderId).min(1),
+  /** The service's own price per page of this tier, the base of the cost and of estimates. */
+  price_per_page_usd: z.number().min(0),
+});
+
+/** Circuit-breaker policy (see `core/domain/circuit-breaker.ts`); defaults there. */
+const Breaker = z
+  .strictObject({
+    failure_threshold: z.number().int().positive().optional(),
+    cooldown_ms: z.number().int().positive().optional(),
+    half_open_probes: z.number().int().positive().optional(),
+    idle_after_ms: z.number().int().positive().optional(),
+  })
+  .default({});
+
+export const ProvidersFile = z
+  .strictObject({
+    $comment: z.string().optional(),
+    providers: z.record(ProviderId, ProviderEntry),
+    tiers: z.strictObject({ fast: TierEntry, pro: TierEntry, premium: TierEntry }),
+    breaker: Breaker,
+  })
+  .superRefine((file, ctx) => {
+    for (const tier of ['fast', 'pro', 'premium'] as const) {
+      file.tiers[tier].providers.forEach((id, index) => {
+        if (!(id in file.providers)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['tiers', tier, 'providers', index],
+            message: `tier ${tier} names provider "${id}", which is not in "providers"`,
+          });
+        }
+      });
+    }
+  });
+export type ProvidersFile = z.infer<typeof ProvidersFile>;
+
+/** A configured provider with its key resolved from the environment. */
+export type ConfiguredProvider = ProviderEntry & { id: string; apiKey?: string };
+
+/** The provider configuration the service runs with. */
+export interface ProvidersConfig {
+  providers: Readonly<Record<string, ConfiguredProvider>>;
+  tiers: Readonly<Record<Tier, { providers: readonly string[]; pricePerPageUsd: number }>>;
+  breaker: ProvidersFile['breaker'];
+}
+
+/**
+ * Validates a provider configuration and resolves each `api_key_env` from `env`.
+ * @returns the configuration, or the list of problems (paths into the file and what is wrong);
+ *   a named key variable that is unset or empty is a problem.
+ */
+export function parseProvidersConfig(
+  json: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+): { config: ProvidersConfig } | { problems: string[] } {
+  const parsed = ProvidersFile.safeParse(json);
+  if (!parsed.success) {
+    return {
+      problems: parsed.error.issues.map(
+        (issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`,
+      ),
+    };
+  }
+  const problems: string[] = [];
+  const providers: Record<string, ConfiguredProvider> = {};
+  for (const [id, entry] of Object.entries(parsed.data.providers)) {
+    if (entry.kind !== 'local-text' && entry.kind !== 'local-ocr' && 'api_key_env' in entry) {
+      const name = entry.api_key_env;
+      if (name !== undefined) {
+        const key = env[name];
+        if (key === undefined || key.trim() === '') {
+          problems.push(`providers.${id}.api_key_env: the variable ${name} is not set`);
+          continue;
+        }
+        providers[id] = { ...entry, id, apiKey: key.trim() };
+        continue;
+      }
+    }
+    providers[id] = { ...entry, id };
+  }
+  if (problems.length > 0) return { problems };
+  const tier = (t: Tier) => ({
+    providers: parsed.data.tiers[t].providers,
+    pricePerPageUsd: parsed.data.tiers[t].price_per_page_usd,
+  });
+  return {
+    config: {
+      providers,
+      tiers: { fast: tier('fast'), pro: tier('pro'), premium: tier('premium') },
+      breaker: parsed.data.breaker,
+    },
+  };
+}
+
+/** Providers that read the PDF text layer cannot parse pages without a usable one. */
+export function needsTextLayer(kind: ProviderKind): boolean {
+  return kind === 'local-text';
+}
