@@ -91,7 +91,7 @@ export const ProvidersFile = z
   .superRefine((file, ctx) => {
     for (const tier of ['fast', 'pro', 'premium'] as const) {
       file.tiers[tier].providers.forEach((id, index) => {
-        if (!(id in file.providers)) {
+        if (!Object.hasOwn(file.providers, id)) {
           ctx.addIssue({
             code: 'custom',
             path: ['tiers', tier, 'providers', index],

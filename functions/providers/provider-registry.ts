@@ -40,7 +40,7 @@ export function buildProviderRegistry(
 ): ConfiguredRegistry {
   const instances = new Map<string, PageProvider>();
   const configured = (id: string): ConfiguredProvider => {
-    const entry = config.providers[id];
+    const entry = Object.hasOwn(config.providers, id) ? config.providers[id] : undefined;
     if (!entry) throw new Error(`provider ${id} is not configured`);
     return entry;
   };

@@ -102,6 +102,34 @@ export function postprocessDocument(
   });
 }
 
+/**
+ * The steps of {@link postprocessDocument} that need only the page itself, for the pipeline's
+ * page stage (which has the page's evidence): fence, repetition loops and repeated blocks, list
+ * markers (or plain paragraphs with `maintainFormat: false`), and unsupported sentences. Heading
+ * levels, which need the whole document, are made consistent later by {@link renumberHeadings}.
+ */
+export function postprocessPage(
+  page: PostprocessInputPage,
+  options: { maintainFormat: boolean },
+): PostprocessedPage {
+  const warnings: PostprocessWarning[] = [];
+  const fence = stripWrappingFence(page.markdown.replace(/\r\n?/g, '\n'), page.pageNumber);
+  if (fence.warning) warnings.push(fence.warning);
+  const deduplicated = removeDuplicateRegions(fence.markdown, page.pageNumber);
+  if (deduplicated.warning) warnings.push(deduplicated.warning);
+  let markdown = deduplicated.markdown;
+  if (options.maintainFormat) {
+    const lists = normalizeLists(markdown, page.pageNumber);
+    if (lists.warning) warnings.push(lists.warning);
+    markdown = lists.markdown;
+  } else {
+    markdown = toPlainParagraphs(markdown);
+  }
+  const unsupported = flagPotentialHallucinations(markdown, page.evidenceText, page.pageNumber);
+  if (unsupported) warnings.push(unsupported);
+  return { pageNumber: page.pageNumber, markdown, warnings };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Step 1: a fence around the whole page
 

@@ -1,11 +1,14 @@
 import type { ProgressSink } from '../../ports/event-log.js';
 import type { ParseResponse, Tier } from '../schemas.js';
+import { detectDocumentType } from '../document-type.js';
+import { readInspection } from './classify.js';
 import { loadRequest } from './load-request.js';
 import { readCheckpoints } from './parse-page.js';
 import { workKeys, type PipelinePorts, type StageInput } from './pipeline-ports.js';
 
 /**
- * Deliver: assembles the ParseResponse from the page checkpoints, stores it under
+ * Deliver: assembles the ParseResponse from the page checkpoints and the document type (from
+ * the pages' measured features, see `detectDocumentType`), stores it under
  * `results/<tenant>/<id>.json` (and the joined Markdown as `.md`), and marks the request
  * completed. Warnings are kept in the stored result; the API drops them unless
  * `include_warnings` is set.
@@ -18,7 +21,10 @@ export async function deliver(
   progress: ProgressSink,
 ): Promise<{ requestId: string }> {
   const record = await loadRequest(ports.requests, input.requestId);
-  const pages = await readCheckpoints(ports, input.requestId);
+  const [pages, inspection] = await Promise.all([
+    readCheckpoints(ports, input.requestId),
+    readInspection(ports.objects, input.requestId),
+  ]);
   const pagesByTier: Record<Tier, number> = { fast: 0, pro: 0, premium: 0 };
   let cost = 0;
   for (const page of pages) {
@@ -54,7 +60,10 @@ export async function deliver(
       vlm_processing_ms: timings.vlm_processing_ms ?? 0,
       verification_ms: timings.verification_ms ?? 0,
     },
-    document_type: null,
+    document_type: detectDocumentType({
+      format: record.document.format,
+      pages: inspection.pages,
+    }),
     created_at: record.createdAt,
     errors: [],
   };

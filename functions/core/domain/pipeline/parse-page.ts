@@ -1,6 +1,7 @@
 import type { ProgressSink } from '../../ports/event-log.js';
 import { confidenceReport, GRADE_THRESHOLDS } from '../confidence.js';
 import { NotFoundError, ProviderUnavailableError, TierUnavailableError } from '../errors.js';
+import { postprocessPage } from '../postprocess.js';
 import { pageCostUsd } from '../pricing.js';
 import type { ProviderCapability } from '../routing.js';
 import { plainText, tableIntegrity, textSimilarity } from '../markdown.js';
@@ -56,7 +57,7 @@ export async function parsePage(
     usableTextLayer,
   );
   const first = await parseWithFailover(ports, routeOf.tier, candidates, request);
-  let page = await toPage(ports, first, {
+  let { page, evidence } = await toPage(ports, first, {
     tier: routeOf.tier,
     request,
     usableTextLayer,
@@ -66,14 +67,25 @@ export async function parsePage(
 
   const verification = verificationPolicy(record.options.enable_verification, routeOf.tier);
   if (verification.reRouteBelow !== null && meanScore(page) < verification.reRouteBelow) {
-    page = await reRoute(ports, page, {
-      request,
-      usableTextLayer,
-      textLayerQuality,
-      threshold: verification.reRouteBelow,
-      started,
-    });
+    ({ page, evidence } = await reRoute(
+      ports,
+      { page, evidence },
+      {
+        request,
+        usableTextLayer,
+        textLayerQuality,
+        threshold: verification.reRouteBelow,
+        started,
+      },
+    ));
   }
+
+  // Fences, repetition loops, list markers (or plain paragraphs), unsupported sentences.
+  const cleaned = postprocessPage(
+    { pageNumber: page.page_number, markdown: page.content_markdown, evidenceText: evidence },
+    { maintainFormat: record.options.maintain_format },
+  );
+  page = { ...page, content_markdown: cleaned.markdown, warnings: cleaned.warnings };
 
   await writeCheckpoint(ports, input.requestId, page);
   progress.emit({
@@ -155,7 +167,7 @@ async function toPage(
     textLayerQuality: number;
     latencyMs: number;
   },
-): Promise<Page> {
+): Promise<ScoredPage> {
   const { result } = attempt;
   const evidence =
     result.evidenceText ??
@@ -165,7 +177,7 @@ async function toPage(
   const width = Math.max(1, Math.round(result.width));
   const height = Math.max(1, Math.round(result.height));
   const tokens = { input_tokens: result.tokens.input, output_tokens: result.tokens.output };
-  return {
+  const page: Page = {
     page_number: context.request.pageNumber,
     content_markdown: result.markdown,
     content_json: null,
@@ -188,6 +200,13 @@ async function toPage(
       tokens,
     ),
   };
+  return { page, evidence };
+}
+
+/** A page with the independent evidence its scores were computed against (null: none). */
+interface ScoredPage {
+  page: Page;
+  evidence: string | null;
 }
 
 /**
@@ -246,7 +265,7 @@ const TIER_ORDER: readonly Tier[] = ['fast', 'pro', 'premium'];
  */
 async function reRoute(
   ports: Pick<PipelinePorts, 'providers' | 'breakers' | 'clock' | 'settings'>,
-  page: Page,
+  original: ScoredPage,
   context: {
     request: PageParseRequest;
     usableTextLayer: boolean;
@@ -254,7 +273,8 @@ async function reRoute(
     threshold: number;
     started: number;
   },
-): Promise<Page> {
+): Promise<ScoredPage> {
+  const { page } = original;
   const from = { tier: page.tier_used, provider: page.provider };
   const nextTier = TIER_ORDER[Math.min(TIER_ORDER.indexOf(page.tier_used) + 1, 2)] ?? 'premium';
   const reason = `mean confidence ${round3(meanScore(page))} is below ${context.threshold}`;
@@ -265,21 +285,24 @@ async function reRoute(
   const before = page.confidence;
   if (candidates.length === 0) {
     return {
-      ...page,
-      re_route_result: {
-        from,
-        to: null,
-        reason,
-        outcome: `no other provider of the ${nextTier} tier can parse this page`,
-        scores_before: before,
-        kept: 'original',
+      evidence: original.evidence,
+      page: {
+        ...page,
+        re_route_result: {
+          from,
+          to: null,
+          reason,
+          outcome: `no other provider of the ${nextTier} tier can parse this page`,
+          scores_before: before,
+          kept: 'original',
+        },
       },
     };
   }
-  let second: Page;
+  let scored: ScoredPage;
   try {
     const attempt = await parseWithFailover(ports, nextTier, candidates, context.request);
-    second = await toPage(ports, attempt, {
+    scored = await toPage(ports, attempt, {
       tier: nextTier,
       request: context.request,
       usableTextLayer: context.usableTextLayer,
@@ -291,36 +314,43 @@ async function reRoute(
       throw error;
     }
     return {
-      ...page,
-      re_route_result: {
-        from,
-        to: { tier: nextTier, provider: null },
-        reason,
-        outcome: `the ${nextTier} tier could not parse the page: ${error.message}`,
-        scores_before: before,
-        kept: 'original',
+      evidence: original.evidence,
+      page: {
+        ...page,
+        re_route_result: {
+          from,
+          to: { tier: nextTier, provider: null },
+          reason,
+          outcome: `the ${nextTier} tier could not parse the page: ${error.message}`,
+          scores_before: before,
+          kept: 'original',
+        },
       },
     };
   }
+  const second = scored.page;
   const keepSecond = meanScore(second) > meanScore(page);
-  const kept = keepSecond ? second : page;
+  const kept = keepSecond ? scored : original;
   return {
-    ...kept,
-    latency_ms: Math.max(0, ports.clock.now().getTime() - context.started),
-    // The first attempt was paid for too.
-    tokens: {
-      input_tokens: page.tokens.input_tokens + second.tokens.input_tokens,
-      output_tokens: page.tokens.output_tokens + second.tokens.output_tokens,
-    },
-    estimated_cost_usd: round6((page.estimated_cost_usd ?? 0) + (second.estimated_cost_usd ?? 0)),
-    re_routed: true,
-    re_route_result: {
-      from,
-      to: { tier: nextTier, provider: second.provider },
-      reason,
-      scores_before: before,
-      scores_after: second.confidence,
-      kept: keepSecond ? 're_routed' : 'original',
+    evidence: kept.evidence,
+    page: {
+      ...kept.page,
+      latency_ms: Math.max(0, ports.clock.now().getTime() - context.started),
+      // The first attempt was paid for too.
+      tokens: {
+        input_tokens: page.tokens.input_tokens + second.tokens.input_tokens,
+        output_tokens: page.tokens.output_tokens + second.tokens.output_tokens,
+      },
+      estimated_cost_usd: round6((page.estimated_cost_usd ?? 0) + (second.estimated_cost_usd ?? 0)),
+      re_routed: true,
+      re_route_result: {
+        from,
+        to: { tier: nextTier, provider: second.provider },
+        reason,
+        scores_before: before,
+        scores_after: second.confidence,
+        kept: keepSecond ? 're_routed' : 'original',
+      },
     },
   };
 }

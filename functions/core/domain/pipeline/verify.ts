@@ -1,3 +1,4 @@
+import { renumberHeadings } from '../postprocess.js';
 import type { PostprocessWarning } from '../schemas.js';
 import { loadRequest } from './load-request.js';
 import { readCheckpoints, writeCheckpoint } from './parse-page.js';
@@ -7,12 +8,16 @@ import type { PipelinePorts, StageInput } from './pipeline-ports.js';
 export const HALLUCINATION_THRESHOLD = 0.6;
 
 /**
- * Verify: checks every page's result against its evidence scores and content, and attaches
- * post-processing warnings: `potential_hallucination` when the verbatim score is under
- * {@link HALLUCINATION_THRESHOLD}, `duplicate_region` when a paragraph repeats on the page.
+ * Verify: the document-wide checks, once every page is parsed (the page stage has already
+ * cleaned each page and flagged its unsupported sentences):
+ * - heading levels made consistent across pages (`heading_renumbered`), unless
+ *   `maintain_format` is false (then there are no headings);
+ * - `potential_hallucination` for a page whose verbatim score is under
+ *   {@link HALLUCINATION_THRESHOLD} when no sentence-level warning flagged it already: the page
+ *   as a whole differs from its independent evidence.
  * Records `vlm_processing_ms` (since routing ended) and `verification_ms`.
  *
- * Safe to retry: warnings are recomputed, not appended.
+ * Safe to retry: heading renumbering is idempotent and warnings are replaced, not appended twice.
  */
 export async function verify(
   input: StageInput,
@@ -21,9 +26,24 @@ export async function verify(
   const started = ports.clock.now().getTime();
   const record = await loadRequest(ports.requests, input.requestId);
   const pages = await readCheckpoints(ports, input.requestId);
-  for (const page of pages) {
-    const warnings: PostprocessWarning[] = [];
-    if (page.confidence.verbatim_score < HALLUCINATION_THRESHOLD) {
+  const headings = record.options.maintain_format
+    ? renumberHeadings(
+        pages.map((p) => ({ pageNumber: p.page_number, markdown: p.content_markdown })),
+      )
+    : pages.map((p) => ({ markdown: p.content_markdown, warning: null }));
+  for (const [k, page] of pages.entries()) {
+    const heading = headings[k] ?? { markdown: page.content_markdown, warning: null };
+    const previous = page.warnings ?? [];
+    const warnings: PostprocessWarning[] = previous.filter(
+      (w) => w.kind !== 'heading_renumbered' || heading.warning === null,
+    );
+    if (heading.warning && !previous.some((w) => w.kind === 'heading_renumbered')) {
+      warnings.push(heading.warning);
+    }
+    if (
+      page.confidence.verbatim_score < HALLUCINATION_THRESHOLD &&
+      !warnings.some((w) => w.kind === 'potential_hallucination')
+    ) {
       warnings.push({
         kind: 'potential_hallucination',
         severity: 'warn',
@@ -31,23 +51,15 @@ export async function verify(
         detail: `verbatim score ${page.confidence.verbatim_score} is below ${HALLUCINATION_THRESHOLD}: the page text differs from the independent evidence`,
       });
     }
-    const seen = new Set<string>();
-    for (const block of page.content_markdown.split(/\n{2,}/)) {
-      const key = block.trim().toLowerCase();
-      if (key.length < 40) continue;
-      if (seen.has(key)) {
-        warnings.push({
-          kind: 'duplicate_region',
-          severity: 'info',
-          page_number: page.page_number,
-          detail: `a ${key.length}-character block appears more than once on the page`,
-        });
-        break;
-      }
-      seen.add(key);
-    }
-    if (JSON.stringify(warnings) !== JSON.stringify(page.warnings ?? [])) {
-      await writeCheckpoint(ports, input.requestId, { ...page, warnings });
+    if (
+      heading.markdown !== page.content_markdown ||
+      JSON.stringify(warnings) !== JSON.stringify(previous)
+    ) {
+      await writeCheckpoint(ports, input.requestId, {
+        ...page,
+        content_markdown: heading.markdown,
+        warnings,
+      });
     }
   }
   const now = ports.clock.now().getTime();

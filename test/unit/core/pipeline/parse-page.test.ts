@@ -40,7 +40,7 @@ const checkpointsOf = (world: PipelineWorld, requestId: string) =>
   world.requests.listPages(requestId);
 
 describe('parsePage', () => {
-  it('writes the page inline in its checkpoint with the routed tier and provider', async () => {
+  it('writes the page inline in its checkpoint with the routed tier and provider (plain paragraphs without maintain_format)', async () => {
     // Arrange
     const { world, requestId } = await routed();
     // Act
@@ -56,7 +56,7 @@ describe('parsePage', () => {
     const page = Page.parse(checkpoint?.page);
     expect(page).toMatchObject({
       page_number: 1,
-      content_markdown: '# Annual report\n\nRevenue grew in every region this year.',
+      content_markdown: 'Annual report\n\nRevenue grew in every region this year.',
       content_json: null,
       tier_used: 'fast',
       provider: 'pdf-text',

@@ -47,11 +47,32 @@ const resultOf = async (world: PipelineWorld, key: string) =>
   JSON.parse(new TextDecoder().decode(await world.objects.get(key))) as unknown;
 
 describe('verify', () => {
-  it('flags potential_hallucination on a page with a low verbatim score', async () => {
+  it('flags potential_hallucination once on a page with unsupported sentences', async () => {
     // Arrange
     const { world, requestId } = await parsed({
       textProvider: new FakePageProvider('pdf-text', {
         markdown: 'Completely invented quarterly figures about dragons.',
+      }),
+    });
+    // Act
+    await verify({ requestId }, world);
+    // Assert: the sentence-level check of the page stage; the page-level one adds nothing.
+    const [page] = await readCheckpoints(world, requestId);
+    expect(page?.warnings).toEqual([
+      {
+        kind: 'potential_hallucination',
+        severity: 'warn',
+        page_number: 1,
+        detail: expect.stringContaining('under half of their words in the evidence') as unknown,
+      },
+    ]);
+  });
+
+  it('flags potential_hallucination on a page whose text differs from the evidence as a whole', async () => {
+    // Arrange: short lines (no sentence of five words) that match nothing of the evidence.
+    const { world, requestId } = await parsed({
+      textProvider: new FakePageProvider('pdf-text', {
+        markdown: 'Dragons\n\nUnicorns\n\nGriffins',
       }),
     });
     // Act
@@ -78,7 +99,7 @@ describe('verify', () => {
     expect(page?.warnings).toEqual([]);
   });
 
-  it('flags duplicate_region when a long paragraph repeats on the page', async () => {
+  it('removes a long paragraph repeated on the page and flags duplicate_region', async () => {
     // Arrange
     const paragraph = 'This paragraph is long enough to count as a region of the page.';
     const markdown = `${paragraph}\n\n${paragraph}`;
@@ -92,11 +113,12 @@ describe('verify', () => {
     expect(page?.warnings).toEqual([
       {
         kind: 'duplicate_region',
-        severity: 'info',
+        severity: 'warn',
         page_number: 1,
-        detail: `a ${paragraph.length}-character block appears more than once on the page`,
+        detail: 'removed 1 repeated block; kept the first occurrence at line 1',
       },
     ]);
+    expect(page?.content_markdown).toBe(paragraph);
   });
 
   it('does not flag short repeated blocks', async () => {
@@ -183,7 +205,8 @@ describe('deliver', () => {
         size_bytes: 1234,
       },
       extracted: null,
-      document_type: null,
+      // Two of three pages are images without a text layer.
+      document_type: { detected: 'image_or_scan', suggested_enable_verification: true },
       created_at: T0.toISOString(),
       errors: [],
     });
