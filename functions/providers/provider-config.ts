@@ -125,9 +125,14 @@ export function parseProvidersConfig(
   const parsed = ProvidersFile.safeParse(json);
   if (!parsed.success) {
     return {
-      problems: parsed.error.issues.map(
-        (issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`,
-      ),
+      problems: parsed.error.issues.map((issue) => {
+        // A bad record key's own message (the id rule) is nested in the issue.
+        const message =
+          issue.code === 'invalid_key'
+            ? (issue.issues[0]?.message ?? issue.message)
+            : issue.message;
+        return `${issue.path.join('.') || '(file)'}: ${message}`;
+      }),
     };
   }
   const problems: string[] = [];

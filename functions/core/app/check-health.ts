@@ -57,7 +57,7 @@ export async function checkHealth(
   return response;
 }
 
-/** GET /v1/providers: every configured provider with its circuit-breaker state (spec §4). */
+/** GET /v1/providers: every provider of some tier with its circuit-breaker state (spec §4). */
 export async function listProviders(
   deps: Pick<AppDeps, 'providers' | 'breakers'>,
 ): Promise<{ providers: ProviderStatus[] }> {
