@@ -1,22 +1,24 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { deployContext } from '../lib/deploy-context.js';
 import { DocparseStack } from '../lib/docparse-stack.js';
 
 /**
- * The CDK app: `npm run synth`, `npx cdk deploy`. Service settings come from the context key
- * `docparse:env`, a JSON object of the variables in `functions/config.ts`, e.g.
- * `npx cdk deploy -c 'docparse:env={"PRICE_PRO_USD":"0.02"}'`. cdk-nag's AWS Solutions checks
- * run at synth; each acknowledged finding carries its reason next to the resource.
+ * The CDK app: `npm run synth`, `npx cdk deploy`. Two context keys configure a deployment:
+ * - `docparse:env`, a JSON object of the variables in `functions/config.ts` for every function,
+ *   e.g. `npx cdk deploy -c 'docparse:env={"MAX_UPLOAD_BYTES":"104857600","FAST_CEILING":"0.3"}'`;
+ *   the API keys of remote providers go there too (plain environment variables);
+ * - `docparse:providers`, the path of a provider configuration file (tiers, provider chains,
+ *   tier prices), e.g. `-c docparse:providers=config/my-providers.json`, validated at synth and
+ *   passed to every function as `PROVIDERS_JSON`. Without it the bundled `config/providers.json`
+ *   (offline engines) applies.
+ * cdk-nag's AWS Solutions checks run at synth; each acknowledged finding carries its reason
+ * next to the resource.
  */
 const app = new App();
-const raw: unknown = app.node.tryGetContext('docparse:env');
-const serviceEnvironment =
-  typeof raw === 'string'
-    ? (JSON.parse(raw) as Record<string, string>)
-    : (raw as Record<string, string> | undefined);
 new DocparseStack(app, 'Docparse', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-  serviceEnvironment,
+  ...deployContext(app),
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 app.synth();

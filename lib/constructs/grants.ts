@@ -1,9 +1,11 @@
-import { Arn, ArnFormat, type CfnElement, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Arn, ArnFormat, type CfnElement, Stack, Token } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct, type IConstruct } from 'constructs';
+import type { ProvidersFile } from '../../functions/providers/provider-config.js';
 import { acknowledge } from './acknowledge.js';
 
 /** Where a grant's policy lives: the principal's construct (a function's role), else the grantee. */
@@ -132,5 +134,161 @@ export function grantExecutions(
       reason:
         'Executions are named after their request; the grant covers the executions of this state machine only.',
     },
+  ]);
+}
+
+/**
+ * The geography prefixes of Bedrock's cross-Region (system-defined) inference profile ids, as in
+ * `us.anthropic.claude-sonnet-4-20250514-v1:0` or `global.anthropic.claude-sonnet-4-5-…`.
+ */
+const INFERENCE_PROFILE_GEOGRAPHIES = ['us', 'us-gov', 'eu', 'apac', 'jp', 'au', 'ca', 'global'];
+const INFERENCE_PROFILE_ID = new RegExp(
+  `^(?:${INFERENCE_PROFILE_GEOGRAPHIES.join('|')})\\.(.+\\..+)$`,
+);
+const BEDROCK_ARN = /^arn:([^:]+):bedrock:([^:]*):([^:]*):([a-z-]+)\/(.+)$/;
+
+/** What `bedrock:InvokeModel` must allow for one configured model, and the wildcards among it. */
+interface BedrockResources {
+  readonly arns: string[];
+  /** ARNs with a `*` Region, each with the cdk-nag finding id it raises. */
+  readonly anyRegion: { readonly findingId: string; readonly profile: string }[];
+  /** Set when the model is an ARN whose underlying models cannot be derived. */
+  readonly warning?: string;
+}
+
+/**
+ * The resources a Converse call on `model` needs: a model id names a foundation model in the
+ * provider's Region; a cross-Region inference profile id (`us.`, `eu.`, … `global.`) names the
+ * profile in this account and the foundation model in whichever Region serves the call, so in
+ * any Region; an ARN names itself (and, for a system inference profile, its foundation models).
+ */
+function bedrockResources(stack: Stack, model: string, region: string): BedrockResources {
+  // cdk-nag names unresolved values as <AWS::Partition>, literal ones as they are.
+  const nagPartition = Token.isUnresolved(stack.partition) ? '<AWS::Partition>' : stack.partition;
+  const anyRegionModel = (partition: string, nagPrefix: string, id: string, profile: string) => ({
+    arn: `arn:${partition}:bedrock:*::foundation-model/${id}`,
+    finding: {
+      findingId: `AwsSolutions-IAM5[Resource::arn:${nagPrefix}:bedrock:*::foundation-model/${id}]`,
+      profile,
+    },
+  });
+  const arn = BEDROCK_ARN.exec(model);
+  if (arn) {
+    const [, partition = '', , , kind, name = ''] = arn;
+    const profile = kind === 'inference-profile' ? INFERENCE_PROFILE_ID.exec(name) : null;
+    if (profile?.[1]) {
+      const any = anyRegionModel(partition, partition, profile[1], name);
+      return { arns: [model, any.arn], anyRegion: [any.finding] };
+    }
+    return {
+      arns: [model],
+      anyRegion: [],
+      ...(kind === 'application-inference-profile'
+        ? {
+            warning: `${model} is an application inference profile: allow bedrock:InvokeModel on the foundation models it routes to as well, the deployment grants the profile only`,
+          }
+        : {}),
+    };
+  }
+  const profile = INFERENCE_PROFILE_ID.exec(model);
+  if (profile?.[1]) {
+    const any = anyRegionModel(stack.partition, nagPartition, profile[1], model);
+    return {
+      arns: [
+        stack.formatArn({
+          service: 'bedrock',
+          region,
+          resource: 'inference-profile',
+          resourceName: model,
+        }),
+        any.arn,
+      ],
+      anyRegion: [any.finding],
+    };
+  }
+  return {
+    arns: [
+      stack.formatArn({
+        service: 'bedrock',
+        region,
+        account: '',
+        resource: 'foundation-model',
+        resourceName: model,
+      }),
+    ],
+    anyRegion: [],
+  };
+}
+
+/**
+ * Lets `fn` call the AWS-hosted providers of the configuration that its tiers use, with its own
+ * role: `bedrock:InvokeModel` (which the Converse API requires) on the models of its
+ * `bedrock-converse` providers, in each provider's `region` (default: the stack's), and
+ * `textract:AnalyzeDocument` for its `textract` providers. Providers reached over HTTP with an
+ * API key need no grant; nothing is created when no tier uses an AWS-hosted provider.
+ *
+ * The statements go in a policy of their own, created in `scope` beside the function (not under
+ * it, where the function's acknowledgements would apply), so that each wildcard carries its own
+ * reason: Textract takes no resource-level permissions (resource `*`), and a cross-Region
+ * inference profile may use its model in any Region of its geography.
+ */
+export function grantProviderCalls(
+  scope: Construct,
+  fn: lambda.IFunction,
+  providers: ProvidersFile,
+): void {
+  const role = fn.role;
+  if (!role) throw new Error(`${fn.node.path} has no role to grant provider calls to`);
+  const stack = Stack.of(fn);
+  const used = new Set(Object.values(providers.tiers).flatMap((tier) => tier.providers));
+  // By resolved value: two providers of one model make one resource.
+  const models = new Map<string, string>();
+  const anyRegion = new Map<string, string>();
+  let textract = false;
+  for (const [id, entry] of Object.entries(providers.providers)) {
+    if (!used.has(id)) continue;
+    if (entry.kind === 'textract') textract = true;
+    if (entry.kind !== 'bedrock-converse') continue;
+    const resources = bedrockResources(stack, entry.model, entry.region ?? stack.region);
+    for (const arn of resources.arns) models.set(JSON.stringify(stack.resolve(arn)), arn);
+    for (const { findingId, profile } of resources.anyRegion) anyRegion.set(findingId, profile);
+    if (resources.warning) {
+      Annotations.of(fn).addWarningV2('docparse:bedrock-application-profile', resources.warning);
+    }
+  }
+  if (models.size === 0 && !textract) return;
+
+  const statements: iam.PolicyStatement[] = [];
+  if (models.size > 0) {
+    statements.push(
+      new iam.PolicyStatement({
+        actions: ['bedrock:InvokeModel'],
+        resources: [...models.values()],
+      }),
+    );
+  }
+  if (textract) {
+    statements.push(
+      new iam.PolicyStatement({ actions: ['textract:AnalyzeDocument'], resources: ['*'] }),
+    );
+  }
+  const policy = new iam.Policy(scope, `${fn.node.id}ProviderCalls`, { statements });
+  policy.attachToRole(role);
+  // The function must not run before it may call its providers.
+  fn.node.addDependency(policy);
+  acknowledge(policy, [
+    ...[...anyRegion].map(([findingId, profile]) => ({
+      id: findingId,
+      reason: `The cross-Region inference profile ${profile} sends each call to the model in one of the Regions of its geography, chosen per call, and Bedrock checks the foundation-model ARN of that Region: the Region cannot be named in advance.`,
+    })),
+    ...(textract
+      ? [
+          {
+            id: 'AwsSolutions-IAM5[Resource::*]',
+            reason:
+              'Textract (the textract provider of the configuration) supports no resource-level permissions: textract:AnalyzeDocument can only be granted on "*".',
+          },
+        ]
+      : []),
   ]);
 }

@@ -13,7 +13,7 @@ import { ServiceFunction } from './service-function.js';
 export interface ParseApiProps {
   readonly storage: DocumentStorage;
   readonly stateMachine: sfn.StateMachine;
-  /** Environment shared by the API functions (config values such as limits and prices). */
+  /** Environment shared by the API functions (config values such as limits and thresholds). */
   readonly environment?: Record<string, string>;
   /** @default the route table of `functions/api/routes.ts` */
   readonly routes?: readonly Route[];

@@ -6,16 +6,30 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { PARSE_DOCUMENT_ASL, stages } from '../../functions/pipeline/stages.js';
+import type { ProvidersFile } from '../../functions/providers/provider-config.js';
 import { acknowledge } from './acknowledge.js';
 import type { DocumentStorage } from './document-storage.js';
-import { grantObjects, grantTable } from './grants.js';
+import { grantObjects, grantProviderCalls, grantTable } from './grants.js';
 import { PROJECT_ROOT, ServiceFunction } from './service-function.js';
 
 export interface ParsePipelineProps {
   readonly storage: DocumentStorage;
-  /** Environment shared by the stage functions (config values such as prices and thresholds). */
+  /** Environment shared by the stage functions (config values such as limits and thresholds). */
   readonly environment?: Record<string, string>;
+  /**
+   * The provider configuration the functions run with, for the permissions of the stages that
+   * call providers ({@link PROVIDER_STAGES}): Bedrock models and Textract.
+   * @default - none: the bundled configuration, whose offline engines need no permission
+   */
+  readonly providers?: ProvidersFile;
 }
+
+/**
+ * The stages that call providers: ParsePage parses each page with its tier's chain (and again
+ * one tier up when its confidence is low). Route reads only the breakers' states, and Verify
+ * only the stored page results.
+ */
+export const PROVIDER_STAGES: ReadonlySet<string> = new Set(['ParsePage']);
 
 /** Per-stage settings: the page stage does the parsing and may OCR a dense page. */
 const STAGE_TIMEOUT: Partial<Record<string, Duration>> = {
@@ -54,6 +68,9 @@ export class ParsePipeline extends Construct {
       });
       grantTable(fn, table, 'readWrite');
       grantObjects(fn, bucket, { read: ['uploads/', 'work/'], write: ['work/', 'results/'] });
+      if (props.providers && PROVIDER_STAGES.has(state)) {
+        grantProviderCalls(this, fn, props.providers);
+      }
       functions[state] = fn;
     }
     this.functions = functions;

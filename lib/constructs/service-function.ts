@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -38,6 +38,16 @@ const UNUSED_PACKAGE_PARTS = [
 
 /** Packages only the local runtime loads (embedded DynamoDB, local state machine, file lock). */
 const LOCAL_ONLY_PACKAGES = ['dynalite', 'aws-local-stepfunctions', 'proper-lockfile'];
+
+/** Lambda's limit on a function's environment: 4 KB for all variables, measured as JSON. */
+export const ENVIRONMENT_LIMIT_BYTES = 4096;
+
+/**
+ * Bytes counted for a value known only at deployment (a bucket or table name, a state machine
+ * ARN): generated bucket names have at most 63 characters, generated table names about 60, and
+ * a state machine ARN with its generated name about 150.
+ */
+const DEPLOY_TIME_VALUE_BYTES = 160;
 
 /** The instruction set of every function: the shipped native builds are linux-x64 (glibc). */
 export const ARCHITECTURE = lambda.Architecture.X86_64;
@@ -125,7 +135,38 @@ export class ServiceFunction extends NodejsFunction {
     });
     acknowledge(this, FUNCTION_FINDINGS);
     acknowledge(role, FUNCTION_FINDINGS);
+    // At synth, so that variables added after construction count too.
+    this.node.addValidation({ validate: () => this.#environmentProblems() });
   }
+
+  /** Lambda refuses a deployment whose environment exceeds 4 KB: fail the synth instead. */
+  #environmentProblems(): string[] {
+    const cfn = this.node.defaultChild as lambda.CfnFunction;
+    const resolved = Stack.of(this).resolve(cfn.environment) as
+      { variables?: Record<string, unknown> } | undefined;
+    const variables = Object.fromEntries(
+      Object.entries(resolved?.variables ?? {}).map(([name, value]) => [name, estimated(value)]),
+    );
+    const size = Buffer.byteLength(JSON.stringify(variables));
+    if (size <= ENVIRONMENT_LIMIT_BYTES) return [];
+    const largest = Object.entries(variables)
+      .map(([name, value]) => [name, Buffer.byteLength(JSON.stringify(value))] as const)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([name, bytes]) => `${name} (${String(bytes)} bytes)`);
+    return [
+      `the environment of this function would take ${String(size)} bytes, over Lambda's limit of ${String(ENVIRONMENT_LIMIT_BYTES)} bytes (4 KB, all variables as JSON, counting ${String(DEPLOY_TIME_VALUE_BYTES)} bytes for each name known only at deployment). The largest variables: ${largest.join(', ')}. Shorten the provider configuration (docparse:providers: fewer providers, without optional fields that repeat their defaults) or the values of docparse:env.`,
+    ];
+  }
+}
+
+/** A resolved environment value as a string, deployment-time values counted at their longest. */
+function estimated(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] } | null)?.['Fn::Join'];
+  if (join) return join[1].map(estimated).join(join[0]);
+  return 'x'.repeat(DEPLOY_TIME_VALUE_BYTES);
 }
 
 /** Bundling hooks that ship the engine packages and the PDF worker next to the handler. */

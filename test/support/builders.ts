@@ -111,6 +111,7 @@ export function pageFeatures(overrides: Partial<PageFeatures> = {}): PageFeature
     textCoverage: 0.45,
     imageCoverage: 0,
     ruleCount: 0,
+    tableAlignment: 0,
     columnCount: 1,
     fontCount: 2,
     mathCharRatio: 0,
@@ -120,7 +121,7 @@ export function pageFeatures(overrides: Partial<PageFeatures> = {}): PageFeature
   };
 }
 
-/** Features of a scanned page: no text layer, one full-page image (complexity 0.5). */
+/** Features of a scanned page: no text layer, one full-page image (complexity 0.45). */
 export function scannedPageFeatures(pageNumber: number): PageFeatures {
   return pageFeatures({
     pageNumber,

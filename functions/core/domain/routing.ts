@@ -13,14 +13,23 @@ const clamp01 = (v: number): number => (Number.isFinite(v) ? Math.min(1, Math.ma
  * Complexity of a page in [0, 1] from its measured features: 0 is plain single-column prose with a
  * clean text layer, 1 is a scanned, ruled, multi-column page with math.
  *
- * Weights: missing or untrustworthy text layer 0.35 (garbage share counts towards it), image area
- * 0.15, table evidence from rule lines 0.15, columns 0.1, font variety 0.1, math 0.1, unusual page
- * size 0.05. Shared by the live router and the cost estimate so the two never disagree.
+ * Terms, each in [0, 1], and their weights:
+ * - text layer 0.35: 1 without a usable one (OCR needed), else twice the garbage share plus the
+ *   invisible share (an old OCR layer);
+ * - image area 0.1: the share of the page covered by images;
+ * - tables 0.2: the stronger of rule lines (60 or more count fully) and table-like alignment of
+ *   the text (half the rows or more aligned count fully), so ruled and whitespace tables both
+ *   count;
+ * - columns 0.1: 0 for one, 1 for three or more;
+ * - font variety 0.1: 0 up to two fonts, 1 at twelve;
+ * - math 0.1: 1 when a fifth or more of the characters are set in math fonts;
+ * - unusual page size 0.05: |ln(area / Letter area)| / 3.
+ * Shared by the live router and the cost estimate so the two never disagree.
  */
 export function complexityScore(f: PageFeatures): number {
   const textLayer = f.usableTextLayer ? clamp01(f.garbageRatio * 2 + f.invisibleCharRatio) : 1;
   const images = clamp01(f.imageCoverage);
-  const rules = clamp01(f.ruleCount / 60);
+  const tables = clamp01(Math.max(f.ruleCount / 60, f.tableAlignment * 2));
   const columns = clamp01((f.columnCount - 1) / 2);
   const fonts = clamp01((f.fontCount - 2) / 10);
   const math = clamp01(f.mathCharRatio * 5);
@@ -29,8 +38,8 @@ export function complexityScore(f: PageFeatures): number {
   const oddSize = area > 0 ? clamp01(Math.abs(Math.log(area / letter)) / 3) : 1;
   const score =
     0.35 * textLayer +
-    0.15 * images +
-    0.15 * rules +
+    0.1 * images +
+    0.2 * tables +
     0.1 * columns +
     0.1 * fonts +
     0.1 * math +
@@ -80,6 +89,7 @@ export function featuresWithoutTextLayer(page: {
     garbageRatio: 0,
     textCoverage: 0,
     ruleCount: 0,
+    tableAlignment: 0,
     columnCount: 1,
     fontCount: 0,
     mathCharRatio: 0,

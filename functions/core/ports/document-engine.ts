@@ -27,6 +27,11 @@ export interface PageFeatures {
   imageCoverage: number;
   /** Count of rule lines and rectangle edges (table grid evidence). */
   ruleCount: number;
+  /**
+   * Share of text rows in table-like alignment: three or more pieces separated by wide gaps,
+   * sharing column edges with a neighbouring row (tables without rules, forms). 0 without text.
+   */
+  tableAlignment: number;
   /** Estimated text columns (1, 2, 3...). */
   columnCount: number;
   /** Distinct fonts used on the page. */

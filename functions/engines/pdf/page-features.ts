@@ -1,4 +1,5 @@
 import type { PageFeatures } from '../../core/ports/document-engine.js';
+import { tableAlignment } from '../layout/alignment.js';
 import { estimateColumns } from '../layout/columns.js';
 import type { Rect } from '../layout/types.js';
 import type { ExtractedPage } from './page-text.js';
@@ -58,6 +59,7 @@ export const pageFeatures = (page: ExtractedPage): PageFeatures => {
     textCoverage,
     imageCoverage,
     ruleCount: stats.ruleCount,
+    tableAlignment: chars === 0 ? 0 : tableAlignment(text.runs),
     columnCount: chars === 0 ? 1 : estimateColumns(text),
     fontCount: stats.fonts.length,
     mathCharRatio: chars === 0 ? 0 : stats.mathChars / chars,

@@ -28,13 +28,13 @@ describe('complexityScore', () => {
     expect(score).toBe(0.35);
   });
 
-  it('scores a full-page scan at 0.5 (text layer plus image coverage)', () => {
+  it('scores a full-page scan at 0.45 (text layer plus image coverage)', () => {
     // Arrange
     const features = scannedPageFeatures(1);
     // Act
     const score = complexityScore(features);
     // Assert
-    expect(score).toBe(0.5);
+    expect(score).toBe(0.45);
   });
 
   it('counts the garbage share of a usable text layer twice towards the text-layer weight', () => {
@@ -48,14 +48,16 @@ describe('complexityScore', () => {
 
   it('weights tables, columns, fonts and math by their documented shares', () => {
     // Arrange
-    const tables = pageFeatures({ ruleCount: 60 });
+    const ruled = pageFeatures({ ruleCount: 60 });
+    const aligned = pageFeatures({ tableAlignment: 0.5 });
+    const halfAligned = pageFeatures({ tableAlignment: 0.25 });
     const columns = pageFeatures({ columnCount: 3 });
     const fonts = pageFeatures({ fontCount: 12 });
     const math = pageFeatures({ mathCharRatio: 0.2 });
     // Act
-    const scores = [tables, columns, fonts, math].map(complexityScore);
-    // Assert
-    expect(scores).toEqual([0.15, 0.1, 0.1, 0.1]);
+    const scores = [ruled, aligned, halfAligned, columns, fonts, math].map(complexityScore);
+    // Assert: rule lines and whitespace alignment are two kinds of table evidence.
+    expect(scores).toEqual([0.2, 0.2, 0.1, 0.1, 0.1, 0.1]);
   });
 
   it('reaches 1 for a scanned, ruled, multi-column page with math on an unknown page size', () => {

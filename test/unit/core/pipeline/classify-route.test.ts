@@ -59,7 +59,7 @@ describe('classify', () => {
     expect(output).toEqual({ requestId: record.id });
     const inspection = await readInspection(world.objects, record.id);
     expect(inspection.pages.map((p) => p.pageNumber)).toEqual([1, 2, 3]);
-    expect(inspection.complexity).toEqual({ 1: 0, 2: 0.5, 3: 0.7 });
+    expect(inspection.complexity).toEqual({ 1: 0, 2: 0.45, 3: 0.7 });
     expect(inspection.profile).toEqual({ bodyFontSize: 11 });
     expect(world.objects.contentTypeOf(`work/${record.id}/inspection.json`)).toBe(
       'application/json',
@@ -76,7 +76,7 @@ describe('classify', () => {
     const events = await eventsOf(world.events, record.id);
     expect(events.filter((e) => e.event === 'classify.page')).toEqual([
       { event: 'classify.page', page: 1, complexity: 0 },
-      { event: 'classify.page', page: 2, complexity: 0.5 },
+      { event: 'classify.page', page: 2, complexity: 0.45 },
       { event: 'classify.page', page: 3, complexity: 0.7 },
     ]);
   });
@@ -147,7 +147,7 @@ describe('route', () => {
     });
     expect((await world.requests.get(record.id))?.routes).toEqual([
       { pageNumber: 1, complexity: 0, tier: 'fast', provider: 'pdf-text' },
-      { pageNumber: 2, complexity: 0.5, tier: 'pro', provider: 'ocr' },
+      { pageNumber: 2, complexity: 0.45, tier: 'pro', provider: 'ocr' },
       { pageNumber: 3, complexity: 0.7, tier: 'pro', provider: 'ocr' },
     ]);
   });
