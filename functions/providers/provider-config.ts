@@ -166,6 +166,17 @@ export function parseProvidersConfig(
   };
 }
 
+/** Providers whose answers a generative model writes (see `ProviderCapability.generative`). */
+export function isGenerative(kind: ProviderKind): boolean {
+  return (
+    kind === 'openai-compatible' ||
+    kind === 'anthropic' ||
+    kind === 'gemini' ||
+    kind === 'bedrock-converse' ||
+    kind === 'mistral-ocr'
+  );
+}
+
 /** Providers that read the PDF text layer cannot parse pages without a usable one. */
 export function needsTextLayer(kind: ProviderKind): boolean {
   return kind === 'local-text';

@@ -10,6 +10,7 @@ import { GeminiProvider } from './gemini.js';
 import { MistralOcrProvider } from './mistral-ocr.js';
 import { OpenAiCompatibleProvider } from './openai-compatible.js';
 import {
+  isGenerative,
   needsTextLayer,
   type ConfiguredProvider,
   type ProvidersConfig,
@@ -51,6 +52,7 @@ export function buildProviderRegistry(
       config.tiers[tier].providers.map((id) => ({
         id,
         needsTextLayer: needsTextLayer(configured(id).kind),
+        generative: isGenerative(configured(id).kind),
       })),
     );
   }

@@ -234,13 +234,19 @@ export class FakePageProvider implements PageProvider {
  * Providers charge nothing unless `entries` give a price.
  */
 export function providerRegistry(
-  entries: { provider: PageProvider; needsTextLayer: boolean; price?: ProviderPrice }[],
+  entries: {
+    provider: PageProvider;
+    needsTextLayer: boolean;
+    generative?: boolean;
+    price?: ProviderPrice;
+  }[],
   chains: Partial<Record<Tier, readonly string[]>> = {},
 ): ProviderRegistry {
   const byId = new Map(entries.map((e) => [e.provider.id, e]));
   const all: ProviderCapability[] = entries.map((e) => ({
     id: e.provider.id,
     needsTextLayer: e.needsTextLayer,
+    generative: e.generative ?? false,
   }));
   return {
     get(id) {
@@ -251,7 +257,11 @@ export function providerRegistry(
     chain(tier) {
       const ids = chains[tier];
       if (!ids) return all;
-      return ids.map((id) => ({ id, needsTextLayer: byId.get(id)?.needsTextLayer ?? false }));
+      return ids.map((id) => ({
+        id,
+        needsTextLayer: byId.get(id)?.needsTextLayer ?? false,
+        generative: byId.get(id)?.generative ?? false,
+      }));
     },
     ids() {
       const listed = [...all.map((c) => c.id), ...Object.values(chains).flat()];

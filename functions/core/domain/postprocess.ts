@@ -104,20 +104,25 @@ export function postprocessDocument(
 
 /**
  * The steps of {@link postprocessDocument} that need only the page itself, for the pipeline's
- * page stage (which has the page's evidence): fence, repetition loops and repeated blocks, list
- * markers (or plain paragraphs with `maintainFormat: false`), and unsupported sentences. Heading
- * levels, which need the whole document, are made consistent later by {@link renumberHeadings}.
+ * page stage (which has the page's evidence): the fence and the repetition loops (only for
+ * answers of generative models, `generative`: in a transcription of the text layer or of OCR, a
+ * repeated passage is on the page), list markers (or plain paragraphs with
+ * `maintainFormat: false`), and unsupported sentences. Heading levels, which need the whole
+ * document, are made consistent later by {@link renumberHeadings}.
  */
 export function postprocessPage(
   page: PostprocessInputPage,
-  options: { maintainFormat: boolean },
+  options: { maintainFormat: boolean; generative: boolean },
 ): PostprocessedPage {
   const warnings: PostprocessWarning[] = [];
-  const fence = stripWrappingFence(page.markdown.replace(/\r\n?/g, '\n'), page.pageNumber);
-  if (fence.warning) warnings.push(fence.warning);
-  const deduplicated = removeDuplicateRegions(fence.markdown, page.pageNumber);
-  if (deduplicated.warning) warnings.push(deduplicated.warning);
-  let markdown = deduplicated.markdown;
+  let markdown = page.markdown.replace(/\r\n?/g, '\n');
+  if (options.generative) {
+    const fence = stripWrappingFence(markdown, page.pageNumber);
+    if (fence.warning) warnings.push(fence.warning);
+    const deduplicated = removeDuplicateRegions(fence.markdown, page.pageNumber);
+    if (deduplicated.warning) warnings.push(deduplicated.warning);
+    markdown = deduplicated.markdown;
+  }
   if (options.maintainFormat) {
     const lists = normalizeLists(markdown, page.pageNumber);
     if (lists.warning) warnings.push(lists.warning);

@@ -16,6 +16,13 @@ import {
 /** How long a breaker call may take before it is given up (the call then fails open). */
 const DEFAULT_STORE_TIMEOUT_MS = 1_000;
 
+/**
+ * How long this process trusts the last record it saw of a healthy breaker (CLOSED, no recent
+ * failure) without reading the store again. Another process's failures then reach this one at
+ * most this late; busy providers save two store round trips per call.
+ */
+const DEFAULT_HEALTHY_CACHE_MS = 1_000;
+
 /** A store call that failed or took too long. */
 const GAVE_UP = Symbol('gave up');
 
@@ -39,21 +46,42 @@ export class ProviderBreakers {
   readonly #policy: BreakerPolicy;
   readonly #clock: Clock;
   readonly #storeTimeoutMs: number;
+  readonly #healthyCacheMs: number;
+  /** The last record seen of each healthy breaker, and when (clock ms). */
+  readonly #healthy = new Map<string, number>();
 
   /**
    * @param options.storeTimeoutMs longest wait for the store on one call before failing open
    *   (default 1000 ms). A write still in flight then may land later; it is a valid transition.
+   * @param options.healthyCacheMs how long a breaker seen CLOSED without failures is trusted
+   *   without reading the store (default 1000 ms; 0 reads the store on every call).
    */
   constructor(
     store: BreakerStore,
     policy: BreakerPolicy = DEFAULT_BREAKER_POLICY,
     clock: Clock = { now: () => new Date() },
-    options: { storeTimeoutMs?: number } = {},
+    options: { storeTimeoutMs?: number; healthyCacheMs?: number } = {},
   ) {
     this.#store = store;
     this.#policy = policy;
     this.#clock = clock;
     this.#storeTimeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+    this.#healthyCacheMs = options.healthyCacheMs ?? DEFAULT_HEALTHY_CACHE_MS;
+  }
+
+  /** True while the breaker was last seen CLOSED without failures, within the cache time. */
+  #knownHealthy(id: string, now: number): boolean {
+    const seenAt = this.#healthy.get(id);
+    return seenAt !== undefined && now - seenAt < this.#healthyCacheMs;
+  }
+
+  /** Remembers whether the record the store answered is a healthy breaker. */
+  #observe(id: string, record: BreakerRecord | undefined, now: number): void {
+    if (record && record.state === 'CLOSED' && record.consecutiveFailures === 0) {
+      this.#healthy.set(id, now);
+    } else {
+      this.#healthy.delete(id);
+    }
   }
 
   /** The observed state and health of each provider in `ids` (spec §2, ProviderStatus). */
@@ -80,6 +108,7 @@ export class ProviderBreakers {
    */
   async tryAcquire(id: string): Promise<boolean> {
     const now = this.#clock.now().getTime();
+    if (this.#knownHealthy(id, now)) return true;
     let allowed = true;
     const written = await this.#attempt(
       this.#store.update(id, (current) => {
@@ -88,28 +117,37 @@ export class ProviderBreakers {
         return worthWriting(current, decision.next, this.#policy) ? decision.next : null;
       }),
     );
+    if (written !== GAVE_UP) this.#observe(id, written, now);
     return written === GAVE_UP || allowed;
   }
 
   /** Records a successful call to provider `id`: a probe's success closes the circuit. */
   async succeeded(id: string): Promise<void> {
     const now = this.#clock.now().getTime();
-    await this.#change(id, (record) => recordSuccess(record, now));
+    // A success on a healthy breaker changes nothing worth a write.
+    if (this.#knownHealthy(id, now)) return;
+    await this.#change(id, now, (record) => recordSuccess(record, now));
   }
 
   /** Records a failed call to provider `id`; enough of them in a row open the circuit. */
   async failed(id: string, reason: string): Promise<void> {
     const now = this.#clock.now().getTime();
-    await this.#change(id, (record) => recordFailure(record, this.#policy, now, reason));
+    this.#healthy.delete(id);
+    await this.#change(id, now, (record) => recordFailure(record, this.#policy, now, reason));
   }
 
-  async #change(id: string, transition: (record: BreakerRecord) => BreakerRecord): Promise<void> {
-    await this.#attempt(
+  async #change(
+    id: string,
+    now: number,
+    transition: (record: BreakerRecord) => BreakerRecord,
+  ): Promise<void> {
+    const written = await this.#attempt(
       this.#store.update(id, (current) => {
         const next = transition(current ?? initialBreaker(id));
         return worthWriting(current, next, this.#policy) ? next : null;
       }),
     );
+    if (written !== GAVE_UP) this.#observe(id, written, now);
   }
 
   /** The store's answer, or GAVE_UP when it rejects or takes longer than the timeout. */

@@ -59,6 +59,12 @@ export interface ProviderCapability {
   id: string;
   /** The provider reads the PDF text layer and cannot parse pages without a usable one. */
   needsTextLayer: boolean;
+  /**
+   * The provider writes its answer with a generative model (vision LLMs): its Markdown may be
+   * wrapped in a fence or loop, which post-processing repairs. Engines that transcribe what is
+   * on the page (text layer, OCR, Textract) are left as they are: a repetition there is real.
+   */
+  generative?: boolean;
 }
 
 /**

@@ -79,7 +79,7 @@ function aRuntime(): ProviderRuntime & { text: FakePageProvider; ocr: FakePagePr
 }
 
 describe('buildProviderRegistry', () => {
-  it('gives each tier its chain in order, marking the text-layer provider', () => {
+  it('gives each tier its chain in order, marking the text-layer and the generative providers', () => {
     // Arrange
     const registry = buildProviderRegistry(aConfig(), undefined);
     // Act
@@ -91,16 +91,16 @@ describe('buildProviderRegistry', () => {
     // Assert
     expect(chains).toEqual({
       fast: [
-        { id: 'local-text', needsTextLayer: true },
-        { id: 'ocr', needsTextLayer: false },
+        { id: 'local-text', needsTextLayer: true, generative: false },
+        { id: 'ocr', needsTextLayer: false, generative: false },
       ],
       pro: [
-        { id: 'vision', needsTextLayer: false },
-        { id: 'ocr', needsTextLayer: false },
+        { id: 'vision', needsTextLayer: false, generative: true },
+        { id: 'ocr', needsTextLayer: false, generative: false },
       ],
       premium: [
-        { id: 'claude', needsTextLayer: false },
-        { id: 'vision', needsTextLayer: false },
+        { id: 'claude', needsTextLayer: false, generative: true },
+        { id: 'vision', needsTextLayer: false, generative: true },
       ],
     });
   });

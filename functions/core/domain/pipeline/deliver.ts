@@ -1,14 +1,16 @@
 import type { ProgressSink } from '../../ports/event-log.js';
-import type { ParseResponse, Tier } from '../schemas.js';
+import type { Page, ParseResponse, Tier } from '../schemas.js';
 import { detectDocumentType } from '../document-type.js';
+import { renumberHeadings } from '../postprocess.js';
 import { readInspection } from './classify.js';
 import { loadRequest } from './load-request.js';
 import { readCheckpoints } from './parse-page.js';
 import { workKeys, type PipelinePorts, type StageInput } from './pipeline-ports.js';
 
 /**
- * Deliver: assembles the ParseResponse from the page checkpoints and the document type (from
- * the pages' measured features, see `detectDocumentType`), stores it under
+ * Deliver: assembles the ParseResponse from the page checkpoints, with heading levels made
+ * consistent across pages (`heading_renumbered`, unless `maintain_format` is false), and the
+ * document type (from the pages' measured features, see `detectDocumentType`), stores it under
  * `results/<tenant>/<id>.json` (and the joined Markdown as `.md`), and marks the request
  * completed. Warnings are kept in the stored result; the API drops them unless
  * `include_warnings` is set.
@@ -21,10 +23,11 @@ export async function deliver(
   progress: ProgressSink,
 ): Promise<{ requestId: string }> {
   const record = await loadRequest(ports.requests, input.requestId);
-  const [pages, inspection] = await Promise.all([
+  const [checkpoints, inspection] = await Promise.all([
     readCheckpoints(ports, input.requestId),
     readInspection(ports.objects, input.requestId),
   ]);
+  const pages = record.options.maintain_format ? withConsistentHeadings(checkpoints) : checkpoints;
   const pagesByTier: Record<Tier, number> = { fast: 0, pro: 0, premium: 0 };
   let cost = 0;
   for (const page of pages) {
@@ -84,4 +87,20 @@ export async function deliver(
   });
   progress.emit({ event: 'result.final', result_key: resultKey });
   return { requestId: input.requestId };
+}
+
+/** The pages with heading levels consistent across the document, and a warning where changed. */
+function withConsistentHeadings(pages: Page[]): Page[] {
+  const headings = renumberHeadings(
+    pages.map((p) => ({ pageNumber: p.page_number, markdown: p.content_markdown })),
+  );
+  return pages.map((page, k) => {
+    const heading = headings[k];
+    if (!heading?.warning) return page;
+    return {
+      ...page,
+      content_markdown: heading.markdown,
+      warnings: [...(page.warnings ?? []), heading.warning],
+    };
+  });
 }

@@ -83,7 +83,10 @@ export async function parsePage(
   // Fences, repetition loops, list markers (or plain paragraphs), unsupported sentences.
   const cleaned = postprocessPage(
     { pageNumber: page.page_number, markdown: page.content_markdown, evidenceText: evidence },
-    { maintainFormat: record.options.maintain_format },
+    {
+      maintainFormat: record.options.maintain_format,
+      generative: isGenerative(ports.providers, page.provider),
+    },
   );
   page = { ...page, content_markdown: cleaned.markdown, warnings: cleaned.warnings };
 
@@ -94,6 +97,13 @@ export async function parsePage(
     confidence: Math.round(meanScore(page) * 1000) / 1000,
   });
   return { pageNumber: input.pageNumber };
+}
+
+/** Whether a generative model writes the provider's answers (any tier's chain says so). */
+function isGenerative(providers: PipelinePorts['providers'], id: string): boolean {
+  return (['fast', 'pro', 'premium'] as const).some((tier) =>
+    providers.chain(tier).some((p) => p.id === id && p.generative === true),
+  );
 }
 
 /** A provider's answer for the page, and which provider gave it. */

@@ -1,4 +1,3 @@
-import { renumberHeadings } from '../postprocess.js';
 import type { PostprocessWarning } from '../schemas.js';
 import { loadRequest } from './load-request.js';
 import { readCheckpoints, writeCheckpoint } from './parse-page.js';
@@ -8,16 +7,15 @@ import type { PipelinePorts, StageInput } from './pipeline-ports.js';
 export const HALLUCINATION_THRESHOLD = 0.6;
 
 /**
- * Verify: the document-wide checks, once every page is parsed (the page stage has already
- * cleaned each page and flagged its unsupported sentences):
- * - heading levels made consistent across pages (`heading_renumbered`), unless
- *   `maintain_format` is false (then there are no headings);
- * - `potential_hallucination` for a page whose verbatim score is under
- *   {@link HALLUCINATION_THRESHOLD} when no sentence-level warning flagged it already: the page
- *   as a whole differs from its independent evidence.
- * Records `vlm_processing_ms` (since routing ended) and `verification_ms`.
+ * Verify: the checks once every page is parsed (the page stage has already cleaned each page,
+ * flagged its unsupported sentences and re-routed low-confidence pages):
+ * `potential_hallucination` for a page whose verbatim score is under
+ * {@link HALLUCINATION_THRESHOLD} when no sentence-level warning flagged it already: the page
+ * as a whole differs from its independent evidence. Records `vlm_processing_ms` (since routing
+ * ended) and `verification_ms`. Heading levels across pages are made consistent by Deliver,
+ * which assembles the document.
  *
- * Safe to retry: heading renumbering is idempotent and warnings are replaced, not appended twice.
+ * Safe to retry: a warning is added only when absent.
  */
 export async function verify(
   input: StageInput,
@@ -26,39 +24,23 @@ export async function verify(
   const started = ports.clock.now().getTime();
   const record = await loadRequest(ports.requests, input.requestId);
   const pages = await readCheckpoints(ports, input.requestId);
-  const headings = record.options.maintain_format
-    ? renumberHeadings(
-        pages.map((p) => ({ pageNumber: p.page_number, markdown: p.content_markdown })),
-      )
-    : pages.map((p) => ({ markdown: p.content_markdown, warning: null }));
-  for (const [k, page] of pages.entries()) {
-    const heading = headings[k] ?? { markdown: page.content_markdown, warning: null };
-    const previous = page.warnings ?? [];
-    const warnings: PostprocessWarning[] = previous.filter(
-      (w) => w.kind !== 'heading_renumbered' || heading.warning === null,
-    );
-    if (heading.warning && !previous.some((w) => w.kind === 'heading_renumbered')) {
-      warnings.push(heading.warning);
-    }
+  for (const page of pages) {
+    const warnings: PostprocessWarning[] = page.warnings ?? [];
     if (
       page.confidence.verbatim_score < HALLUCINATION_THRESHOLD &&
       !warnings.some((w) => w.kind === 'potential_hallucination')
     ) {
-      warnings.push({
-        kind: 'potential_hallucination',
-        severity: 'warn',
-        page_number: page.page_number,
-        detail: `verbatim score ${page.confidence.verbatim_score} is below ${HALLUCINATION_THRESHOLD}: the page text differs from the independent evidence`,
-      });
-    }
-    if (
-      heading.markdown !== page.content_markdown ||
-      JSON.stringify(warnings) !== JSON.stringify(previous)
-    ) {
       await writeCheckpoint(ports, input.requestId, {
         ...page,
-        content_markdown: heading.markdown,
-        warnings,
+        warnings: [
+          ...warnings,
+          {
+            kind: 'potential_hallucination',
+            severity: 'warn',
+            page_number: page.page_number,
+            detail: `verbatim score ${page.confidence.verbatim_score} is below ${HALLUCINATION_THRESHOLD}: the page text differs from the independent evidence`,
+          },
+        ],
       });
     }
   }

@@ -287,3 +287,57 @@ describe('ProviderBreakers', () => {
     });
   });
 });
+
+describe('ProviderBreakers: the healthy-breaker cache', () => {
+  it('lets calls to a healthy provider through without the store for healthyCacheMs', async () => {
+    // Arrange
+    const { store, clock, breakers } = setUp();
+    await breakers.tryAcquire('a');
+    await breakers.succeeded('a');
+    store.failure = new Error('store down');
+    const failingStoreCalls = { count: 0 };
+    const update = store.update.bind(store);
+    store.update = (...args) => {
+      failingStoreCalls.count++;
+      return update(...args);
+    };
+    // Act: within the cache time, then after it.
+    clock.at += 500;
+    const cached = await breakers.tryAcquire('a');
+    await breakers.succeeded('a');
+    const callsWhileCached = failingStoreCalls.count;
+    clock.at += 1_000;
+    await breakers.tryAcquire('a');
+    // Assert
+    expect(cached).toBe(true);
+    expect(callsWhileCached).toBe(0);
+    expect(failingStoreCalls.count).toBe(1);
+  });
+
+  it("sees another process's opening of the circuit once the cache time is over", async () => {
+    // Arrange: two processes on one store.
+    const { store, clock, breakers } = setUp();
+    const other = new ProviderBreakers(store, POLICY, clock);
+    await breakers.tryAcquire('a');
+    await breakers.succeeded('a');
+    await open(other, 'a');
+    // Act
+    const stillCached = await breakers.tryAcquire('a');
+    clock.at += 1_000;
+    const afterCache = await breakers.tryAcquire('a');
+    // Assert
+    expect(stillCached).toBe(true);
+    expect(afterCache).toBe(false);
+  });
+
+  it('never caches past a failure of its own', async () => {
+    // Arrange
+    const { breakers } = setUp();
+    await breakers.tryAcquire('a');
+    await breakers.succeeded('a');
+    // Act
+    await open(breakers, 'a');
+    // Assert
+    expect(await breakers.tryAcquire('a')).toBe(false);
+  });
+});

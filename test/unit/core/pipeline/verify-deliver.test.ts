@@ -18,6 +18,7 @@ import {
   FakePageProvider,
   T0,
   aPipeline,
+  aProviderResult,
   aStoredRequest,
   eventsOf,
   pageFeatures,
@@ -25,6 +26,7 @@ import {
   type PipelineOptions,
   type PipelineWorld,
   progressTo,
+  providerRegistry,
 } from '../../../support/builders.js';
 
 /** Runs Ingest to ParsePage, advancing the clock by `stepMs` after each stage. */
@@ -99,12 +101,13 @@ describe('verify', () => {
     expect(page?.warnings).toEqual([]);
   });
 
-  it('removes a long paragraph repeated on the page and flags duplicate_region', async () => {
+  it('removes a long paragraph a vision model repeated and flags duplicate_region', async () => {
     // Arrange
     const paragraph = 'This paragraph is long enough to count as a region of the page.';
     const markdown = `${paragraph}\n\n${paragraph}`;
+    const vlm = new FakePageProvider('vlm', { markdown, evidenceText: markdown });
     const { world, requestId } = await parsed({
-      textProvider: new FakePageProvider('pdf-text', { markdown, evidenceText: markdown }),
+      providers: providerRegistry([{ provider: vlm, needsTextLayer: false, generative: true }]),
     });
     // Act
     await verify({ requestId }, world);
@@ -119,6 +122,21 @@ describe('verify', () => {
       },
     ]);
     expect(page?.content_markdown).toBe(paragraph);
+  });
+
+  it('keeps a paragraph the text layer itself repeats', async () => {
+    // Arrange: a transcription of the page (not a generative model) repeats what is printed.
+    const paragraph = 'This paragraph is long enough to count as a region of the page.';
+    const markdown = `${paragraph}\n\n${paragraph}`;
+    const { world, requestId } = await parsed({
+      textProvider: new FakePageProvider('pdf-text', { markdown, evidenceText: markdown }),
+    });
+    // Act
+    await verify({ requestId }, world);
+    // Assert
+    const [page] = await readCheckpoints(world, requestId);
+    expect(page?.warnings).toEqual([]);
+    expect(page?.content_markdown).toBe(markdown);
   });
 
   it('does not flag short repeated blocks', async () => {
@@ -165,6 +183,33 @@ describe('verify', () => {
 });
 
 describe('deliver', () => {
+  it('makes heading levels consistent across pages and says so on the pages it changed', async () => {
+    // Arrange: page 1 opens with a level-1 title, page 2 jumps to level 3.
+    const provider = new FakePageProvider('pdf-text', (request) =>
+      aProviderResult({
+        markdown:
+          request.pageNumber === 1
+            ? '# Annual report\n\nRevenue grew in every region this year.'
+            : '### Outlook\n\nWe expect growth to continue.',
+        evidenceText: null,
+      }),
+    );
+    const { world, requestId } = await parsed({
+      textProvider: provider,
+      engine: new FakeDocumentEngine({ pageCount: 2 }),
+    });
+    await verify({ requestId }, world);
+    // Act
+    await deliver({ requestId }, world, progressTo(world.events, requestId));
+    // Assert
+    const response = ParseResponse.parse(
+      await resultOf(world, `results/tenant-a/${requestId}.json`),
+    );
+    expect(response.pages[1]?.content_markdown).toBe('## Outlook\n\nWe expect growth to continue.');
+    expect(response.pages[1]?.warnings?.map((w) => w.kind)).toEqual(['heading_renumbered']);
+    expect(response.pages[0]?.warnings).toEqual([]);
+  });
+
   const threePages = (): PipelineOptions => ({
     engine: new FakeDocumentEngine({
       pageCount: 3,
