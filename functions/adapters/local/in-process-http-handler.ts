@@ -63,7 +63,14 @@ export class InProcessHttpHandler implements RequestHandler<HttpRequest, HttpRes
       }
       const body = request.body as string | Uint8Array | undefined;
       if (body !== undefined) {
-        incoming.emit('data', Buffer.from(body));
+        // A view on the bytes, not Buffer.from(body): the SDK's JSON bodies are Uint8Array
+        // subclasses whose valueOf() decodes them to a string (with a deprecation warning).
+        incoming.emit(
+          'data',
+          typeof body === 'string'
+            ? Buffer.from(body)
+            : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+        );
       }
       incoming.emit('end');
     });
