@@ -65,6 +65,10 @@ export async function route(
       page: r.pageNumber,
       tier: r.tier,
       provider: r.provider,
+      // Beyond the spec's fields: the score and thresholds the tier was chosen by.
+      complexity: r.complexity,
+      fast_ceiling: ports.settings.thresholds.fastCeiling,
+      pro_ceiling: ports.settings.thresholds.proCeiling,
     });
   }
   const now = ports.clock.now().getTime();

@@ -18,6 +18,9 @@ import {
   progressTo,
 } from '../../../support/builders.js';
 
+/** The thresholds of the default settings, as route.page reports them. */
+const CEILINGS = { fast_ceiling: 0.35, pro_ceiling: 0.7 };
+
 /** Page 1 clean prose, page 2 scanned, page 3 a dense ruled two-column page with math. */
 const mixedEngine = () =>
   new FakeDocumentEngine({
@@ -152,7 +155,7 @@ describe('route', () => {
     ]);
   });
 
-  it('emits route.page with tier and provider for each page', async () => {
+  it('emits route.page with tier, provider, complexity and thresholds for each page', async () => {
     // Arrange
     const world = aPipeline({ engine: mixedEngine() });
     const record = await classified(world);
@@ -161,9 +164,16 @@ describe('route', () => {
     // Assert
     const events = await eventsOf(world.events, record.id);
     expect(events.filter((e) => e.event === 'route.page')).toEqual([
-      { event: 'route.page', page: 1, tier: 'fast', provider: 'pdf-text' },
-      { event: 'route.page', page: 2, tier: 'pro', provider: 'ocr' },
-      { event: 'route.page', page: 3, tier: 'pro', provider: 'ocr' },
+      {
+        event: 'route.page',
+        page: 1,
+        tier: 'fast',
+        provider: 'pdf-text',
+        complexity: 0,
+        ...CEILINGS,
+      },
+      { event: 'route.page', page: 2, tier: 'pro', provider: 'ocr', complexity: 0.45, ...CEILINGS },
+      { event: 'route.page', page: 3, tier: 'pro', provider: 'ocr', complexity: 0.7, ...CEILINGS },
     ]);
   });
 
