@@ -56,12 +56,14 @@ export async function parsePage(
     routeOf.provider,
     usableTextLayer,
   );
+  const secondEngine = record.options.enable_verification !== false;
   const first = await parseWithFailover(ports, routeOf.tier, candidates, request);
   let { page, evidence } = await toPage(ports, first, {
     tier: routeOf.tier,
     request,
     usableTextLayer,
     textLayerQuality,
+    secondEngine,
     latencyMs: ports.clock.now().getTime() - started,
   });
 
@@ -74,6 +76,7 @@ export async function parsePage(
         request,
         usableTextLayer,
         textLayerQuality,
+        secondEngine,
         threshold: verification.reRouteBelow,
         started,
       },
@@ -175,15 +178,18 @@ async function toPage(
     request: PageParseRequest;
     usableTextLayer: boolean;
     textLayerQuality: number;
+    /** Check a generative model's answer on a scan against a second engine (verification on). */
+    secondEngine: boolean;
     latencyMs: number;
   },
 ): Promise<ScoredPage> {
   const { result } = attempt;
   const evidence =
     result.evidenceText ??
-    (context.usableTextLayer
-      ? await textLayerEvidence(ports, context.request, attempt.passedOver)
-      : null);
+    (await independentEvidence(ports, context.request, attempt, {
+      usableTextLayer: context.usableTextLayer,
+      secondEngine: context.secondEngine,
+    }));
   const width = Math.max(1, Math.round(result.width));
   const height = Math.max(1, Math.round(result.height));
   const tokens = { input_tokens: result.tokens.input, output_tokens: result.tokens.output };
@@ -220,25 +226,37 @@ interface ScoredPage {
 }
 
 /**
- * The page's PDF text layer as independent evidence for a provider that does not read it (a
- * vision model, OCR): from the first configured text-layer provider, or null when there is none,
- * it failed or was open for this page already, or it fails now (the score then falls back to the
- * recognition confidence).
+ * Independent evidence for the page's scores, for a provider that gives none itself:
+ * - on a page with a usable text layer, the text layer, from the first configured text-layer
+ *   provider;
+ * - on a page without one (a scan), when `secondEngine` is set and the answer came from a
+ *   generative model, the text of a second engine: the first configured provider that neither
+ *   reads the text layer nor generates (offline OCR, Textract).
+ * Null when there is no such provider, it failed or was open for this page already, or it fails
+ * now (the scores then fall back to the recognition confidence).
  */
-async function textLayerEvidence(
+async function independentEvidence(
   ports: Pick<PipelinePorts, 'providers' | 'breakers'>,
   request: PageParseRequest,
-  passedOver: readonly string[],
+  attempt: Attempt,
+  options: { usableTextLayer: boolean; secondEngine: boolean },
 ): Promise<string | null> {
-  const reader = (['fast', 'pro', 'premium'] as const)
-    .flatMap((tier) => ports.providers.chain(tier))
-    .find((p) => p.needsTextLayer);
-  if (!reader || passedOver.includes(reader.id)) return null;
+  const all = (['fast', 'pro', 'premium'] as const).flatMap((tier) => ports.providers.chain(tier));
+  const producer = all.find((p) => p.id === attempt.providerId);
+  let reader: ProviderCapability | undefined;
+  if (options.usableTextLayer) {
+    reader = all.find((p) => p.needsTextLayer);
+  } else if (options.secondEngine && producer?.generative === true) {
+    reader = all.find((p) => !p.needsTextLayer && p.generative !== true);
+  }
+  if (!reader || reader.id === attempt.providerId || attempt.passedOver.includes(reader.id)) {
+    return null;
+  }
   if (ports.breakers && !(await ports.breakers.tryAcquire(reader.id))) return null;
   try {
-    const evidence = (await ports.providers.get(reader.id).parsePage(request)).evidenceText;
+    const answer = await ports.providers.get(reader.id).parsePage(request);
     await ports.breakers?.succeeded(reader.id);
-    return evidence;
+    return answer.evidenceText ?? (options.usableTextLayer ? null : plainText(answer.markdown));
   } catch (error) {
     if (error instanceof ProviderUnavailableError) {
       await ports.breakers?.failed(reader.id, error.message);
@@ -280,6 +298,7 @@ async function reRoute(
     request: PageParseRequest;
     usableTextLayer: boolean;
     textLayerQuality: number;
+    secondEngine: boolean;
     threshold: number;
     started: number;
   },
@@ -317,6 +336,7 @@ async function reRoute(
       request: context.request,
       usableTextLayer: context.usableTextLayer,
       textLayerQuality: context.textLayerQuality,
+      secondEngine: context.secondEngine,
       latencyMs: ports.clock.now().getTime() - context.started,
     });
   } catch (error) {

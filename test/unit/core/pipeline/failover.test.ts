@@ -16,6 +16,7 @@ import { route } from '../../../../functions/core/domain/pipeline/route.js';
 import type { ParseOptions } from '../../../../functions/core/domain/request.js';
 import { aBreakerRecord } from '../../../contract/breaker-store.contract.js';
 import {
+  FakeDocumentEngine,
   FakePageProvider,
   aPipeline,
   aProviderResult,
@@ -23,6 +24,7 @@ import {
   parseOptions,
   progressTo,
   providerRegistry,
+  scannedPageFeatures,
   type PipelineOptions,
   type PipelineWorld,
 } from '../../../support/builders.js';
@@ -285,5 +287,56 @@ describe('verification: re-routing low-confidence pages one tier up', () => {
     expect(page.re_routed).toBe(false);
     expect(page.re_route_result).toMatchObject({ kept: 'original', to: null });
     expect(String(page.re_route_result?.outcome)).toMatch(/no other provider of the pro tier/);
+  });
+});
+
+describe('independent evidence for the scores', () => {
+  const scanned = () =>
+    new FakeDocumentEngine({ pageCount: 1, features: () => scannedPageFeatures(1) });
+  const vlmAndOcr = (markdown: string) => {
+    const vlm = new FakePageProvider('vlm', { markdown, evidenceText: null, ocrScore: 0.97 });
+    const ocr = new FakePageProvider('ocr', {
+      markdown: 'Revenue grew in every region this year.',
+      evidenceText: null,
+      ocrScore: 0.9,
+    });
+    const providers = providerRegistry([
+      { provider: vlm, needsTextLayer: false, generative: true },
+      { provider: ocr, needsTextLayer: false },
+    ]);
+    return { vlm, ocr, providers };
+  };
+
+  it("checks a vision model's answer on a scan against a second engine", async () => {
+    // Arrange: the model invents a sentence the OCR engine does not read on the page.
+    const { ocr, providers } = vlmAndOcr('Dragons guard the quarterly figures in the north.');
+    const { world, requestId } = await routed(
+      { providers, engine: scanned() },
+      { enable_verification: null },
+    );
+    // Act
+    await parseFirstPage(world, requestId);
+    // Assert: the verbatim score measured the model against the OCR text, not its own 0.97,
+    // so the page went to the next tier, where the OCR answer was kept.
+    const page = await firstPage(world, requestId);
+    expect(ocr.calls.length).toBeGreaterThanOrEqual(1);
+    const before = page.re_route_result?.scores_before as { verbatim_score: number } | undefined;
+    expect(before?.verbatim_score).toBeLessThan(0.5);
+    expect(page).toMatchObject({ re_routed: true, provider: 'ocr' });
+  });
+
+  it('trusts the recognition confidence when verification is off', async () => {
+    // Arrange
+    const { ocr, providers } = vlmAndOcr('Dragons guard the quarterly figures in the north.');
+    const { world, requestId } = await routed(
+      { providers, engine: scanned() },
+      { enable_verification: false },
+    );
+    // Act
+    await parseFirstPage(world, requestId);
+    // Assert
+    const page = await firstPage(world, requestId);
+    expect(ocr.calls).toHaveLength(0);
+    expect(page.confidence.verbatim_score).toBe(0.97);
   });
 });
