@@ -20,6 +20,7 @@ import type { ObjectStore } from './core/ports/object-store.js';
 import type { Workflow } from './core/ports/workflow.js';
 import type { EmbeddedEngines } from './engines/embedded-engines.js';
 import { detectFormat } from './engines/image/detect-format.js';
+import { usesKeySecrets } from './providers/provider-config.js';
 import { buildProviderRegistry, type ConfiguredRegistry } from './providers/provider-registry.js';
 
 /** Everything handlers and stages use, built once per process (local) or cold start (Lambda). */
@@ -84,7 +85,13 @@ export interface LoadedEngines extends Omit<EmbeddedEngines, 'runtime'> {
  * The document engines and the providers of the configuration, loaded on first use. Bundles of
  * functions that never parse documents define DOCPARSE_BUNDLE_ENGINES as `off`, which leaves the
  * engines and their native packages out; there, providers are known (chains, prices, for health
- * reports) but cannot run.
+ * reports) but cannot run, and Secrets Manager is never called.
+ *
+ * Where engines run, the API keys held in Secrets Manager (`api_key_secret`) are read once per
+ * process, all together, on the first page sent to such a provider, or by `warmUp` (the local
+ * server, which then fails at start when one cannot be read). Not while loading: every pipeline
+ * stage loads the engines, but only ParsePage calls providers, and only its role may read the
+ * secrets (`grantProviderCalls` in lib/constructs/grants.ts).
  */
 export async function loadEngines(config: Config, objects: ObjectStore): Promise<LoadedEngines> {
   if (process.env.DOCPARSE_BUNDLE_ENGINES === 'off') {
@@ -98,11 +105,17 @@ export async function loadEngines(config: Config, objects: ObjectStore): Promise
   } else {
     const { buildEngines } = await import('./engines/embedded-engines.js');
     const engines = buildEngines(config, objects);
-    const providers = buildProviderRegistry(config.providers, engines.runtime);
+    // Loaded only when a provider needs it: the Secrets Manager client is not evaluated otherwise.
+    const secretKeys = usesKeySecrets(config.providers)
+      ? (await import('./providers/provider-secrets.js')).providerSecretsOnce(config.providers)
+      : undefined;
+    const providers = buildProviderRegistry(config.providers, engines.runtime, secretKeys);
     return {
       engineFor: engines.engineFor,
       providers,
-      warmUp: () => engines.warmUp(),
+      warmUp: async () => {
+        await Promise.all([engines.warmUp(), secretKeys?.()]);
+      },
       close: async () => {
         await providers.close();
         await engines.close();

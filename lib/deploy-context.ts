@@ -83,7 +83,8 @@ export interface DeployProviders {
  * @param providersFile path of the file, relative to the working directory (the project root
  *   under `cdk`).
  * @param environment the variables of `docparse:env`: every `api_key_env` the configuration
- *   names must be set there, as the functions read keys from their environment.
+ *   names must be set there, as the functions read those keys from their environment (keys of
+ *   `api_key_secret` are read from Secrets Manager at run time and are not checked here).
  * @throws {Error} when the file cannot be read, is not a valid configuration, names a key
  *   variable that `environment` does not set, or when both sources are set.
  */
@@ -124,7 +125,7 @@ export function deployProviders(
     throw new Error(
       `${source} is not a valid provider configuration:\n  ${checked.problems.join('\n  ')}${
         missingKey
-          ? `\nThe functions read API keys from their environment: set each named variable in ${CONTEXT_KEYS.environment}, e.g. -c '${CONTEXT_KEYS.environment}={"OPENAI_API_KEY":"…"}'.`
+          ? `\nThe functions read api_key_env keys from their environment: set each named variable in ${CONTEXT_KEYS.environment}, e.g. -c '${CONTEXT_KEYS.environment}={"OPENAI_API_KEY":"…"}', or keep the key in Secrets Manager and name the secret with api_key_secret.`
           : ''
       }`,
     );

@@ -19,7 +19,8 @@ export interface DocparseStackProps extends StackProps {
    * the working directory. It is validated at synth against {@link serviceEnvironment} (every
    * `api_key_env` it names must be set there), passed minified to every function as
    * `PROVIDERS_JSON`, and grants the page stage the AWS permissions of its Bedrock and Textract
-   * providers. `PROVIDERS_JSON` in {@link serviceEnvironment} is treated the same way.
+   * providers and the reading of the secrets named by `api_key_secret`. `PROVIDERS_JSON` in
+   * {@link serviceEnvironment} is treated the same way.
    * @default - none: the functions use the bundled `config/providers.json` (offline engines)
    */
   readonly providersFile?: string;

@@ -3,6 +3,7 @@ import type { DocumentFormat } from '../core/domain/schemas.js';
 import type { DocumentEngine, DocumentRef } from '../core/ports/document-engine.js';
 import type { ObjectStore } from '../core/ports/object-store.js';
 import type { PageProvider } from '../core/ports/page-provider.js';
+import { instantiateProvider } from '../providers/provider-factory.js';
 import type { ProviderRuntime } from '../providers/provider-registry.js';
 import { ImageEngine } from './image/image-engine.js';
 import { ImageRasterizer } from './image/image-rasterizer.js';
@@ -60,6 +61,7 @@ export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngi
         ['local-ocr', new LocalOcrProvider(rasterizer, ocr)],
       ]),
       rasterizer,
+      build: instantiateProvider,
     },
     warmUp: () => pdfSource.warmUp(),
     close: async () => {

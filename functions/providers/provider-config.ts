@@ -5,7 +5,8 @@ import type { Tier } from '../core/domain/schemas.js';
  * The provider configuration file (`config/providers.json`, or the file named by
  * `PROVIDERS_FILE`, or the JSON in `PROVIDERS_JSON`): the providers, the ordered chain of each
  * tier, their prices and the circuit breakers' policy. Keys never appear in it: a provider names
- * the environment variable that holds its key (`api_key_env`).
+ * the environment variable that holds its key (`api_key_env`) or the Secrets Manager secret
+ * that does (`api_key_secret`, read by `provider-secrets.ts` where providers run).
  */
 
 /** A provider id: letters, digits, `.`, `_`, `-`, `:` (it appears in `Page.provider` and item keys). */
@@ -39,18 +40,53 @@ const LocalProvider = z.strictObject({
   price: Price,
 });
 
-const HttpProvider = z.strictObject({
-  kind: z.enum(['openai-compatible', 'anthropic', 'gemini', 'mistral-ocr']),
-  ...remoteCommon,
-  /** API base URL (https, or http for a server on this machine or network). */
-  base_url: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, '')),
-  /** The environment variable holding the API key; absent for keyless servers. */
-  api_key_env: z
-    .string()
-    .regex(/^[A-Z_][A-Z0-9_]*$/)
-    .optional(),
-  max_output_tokens: z.number().int().positive().default(8192),
-});
+/** Secrets Manager's characters of a secret name (1 to 512 of them). */
+const SECRET_NAME = '[A-Za-z0-9/_+=.@-]{1,512}';
+const SECRET_ID = new RegExp(
+  `^(?:${SECRET_NAME}|arn:[a-z][a-z0-9-]*:secretsmanager:[a-z0-9-]+:\\d{12}:secret:${SECRET_NAME})$`,
+);
+
+const HttpProvider = z
+  .strictObject({
+    kind: z.enum(['openai-compatible', 'anthropic', 'gemini', 'mistral-ocr']),
+    ...remoteCommon,
+    /** API base URL (https, or http for a server on this machine or network). */
+    base_url: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, '')),
+    /** The environment variable holding the API key; absent for keyless servers. */
+    api_key_env: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/)
+      .optional(),
+    /**
+     * The Secrets Manager secret (name or ARN) holding the API key: its SecretString is the key,
+     * or a JSON object holding it in {@link api_key_secret_field}. Exclusive with `api_key_env`.
+     */
+    api_key_secret: z
+      .string()
+      .regex(SECRET_ID, {
+        message: 'must be a secret name (letters, digits and /_+=.@-) or a secret ARN',
+      })
+      .optional(),
+    /** The field of a JSON secret holding the key. @default `api_key` (for a JSON secret) */
+    api_key_secret_field: z.string().min(1).optional(),
+    max_output_tokens: z.number().int().positive().default(8192),
+  })
+  .superRefine((entry, ctx) => {
+    if (entry.api_key_env !== undefined && entry.api_key_secret !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['api_key_secret'],
+        message: 'set api_key_env or api_key_secret, not both: the key comes from one place',
+      });
+    }
+    if (entry.api_key_secret_field !== undefined && entry.api_key_secret === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['api_key_secret_field'],
+        message: 'names a field of the secret of api_key_secret, which is not set',
+      });
+    }
+  });
 
 const AwsProvider = z.strictObject({
   kind: z.enum(['bedrock-converse', 'textract']),
@@ -103,7 +139,10 @@ export const ProvidersFile = z
   });
 export type ProvidersFile = z.infer<typeof ProvidersFile>;
 
-/** A configured provider with its key resolved from the environment. */
+/**
+ * A configured provider with its key resolved: from the environment by
+ * {@link parseProvidersConfig}, from Secrets Manager by `resolveProviderSecrets`.
+ */
 export type ConfiguredProvider = ProviderEntry & { id: string; apiKey?: string };
 
 /** The provider configuration the service runs with. */
@@ -114,7 +153,8 @@ export interface ProvidersConfig {
 }
 
 /**
- * Validates a provider configuration and resolves each `api_key_env` from `env`.
+ * Validates a provider configuration and resolves each `api_key_env` from `env`. Keys named by
+ * `api_key_secret` are left unresolved (no `apiKey`): no variable is needed for them.
  * @returns the configuration, or the list of problems (paths into the file and what is wrong);
  *   a named key variable that is unset or empty is a problem.
  */
@@ -164,6 +204,29 @@ export function parseProvidersConfig(
       breaker: parsed.data.breaker,
     },
   };
+}
+
+/** The Secrets Manager secret holding a provider's key, when it names one (`api_key_secret`). */
+export function keySecretOf(
+  entry: ProviderEntry,
+): { secretId: string; field: string | undefined } | undefined {
+  if (!('api_key_secret' in entry) || entry.api_key_secret === undefined) return undefined;
+  return { secretId: entry.api_key_secret, field: entry.api_key_secret_field };
+}
+
+/** The ids of the providers some tier uses (the only ones ever built), each once. */
+export function usedProviderIds(config: {
+  tiers: Readonly<Record<Tier, { providers: readonly string[] }>>;
+}): string[] {
+  return [...new Set(Object.values(config.tiers).flatMap((tier) => tier.providers))];
+}
+
+/** Whether a provider some tier uses reads its key from Secrets Manager. */
+export function usesKeySecrets(config: ProvidersConfig): boolean {
+  return usedProviderIds(config).some((id) => {
+    const entry = Object.hasOwn(config.providers, id) ? config.providers[id] : undefined;
+    return entry !== undefined && keySecretOf(entry) !== undefined;
+  });
 }
 
 /** Providers whose answers a generative model writes (see `ProviderCapability.generative`). */

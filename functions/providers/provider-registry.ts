@@ -4,25 +4,25 @@ import type { ProviderCapability } from '../core/domain/routing.js';
 import type { Tier } from '../core/domain/schemas.js';
 import type { PageProvider } from '../core/ports/page-provider.js';
 import type { PageRasterizer } from '../engines/raster.js';
-import { AnthropicProvider } from './anthropic.js';
-import { BedrockConverseProvider, bedrockClient } from './bedrock-converse.js';
-import { GeminiProvider } from './gemini.js';
-import { MistralOcrProvider } from './mistral-ocr.js';
-import { OpenAiCompatibleProvider } from './openai-compatible.js';
 import {
   isGenerative,
+  keySecretOf,
   needsTextLayer,
   type ConfiguredProvider,
   type ProvidersConfig,
 } from './provider-config.js';
-import type { RemoteProviderSettings } from './remote-provider.js';
-import { TextractProvider, textractClient } from './textract.js';
 
 /** What running providers needs from the engines: the offline providers and the page renderer. */
 export interface ProviderRuntime {
   /** The offline providers by kind (`local-text`, `local-ocr`). */
   local: ReadonlyMap<'local-text' | 'local-ocr', PageProvider>;
   rasterizer: PageRasterizer;
+  /**
+   * Builds a remote provider of the configuration (`instantiateProvider` of
+   * `provider-factory.ts`). Passed in rather than imported, so that functions that never parse
+   * pages do not bundle the adapters and their SDKs.
+   */
+  build: (entry: ConfiguredProvider, runtime: ProviderRuntime) => PageProvider;
 }
 
 /** A provider registry with resources to release (remote clients' connections). */
@@ -34,10 +34,16 @@ export interface ConfiguredRegistry extends ProviderRegistry {
  * The providers of the configuration. Chains, ids and prices come from the configuration alone;
  * provider instances are built on first use from `runtime`, which functions that never parse
  * pages (the API, health) do not have: there `get` throws.
+ *
+ * A provider whose key is in Secrets Manager (`api_key_secret`, no `apiKey` yet) is built on its
+ * first page, with the key of `secretKeys` (the configuration with those keys, see
+ * `providerSecretsOnce`): functions that load the engines but call no provider never read
+ * secrets. Without `secretKeys`, `get` throws for such a provider.
  */
 export function buildProviderRegistry(
   config: ProvidersConfig,
   runtime: ProviderRuntime | undefined,
+  secretKeys?: () => Promise<ProvidersConfig>,
 ): ConfiguredRegistry {
   const instances = new Map<string, PageProvider>();
   const configured = (id: string): ConfiguredProvider => {
@@ -72,7 +78,21 @@ export function buildProviderRegistry(
       const existing = instances.get(id);
       if (existing) return existing;
       if (!runtime) throw new Error(`provider ${id} cannot run in this function (no engines)`);
-      const provider = instantiate(configured(id), runtime);
+      const entry = configured(id);
+      let provider: PageProvider;
+      if (keySecretOf(entry) === undefined || entry.apiKey !== undefined) {
+        provider = instantiate(entry, runtime);
+      } else if (secretKeys) {
+        provider = keyedOnFirstUse(entry, async () => {
+          const keyed = (await secretKeys()).providers[id];
+          if (keyed?.apiKey === undefined) throw new Error(`provider ${id} got no API key`);
+          return instantiate(keyed, runtime);
+        });
+      } else {
+        throw new Error(
+          `provider ${id} reads its API key from Secrets Manager (api_key_secret), which this registry was not given`,
+        );
+      }
       instances.set(id, provider);
       return provider;
     },
@@ -87,63 +107,41 @@ export function buildProviderRegistry(
   };
 }
 
-type RemoteEntry = Exclude<ConfiguredProvider, { kind: 'local-text' | 'local-ocr' }>;
-type HttpEntry = Exclude<RemoteEntry, { kind: 'bedrock-converse' | 'textract' }>;
-
-/** One provider of the configuration, built for `runtime`. */
-function instantiate(entry: ConfiguredProvider, runtime: ProviderRuntime): PageProvider {
-  switch (entry.kind) {
-    case 'local-text':
-    case 'local-ocr': {
-      const local = runtime.local.get(entry.kind);
-      if (!local) throw new Error(`the offline provider ${entry.kind} is not available`);
-      // Reported under its configured id.
-      return local.id === entry.id
-        ? local
-        : { id: entry.id, model: local.model, parsePage: (request) => local.parsePage(request) };
-    }
-    case 'bedrock-converse': {
-      const settings = commonSettings(entry);
-      return new BedrockConverseProvider(
-        settings,
-        bedrockClient(settings, entry.region),
-        runtime.rasterizer,
-      );
-    }
-    case 'textract': {
-      const settings = commonSettings(entry);
-      return new TextractProvider(
-        settings,
-        textractClient(settings, entry.region),
-        runtime.rasterizer,
-      );
-    }
-    case 'openai-compatible':
-      return new OpenAiCompatibleProvider(httpSettings(entry), runtime.rasterizer);
-    case 'anthropic':
-      return new AnthropicProvider(httpSettings(entry), runtime.rasterizer);
-    case 'gemini':
-      return new GeminiProvider(httpSettings(entry), runtime.rasterizer);
-    case 'mistral-ocr':
-      return new MistralOcrProvider(httpSettings(entry), runtime.rasterizer);
-  }
-}
-
-function commonSettings(entry: RemoteEntry) {
+/**
+ * A provider built by `build` on its first page (once; a failed build is tried again on the next
+ * page). `build`'s errors are those of the page.
+ */
+function keyedOnFirstUse(
+  entry: ConfiguredProvider,
+  build: () => Promise<PageProvider>,
+): PageProvider & { close(): Promise<void> } {
+  let built: Promise<PageProvider> | undefined;
+  const provider = () =>
+    (built ??= build().catch((error: unknown) => {
+      built = undefined;
+      throw error;
+    }));
   return {
     id: entry.id,
-    model: entry.model,
-    timeoutMs: entry.timeout_ms,
-    maxRetries: entry.max_retries,
-    maxOutputTokens: entry.max_output_tokens,
-    defaultDpi: entry.dpi,
+    model: 'model' in entry ? entry.model : entry.kind,
+    parsePage: async (request) => (await provider()).parsePage(request),
+    close: async () => {
+      const inner = await built?.catch(() => undefined);
+      const close = (inner as { close?: () => Promise<void> } | undefined)?.close;
+      if (close) await close.call(inner);
+    },
   };
 }
 
-function httpSettings(entry: HttpEntry): RemoteProviderSettings {
-  return {
-    ...commonSettings(entry),
-    baseUrl: entry.base_url,
-    ...(entry.apiKey === undefined ? {} : { apiKey: entry.apiKey }),
-  };
+/** One provider of the configuration: an offline one from the runtime, else built by it. */
+function instantiate(entry: ConfiguredProvider, runtime: ProviderRuntime): PageProvider {
+  if (entry.kind === 'local-text' || entry.kind === 'local-ocr') {
+    const local = runtime.local.get(entry.kind);
+    if (!local) throw new Error(`the offline provider ${entry.kind} is not available`);
+    // Reported under its configured id.
+    return local.id === entry.id
+      ? local
+      : { id: entry.id, model: local.model, parsePage: (request) => local.parsePage(request) };
+  }
+  return runtime.build(entry, runtime);
 }

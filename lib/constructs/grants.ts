@@ -5,7 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct, type IConstruct } from 'constructs';
-import type { ProvidersFile } from '../../functions/providers/provider-config.js';
+import { keySecretOf, type ProvidersFile } from '../../functions/providers/provider-config.js';
 import { acknowledge } from './acknowledge.js';
 
 /** Where a grant's policy lives: the principal's construct (a function's role), else the grantee. */
@@ -220,12 +220,43 @@ function bedrockResources(stack: Stack, model: string, region: string): BedrockR
   };
 }
 
+/** A secret ARN, its name (and random suffix, when complete) in the capture. */
+const SECRET_ARN = /^arn:[^:]+:secretsmanager:[^:]+:[^:]*:secret:(.+)$/;
+/** The suffix Secrets Manager appends to a secret's name in its ARN: `-` and 6 random characters. */
+const SECRET_SUFFIX = /-[A-Za-z0-9]{6}$/;
+
 /**
- * Lets `fn` call the AWS-hosted providers of the configuration that its tiers use, with its own
- * role: `bedrock:InvokeModel` (which the Converse API requires) on the models of its
- * `bedrock-converse` providers, in each provider's `region` (default: the stack's), and
- * `textract:AnalyzeDocument` for its `textract` providers. Providers reached over HTTP with an
- * API key need no grant; nothing is created when no tier uses an AWS-hosted provider.
+ * The resource `secretsmanager:GetSecretValue` must allow for `secretId` (a provider's
+ * `api_key_secret`). A secret's ARN is `arn:<partition>:secretsmanager:<region>:<account>:secret:`
+ * followed by its name, `-` and six random characters, and IAM checks that complete ARN even
+ * when the secret is read by name: a name becomes its ARN in the stack's partition, Region and
+ * account with `-??????` (exactly six characters, so no other secret matches) for the suffix; an
+ * ARN is kept as given, with `-??????` added only when it lacks the suffix (a partial ARN; a name
+ * ending in `-` and six letters or digits reads as complete, as it does for Secrets Manager).
+ *
+ * cdk-nag's AwsSolutions-IAM5 reports `*` only, so `?` raises no finding to acknowledge.
+ */
+function secretResource(stack: Stack, secretId: string): string {
+  const arn = SECRET_ARN.exec(secretId);
+  if (arn) return SECRET_SUFFIX.test(arn[1] ?? '') ? secretId : `${secretId}-??????`;
+  return stack.formatArn({
+    service: 'secretsmanager',
+    resource: 'secret',
+    resourceName: `${secretId}-??????`,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+}
+
+/**
+ * Lets `fn` call the providers of the configuration that its tiers use, with its own role:
+ * `bedrock:InvokeModel` (which the Converse API requires) on the models of its
+ * `bedrock-converse` providers, in each provider's `region` (default: the stack's),
+ * `textract:AnalyzeDocument` for its `textract` providers, and `secretsmanager:GetSecretValue`
+ * on exactly the secrets named by the `api_key_secret` of its HTTP providers (see
+ * {@link secretResource}). Not granted: `kms:Decrypt` on a customer managed KMS key encrypting
+ * such a secret (the default `aws/secretsmanager` key needs none); add it to the role for those.
+ * Providers with `api_key_env` or no key need no grant; nothing is created when no tier uses a
+ * provider that needs one.
  *
  * The statements go in a policy of their own, created in `scope` beside the function (not under
  * it, where the function's acknowledgements would apply), so that each wildcard carries its own
@@ -244,9 +275,15 @@ export function grantProviderCalls(
   // By resolved value: two providers of one model make one resource.
   const models = new Map<string, string>();
   const anyRegion = new Map<string, string>();
+  const secrets = new Map<string, string>();
   let textract = false;
   for (const [id, entry] of Object.entries(providers.providers)) {
     if (!used.has(id)) continue;
+    const secret = keySecretOf(entry);
+    if (secret) {
+      const arn = secretResource(stack, secret.secretId);
+      secrets.set(JSON.stringify(stack.resolve(arn)), arn);
+    }
     if (entry.kind === 'textract') textract = true;
     if (entry.kind !== 'bedrock-converse') continue;
     const resources = bedrockResources(stack, entry.model, entry.region ?? stack.region);
@@ -256,7 +293,7 @@ export function grantProviderCalls(
       Annotations.of(fn).addWarningV2('docparse:bedrock-application-profile', resources.warning);
     }
   }
-  if (models.size === 0 && !textract) return;
+  if (models.size === 0 && !textract && secrets.size === 0) return;
 
   const statements: iam.PolicyStatement[] = [];
   if (models.size > 0) {
@@ -270,6 +307,14 @@ export function grantProviderCalls(
   if (textract) {
     statements.push(
       new iam.PolicyStatement({ actions: ['textract:AnalyzeDocument'], resources: ['*'] }),
+    );
+  }
+  if (secrets.size > 0) {
+    statements.push(
+      new iam.PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [...secrets.values()],
+      }),
     );
   }
   const policy = new iam.Policy(scope, `${fn.node.id}ProviderCalls`, { statements });

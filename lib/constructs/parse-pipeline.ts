@@ -18,7 +18,8 @@ export interface ParsePipelineProps {
   readonly environment?: Record<string, string>;
   /**
    * The provider configuration the functions run with, for the permissions of the stages that
-   * call providers ({@link PROVIDER_STAGES}): Bedrock models and Textract.
+   * call providers ({@link PROVIDER_STAGES}): Bedrock models, Textract and the Secrets Manager
+   * secrets holding API keys (`api_key_secret`).
    * @default - none: the bundled configuration, whose offline engines need no permission
    */
   readonly providers?: ProvidersFile;
@@ -27,7 +28,8 @@ export interface ParsePipelineProps {
 /**
  * The stages that call providers: ParsePage parses each page with its tier's chain (and again
  * one tier up when its confidence is low). Route reads only the breakers' states, and Verify
- * only the stored page results.
+ * only the stored page results. The other stages load the engines too, but never build a
+ * provider, so never read the providers' secrets (see `loadEngines` in functions/container.ts).
  */
 export const PROVIDER_STAGES: ReadonlySet<string> = new Set(['ParsePage']);
 

@@ -395,3 +395,163 @@ describe('permissions for AWS-hosted providers', () => {
     );
   });
 });
+
+describe('permissions for provider keys in Secrets Manager', () => {
+  const completeArn =
+    'arn:aws:secretsmanager:eu-west-1:123456789012:secret:docparse/anthropic-AbC123';
+  const partialArn = 'arn:aws:secretsmanager:us-west-2:123456789012:secret:docparse/gemini';
+  /** A secret name, a complete ARN, a partial ARN, a name shared by two providers, an unused one. */
+  const secretProviders = {
+    providers: {
+      'local-text': local,
+      gpt: {
+        kind: 'openai-compatible',
+        model: 'gpt-4.1-mini',
+        base_url: 'https://api.openai.com/v1',
+        api_key_secret: 'docparse/openai',
+      },
+      'gpt-large': {
+        kind: 'openai-compatible',
+        model: 'gpt-4.1',
+        base_url: 'https://api.openai.com/v1',
+        api_key_secret: 'docparse/openai',
+      },
+      claude: {
+        kind: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        base_url: 'https://api.anthropic.com',
+        api_key_secret: completeArn,
+        api_key_secret_field: 'key',
+      },
+      gemini: {
+        kind: 'gemini',
+        model: 'gemini-2.5-flash',
+        base_url: 'https://generativelanguage.googleapis.com',
+        api_key_secret: partialArn,
+      },
+      idle: {
+        kind: 'mistral-ocr',
+        model: 'mistral-ocr-latest',
+        base_url: 'https://api.mistral.ai',
+        api_key_secret: 'docparse/mistral',
+      },
+    },
+    tiers: tiersOf(['local-text'], ['gemini', 'gpt', 'local-text'], ['claude', 'gpt-large']),
+  };
+  const parsePageOf = (res: Resources) =>
+    statementsOf(res, functionIdOf(res, 'Parse pipeline: the ParsePage state'));
+  const secretActions = (res: Resources) =>
+    Object.values(res)
+      .filter((r) => r.Type === 'AWS::IAM::Policy')
+      .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
+      .flatMap((s) => [s.Action].flat())
+      .filter((a) => a.startsWith('secretsmanager:'));
+
+  it("let the page stage read exactly the secrets its tiers name, a name in the stack's Region and account, an ARN as given", () => {
+    // Arrange
+    const file = providersFile('secrets.json', secretProviders);
+    // Act
+    const res = Template.fromStack(
+      stackFrom(appWith({ [CONTEXT_KEYS.providers]: file }), 'Secrets'),
+    ).toJSON().Resources as Resources;
+    // Assert: the shared name once; the idle provider's secret not at all.
+    const read = parsePageOf(res).filter((s) =>
+      [s.Action].flat().includes('secretsmanager:GetSecretValue'),
+    );
+    expect(read).toHaveLength(1);
+    expect([read[0]?.Action].flat()).toEqual(['secretsmanager:GetSecretValue']);
+    expect([read[0]?.Resource].flat().map(flat).sort()).toEqual(
+      [
+        'arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:docparse/openai-??????',
+        completeArn,
+        `${partialArn}-??????`,
+      ].sort(),
+    );
+  });
+
+  it('give no other function access to Secrets Manager', () => {
+    // Arrange
+    const file = providersFile('secrets-others.json', secretProviders);
+    // Act
+    const res = Template.fromStack(
+      stackFrom(appWith({ [CONTEXT_KEYS.providers]: file }), 'SecretsOthers'),
+    ).toJSON().Resources as Resources;
+    // Assert
+    const others = functionsOf(res).filter(
+      ([, f]) => f.Properties.Description !== 'Parse pipeline: the ParsePage state',
+    );
+    expect(others.length).toBeGreaterThan(5);
+    for (const [id] of others) {
+      const actions = statementsOf(res, id).flatMap((s) => [s.Action].flat());
+      expect(actions.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+    }
+  });
+
+  it('grant the secret of the example configuration', () => {
+    // Arrange
+    const example = join(import.meta.dirname, '../../config/providers.example.json');
+    const app = appWith({
+      [CONTEXT_KEYS.providers]: example,
+      [CONTEXT_KEYS.environment]: JSON.stringify({
+        OPENAI_API_KEY: 'sk-test',
+        GEMINI_API_KEY: 'gm-test',
+        MISTRAL_API_KEY: 'ms-test',
+      }),
+    });
+    // Act
+    const res = Template.fromStack(stackFrom(app, 'ExampleSecrets')).toJSON()
+      .Resources as Resources;
+    // Assert
+    const read = parsePageOf(res).find((s) => s.Action === 'secretsmanager:GetSecretValue');
+    expect([read?.Resource].flat().map(flat)).toEqual([
+      'arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:docparse/anthropic-??????',
+    ]);
+  });
+
+  it('are absent without api_key_secret, and for a secret only an unused provider names', () => {
+    // Arrange
+    const envKeyed = providersFile('env-keyed.json', {
+      providers: {
+        'local-text': local,
+        gpt: {
+          kind: 'openai-compatible',
+          model: 'gpt-4.1-mini',
+          base_url: 'https://api.openai.com/v1',
+          api_key_env: 'OPENAI_API_KEY',
+        },
+        idle: secretProviders.providers.idle,
+      },
+      tiers: tiersOf(['local-text'], ['gpt'], ['gpt']),
+    });
+    const stacks = [
+      stackFrom(appWith(), 'NoSecretsDefault'),
+      stackFrom(
+        appWith({ [CONTEXT_KEYS.providers]: providersFile('aws-only.json', awsProviders) }),
+        'NoSecretsAws',
+      ),
+      stackFrom(
+        appWith({
+          [CONTEXT_KEYS.providers]: envKeyed,
+          [CONTEXT_KEYS.environment]: { OPENAI_API_KEY: 'sk-test' },
+        }),
+        'NoSecretsEnv',
+      ),
+    ];
+    // Act
+    const actions = stacks.map((stack) =>
+      secretActions(Template.fromStack(stack).toJSON().Resources as Resources),
+    );
+    // Assert
+    expect(actions).toEqual([[], [], []]);
+  });
+
+  it('pass the cdk-nag checks', () => {
+    // Arrange
+    const file = providersFile('secrets-nag.json', secretProviders);
+    const app = appWith({ [CONTEXT_KEYS.providers]: file });
+    stackFrom(app, 'NagSecrets');
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    // Act / Assert
+    expect(() => app.synth()).not.toThrow();
+  });
+});

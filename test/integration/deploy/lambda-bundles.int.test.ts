@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
@@ -193,6 +193,25 @@ afterAll(async () => {
 });
 
 describe('the synthesized Lambda bundles', () => {
+  it('keep every API function that does not parse documents under 1.5 MB minified', () => {
+    // Arrange
+    const api = Object.values(resources).filter(
+      (r) =>
+        r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description).startsWith('API: '),
+    );
+    // Act
+    const sizes = api.map((r) => {
+      const assetPath = String(r.Metadata?.['aws:asset:path']);
+      return {
+        fn: String(r.Properties.Description),
+        bytes: statSync(join(outdir, assetPath, 'index.mjs')).size,
+      };
+    });
+    // Assert
+    expect(sizes.length).toBeGreaterThanOrEqual(5);
+    for (const { fn, bytes } of sizes) expect(bytes, fn).toBeLessThan(1.5 * 1024 * 1024);
+  });
+
   it('parse a born-digital PDF and a scanned image through the state machine, and serve the result', async () => {
     // Arrange: every Task state invokes its own bundle.
     const tasks = Object.fromEntries(

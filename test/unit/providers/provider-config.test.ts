@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
+  keySecretOf,
   needsTextLayer,
   parseProvidersConfig,
+  usesKeySecrets,
   type ProviderKind,
   type ProvidersConfig,
 } from '../../../functions/providers/provider-config.js';
@@ -354,6 +356,132 @@ describe('parseProvidersConfig', () => {
     const problems = problemsOf(parseProvidersConfig(json, {}));
     // Assert
     expect(problems).toEqual([expect.stringMatching(/^\(file\): /)]);
+  });
+});
+
+describe('parseProvidersConfig with keys in Secrets Manager (api_key_secret)', () => {
+  const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:docparse/openai-AbC123';
+
+  it('accepts a secret name or ARN and an optional field, with no environment variable, leaving the key to be read at run time', () => {
+    // Arrange
+    const file = withProviders({
+      gpt: remote({ api_key_secret: SECRET_ARN }),
+      claude: {
+        kind: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        base_url: 'https://api.anthropic.com',
+        api_key_secret: 'docparse/anthropic',
+        api_key_secret_field: 'key',
+      },
+    });
+    // Act
+    const config = configOf(parseProvidersConfig(file, {}));
+    // Assert
+    expect(config.providers.gpt).toMatchObject({ api_key_secret: SECRET_ARN });
+    expect(config.providers.claude).toMatchObject({
+      api_key_secret: 'docparse/anthropic',
+      api_key_secret_field: 'key',
+    });
+    expect(config.providers.gpt).not.toHaveProperty('apiKey');
+    expect(config.providers.claude).not.toHaveProperty('apiKey');
+    const claude = config.providers.claude;
+    expect(claude && keySecretOf(claude)).toEqual({
+      secretId: 'docparse/anthropic',
+      field: 'key',
+    });
+    expect(usesKeySecrets(config)).toBe(true);
+  });
+
+  it("reads the example file's Anthropic key from the secret docparse/anthropic, not from the environment", () => {
+    // Arrange
+    const raw = configFile('providers.example.json');
+    // Act
+    const config = configOf(
+      parseProvidersConfig(raw, {
+        OPENAI_API_KEY: ENV.OPENAI_API_KEY,
+        GEMINI_API_KEY: ENV.GEMINI_API_KEY,
+        MISTRAL_API_KEY: ENV.MISTRAL_API_KEY,
+      }),
+    );
+    // Assert
+    expect(config.providers['claude-sonnet']).toMatchObject({
+      api_key_secret: 'docparse/anthropic',
+    });
+    expect(config.providers['claude-sonnet']).not.toHaveProperty('apiKey');
+    expect(usesKeySecrets(config)).toBe(true);
+    expect(usesKeySecrets(configOf(parseProvidersConfig(configFile('providers.json'), {})))).toBe(
+      false,
+    );
+  });
+
+  it('does not count a secret of a provider that no tier uses', () => {
+    // Arrange
+    const file = aFile({
+      providers: {
+        'local-ocr': { kind: 'local-ocr' },
+        idle: remote({ api_key_secret: 'docparse/idle' }),
+      },
+    });
+    // Act
+    const config = configOf(parseProvidersConfig(file, {}));
+    // Assert
+    expect(usesKeySecrets(config)).toBe(false);
+  });
+
+  it("rejects api_key_env together with api_key_secret, with the path of the provider's secret", () => {
+    // Arrange
+    const file = withProviders({
+      gpt: remote({ api_key_env: 'OPENAI_API_KEY', api_key_secret: 'docparse/openai' }),
+    });
+    // Act
+    const problems = problemsOf(parseProvidersConfig(file, ENV));
+    // Assert
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^providers\.gpt\.api_key_secret: .*api_key_env or api_key_secret, not both/,
+      ),
+    ]);
+  });
+
+  it('rejects api_key_secret_field without api_key_secret', () => {
+    // Arrange
+    const file = withProviders({ gpt: remote({ api_key_secret_field: 'api_key' }) });
+    // Act
+    const problems = problemsOf(parseProvidersConfig(file, {}));
+    // Assert
+    expect(problems).toEqual([expect.stringMatching(/^providers\.gpt\.api_key_secret_field: /)]);
+  });
+
+  it.each([
+    '',
+    'my secret',
+    'docparse/open:ai',
+    'arn:aws:s3:::docparse-keys',
+    'arn:aws:secretsmanager:eu-west-1:1234:secret:docparse/openai',
+    'arn:aws:secretsmanager:eu-west-1:123456789012:secret:',
+    'x'.repeat(513),
+  ])('rejects the secret id %j', (secretId) => {
+    // Arrange
+    const file = withProviders({ gpt: remote({ api_key_secret: secretId }) });
+    // Act
+    const problems = problemsOf(parseProvidersConfig(file, {}));
+    // Assert
+    expect(problems).toEqual([expect.stringMatching(/^providers\.gpt\.api_key_secret: /)]);
+  });
+
+  it('rejects api_key_secret on a provider that takes no API key', () => {
+    // Arrange
+    const file = withProviders({
+      nova: {
+        kind: 'bedrock-converse',
+        model: 'amazon.nova-pro-v1:0',
+        api_key_secret: 'docparse/nova',
+      },
+    });
+    // Act
+    const problems = problemsOf(parseProvidersConfig(file, {}));
+    // Assert
+    expect(problems).toEqual([expect.stringMatching(/^providers\.nova: .*api_key_secret/)]);
   });
 });
 

@@ -11,6 +11,7 @@ import {
   buildProviderRegistry,
   type ProviderRuntime,
 } from '../../../functions/providers/provider-registry.js';
+import { instantiateProvider } from '../../../functions/providers/provider-factory.js';
 import { FakePageProvider } from '../../support/builders.js';
 import { FakeApiServer, fakeRasterizer } from '../../support/fake-api-server.js';
 
@@ -75,6 +76,7 @@ function aRuntime(): ProviderRuntime & { text: FakePageProvider; ocr: FakePagePr
       ['local-ocr', ocr],
     ]),
     rasterizer: fakeRasterizer(),
+    build: instantiateProvider,
   };
 }
 
@@ -276,7 +278,11 @@ describe('buildProviderRegistry with remote providers of the configuration', () 
       },
       { TEST_OPENAI_KEY: 'sk-from-env', TEST_ANTHROPIC_KEY: 'ant-from-env' },
     );
-    registry = buildProviderRegistry(config, { local: new Map(), rasterizer });
+    registry = buildProviderRegistry(config, {
+      local: new Map(),
+      rasterizer,
+      build: instantiateProvider,
+    });
   });
   afterAll(async () => {
     await registry.close();
@@ -339,5 +345,114 @@ describe('buildProviderRegistry with remote providers of the configuration', () 
       model: 'claude-sonnet-4-5',
       max_tokens: 8192,
     });
+  });
+});
+
+describe('buildProviderRegistry with keys in Secrets Manager', () => {
+  let server: FakeApiServer;
+
+  beforeAll(async () => {
+    server = await FakeApiServer.start();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const OPENAI_ANSWER = {
+    body: {
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: '# Keyed\n\nFrom a secret.' },
+          finish_reason: 'stop',
+        },
+      ],
+      usage: { prompt_tokens: 10, completion_tokens: 5 },
+    },
+  };
+
+  /** One provider whose key is in the secret `docparse/openai`, on every tier. */
+  const secretConfig = () =>
+    configOf({
+      providers: {
+        gpt: {
+          kind: 'openai-compatible',
+          model: 'gpt-4.1-mini',
+          base_url: `${server.url}/v1`,
+          api_key_secret: 'docparse/openai',
+        },
+      },
+      tiers: {
+        fast: { providers: ['gpt'], price_per_page_usd: 0.001 },
+        pro: { providers: ['gpt'], price_per_page_usd: 0.01 },
+        premium: { providers: ['gpt'], price_per_page_usd: 0.03 },
+      },
+    });
+
+  /** `config` with the key of `gpt` filled, as `resolveProviderSecrets` gives it. */
+  const withKey = (config: ProvidersConfig, apiKey: string): ProvidersConfig => {
+    const gpt = config.providers.gpt;
+    if (!gpt) throw new Error('no gpt in the test configuration');
+    return { ...config, providers: { ...config.providers, gpt: { ...gpt, apiKey } } };
+  };
+
+  it('reads the keys only on the first page of such a provider, then sends that key on every page', async () => {
+    // Arrange
+    server.script(OPENAI_ANSWER);
+    const config = secretConfig();
+    const secretKeys = vi.fn(() => Promise.resolve(withKey(config, 'sk-from-secret')));
+    const registry = buildProviderRegistry(config, aRuntime(), secretKeys);
+    // Act
+    const provider = registry.get('gpt');
+    const beforeFirstPage = secretKeys.mock.calls.length;
+    const first = await provider.parsePage(PAGE);
+    await registry.get('gpt').parsePage(PAGE);
+    await registry.close();
+    // Assert
+    expect(beforeFirstPage).toBe(0);
+    expect(provider).toMatchObject({ id: 'gpt', model: 'gpt-4.1-mini' });
+    expect(first.markdown).toBe('# Keyed\n\nFrom a secret.');
+    expect(secretKeys).toHaveBeenCalledTimes(1);
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+      'Bearer sk-from-secret',
+      'Bearer sk-from-secret',
+    ]);
+  });
+
+  it('fails the page with the error of reading the keys, and reads them again on the next page', async () => {
+    // Arrange
+    server.script(OPENAI_ANSWER);
+    const config = secretConfig();
+    const secretKeys = vi
+      .fn<() => Promise<ProvidersConfig>>()
+      .mockRejectedValueOnce(new Error('the secret docparse/openai does not exist'))
+      .mockResolvedValue(withKey(config, 'sk-second'));
+    const registry = buildProviderRegistry(config, aRuntime(), secretKeys);
+    // Act
+    const failed = registry.get('gpt').parsePage(PAGE);
+    await expect(failed).rejects.toThrow('the secret docparse/openai does not exist');
+    await registry.get('gpt').parsePage(PAGE);
+    await registry.close();
+    // Assert
+    expect(secretKeys).toHaveBeenCalledTimes(2);
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer sk-second']);
+  });
+
+  it('builds a provider whose key was already read from Secrets Manager at once', async () => {
+    // Arrange
+    server.script(OPENAI_ANSWER);
+    const registry = buildProviderRegistry(withKey(secretConfig(), 'sk-resolved'), aRuntime());
+    // Act
+    await registry.get('gpt').parsePage(PAGE);
+    await registry.close();
+    // Assert
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-resolved');
+  });
+
+  it('throws when such a provider is asked for without a way to read its key', () => {
+    // Arrange
+    const registry = buildProviderRegistry(secretConfig(), aRuntime());
+    // Act / Assert
+    expect(() => registry.get('gpt')).toThrow(/api_key_secret/);
   });
 });
