@@ -1,12 +1,20 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { z } from 'zod';
-import { parseUpload } from '../core/app/parse-upload.js';
+import { followParse } from '../core/app/follow-parse.js';
+import { parseUpload, startParse, submitUpload } from '../core/app/parse-upload.js';
 import { UPLOAD_ID_PATTERN } from '../core/app/uploads.js';
 import { BadRequestError } from '../core/domain/errors.js';
 import { OperationMode } from '../core/domain/schemas.js';
 import { deps, type Deps } from '../container.js';
 import { errorResponse } from './error-responses.js';
-import { formBoolean, formNullableBoolean, formNullableInt, httpHandler } from './http-handler.js';
+import {
+  formBoolean,
+  formNullableBoolean,
+  formNullableInt,
+  httpHandler,
+  type HttpReply,
+} from './http-handler.js';
+import { SSE_HEADERS, sseBody } from './sse.js';
 
 /** An upload slot's id, as returned by POST /v1/uploads. */
 export const UploadId = z.string().trim().regex(UPLOAD_ID_PATTERN, {
@@ -48,7 +56,8 @@ export interface LongParseTiming {
 const LONG_PARSE: LongParseTiming = { commitAfterMs: 20_000, keepaliveMs: 15_000 };
 
 /**
- * POST /v1/parse/upload: multipart upload, synchronous ParseResponse. The document is either the
+ * POST /v1/parse/upload: multipart upload, synchronous ParseResponse, or Server-Sent Events when
+ * the client sends `Accept: text/event-stream` (see {@link streamParse}). The document is either the
  * `file` part or, for files above the gateway's limit, the `upload_id` of an upload slot
  * (POST /v1/uploads) the file was sent to; exactly one of the two (400 otherwise). An unknown,
  * unsent or foreign `upload_id` answers 404.
@@ -63,21 +72,16 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTim
   httpHandler(
     getDeps,
     { form: UploadForm, query: UploadQuery, streaming: true },
-    async ({ form, query, file, caller, deps, requestId }) => {
+    async ({ form, query, file, caller, deps, requestId, headers }) => {
       const { upload_id: uploadId, ...fields } = form;
-      if (file && uploadId !== undefined) {
-        throw new BadRequestError(
-          'send either a "file" part or an "upload_id" field, not both: upload_id parses a file sent earlier to POST /v1/uploads',
-        );
+      const document = documentOf(uploadId, file);
+      if (wantsEventStream(headers)) {
+        return streamParse(deps, {
+          tenant: caller?.tenant ?? '',
+          options: { ...fields, ...query },
+          ...document,
+        });
       }
-      const document =
-        uploadId !== undefined
-          ? { uploadId }
-          : file && { bytes: file.content, filename: file.filename };
-      if (!document)
-        throw new BadRequestError(
-          'missing form field "file": attach the document as a file part named "file", or send the "upload_id" of a file uploaded through POST /v1/uploads',
-        );
       const parsing = parseUpload(deps, {
         tenant: caller?.tenant ?? '',
         options: { ...fields, ...query },
@@ -96,6 +100,66 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTim
       };
     },
   );
+
+/**
+ * The document of an upload form: the `file` part, or the `upload_id` of a file sent earlier to
+ * POST /v1/uploads.
+ * @throws {BadRequestError} when both or neither are given.
+ */
+export function documentOf(
+  uploadId: string | undefined,
+  file: { content: Uint8Array; filename: string | null } | undefined,
+): { uploadId: string } | { bytes: Uint8Array; filename: string | null } {
+  if (file && uploadId !== undefined) {
+    throw new BadRequestError(
+      'send either a "file" part or an "upload_id" field, not both: upload_id parses a file sent earlier to POST /v1/uploads',
+    );
+  }
+  if (uploadId !== undefined) return { uploadId };
+  if (file) return { bytes: file.content, filename: file.filename };
+  throw new BadRequestError(
+    'missing form field "file": attach the document as a file part named "file", or send the "upload_id" of a file uploaded through POST /v1/uploads',
+  );
+}
+
+/** The client asks for Server-Sent Events (`Accept: text/event-stream`). */
+export function wantsEventStream(headers: Readonly<Record<string, string | undefined>>): boolean {
+  return (headers.accept ?? '').toLowerCase().includes('text/event-stream');
+}
+
+/** How often the SSE stream reads the event log, and how long it stays silent at most. */
+export const SSE_TIMING = { pollMs: 250, heartbeatMs: 15_000 };
+
+/**
+ * Starts the parse and answers with its events as Server-Sent Events (see `followParse`). The
+ * parse runs on its own: a client that disconnects loses nothing, `GET /v1/parse/{id}` has the
+ * result. Invalid uploads are refused before the stream starts, with their usual status.
+ */
+export async function streamParse(
+  deps: Deps,
+  upload: Parameters<typeof submitUpload>[1],
+  timing = SSE_TIMING,
+): Promise<HttpReply> {
+  const record = await submitUpload(deps, upload);
+  await startParse(deps, record.id);
+  const { options } = upload;
+  return {
+    statusCode: 200,
+    body: null,
+    headers: { ...SSE_HEADERS, 'x-request-id': record.id },
+    stream: sseBody(
+      (signal) =>
+        followParse(deps, record.tenant, record.id, {
+          legacyEvents: options.legacy_events,
+          includeWarnings: options.include_warnings,
+          pollMs: timing.pollMs,
+          signal,
+        }),
+      timing.heartbeatMs,
+      (error) => ({ event: 'error', kind: 'internal', detail: String(error) }),
+    ),
+  };
+}
 
 /** True when `promise` settles (either way) within `ms`. */
 async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {

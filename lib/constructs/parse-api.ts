@@ -40,6 +40,11 @@ export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
     objects: { read: ['uploads/', 'results/'], write: ['uploads/'] },
     executions: 'follow',
   },
+  'parse-stream.handler.ts': {
+    table: 'readWrite',
+    objects: { read: ['uploads/', 'results/'], write: ['uploads/'] },
+    executions: 'start',
+  },
   'create-upload.handler.ts': { table: 'read', objects: { write: ['uploads/slots/'] } },
   'get-parse.handler.ts': { table: 'read', objects: { read: ['results/'] } },
   'health.handler.ts': { table: 'read' },
