@@ -139,4 +139,15 @@ export const ERROR_KIND_BY_NAME: Readonly<Record<string, ErrorKind>> = {
   NotFoundError: 'not_found',
   ProviderUnavailableError: 'unavailable',
   TierUnavailableError: 'unavailable',
+  UrlRefusedError: 'invalid',
 };
+
+/**
+ * A URL the service was asked to fetch (`file_url`, a webhook target) was refused or could not be
+ * downloaded. The message says why: scheme, port, credentials, host or address class, too many
+ * redirects, a timeout, the origin's HTTP status, or an HTML page instead of a document. 400.
+ */
+export class UrlRefusedError extends AppError {
+  override readonly name = 'UrlRefusedError';
+  override readonly kind = 'invalid';
+}
