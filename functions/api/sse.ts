@@ -28,9 +28,12 @@ export function sseBody(
     last = Date.now();
     if (!body.destroyed && !body.writableEnded) body.write(chunk);
   };
-  const heartbeat = setInterval(() => {
-    if (Date.now() - last >= heartbeatMs) send(': keepalive\n\n');
-  }, Math.max(10, Math.floor(heartbeatMs / 2)));
+  const heartbeat = setInterval(
+    () => {
+      if (Date.now() - last >= heartbeatMs) send(': keepalive\n\n');
+    },
+    Math.max(10, Math.floor(heartbeatMs / 2)),
+  );
   body.on('close', () => {
     clearInterval(heartbeat);
     abort.abort();
