@@ -64,6 +64,11 @@ const common = {
    */
   PROVIDERS_FILE: z.string().min(1).optional(),
   PROVIDERS_JSON: z.string().min(1).optional(),
+  /**
+   * Hosts (`host[:port]`, comma-separated) that `POST /v1/parse` may fetch from over plain http
+   * or any port, without the public-address check. For tests and local servers only.
+   */
+  URL_FETCH_ALLOWLIST: z.string().optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 };
 

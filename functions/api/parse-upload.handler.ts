@@ -53,7 +53,7 @@ export interface LongParseTiming {
  * Under API Gateway's idle timeouts: a parse that takes longer than 20 s is answered with its
  * head at once and a space every 15 s (leading whitespace is valid JSON) until the body.
  */
-const LONG_PARSE: LongParseTiming = { commitAfterMs: 20_000, keepaliveMs: 15_000 };
+export const LONG_PARSE: LongParseTiming = { commitAfterMs: 20_000, keepaliveMs: 15_000 };
 
 /**
  * POST /v1/parse/upload: multipart upload, synchronous ParseResponse, or Server-Sent Events when
@@ -87,17 +87,7 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTim
         options: { ...fields, ...query },
         ...document,
       });
-      const early = await settledWithin(parsing, timing.commitAfterMs);
-      if (early) return { statusCode: 200, body: await parsing };
-      return {
-        statusCode: 200,
-        body: null,
-        stream: keepaliveJson(
-          parsing,
-          timing.keepaliveMs,
-          (error) => errorResponse(error, requestId).body,
-        ),
-      };
+      return replyWhenDone(parsing, timing, requestId);
     },
   );
 
@@ -157,6 +147,28 @@ export async function streamParse(
         }),
       timing.heartbeatMs,
       (error) => ({ event: 'error', kind: 'internal', detail: String(error) }),
+    ),
+  };
+}
+
+/**
+ * The reply of a synchronous parse: its outcome's own status when it ends within
+ * `commitAfterMs`, else 200 at that point, keepalive spaces, then the body (or the error's JSON).
+ */
+export async function replyWhenDone(
+  parsing: Promise<unknown>,
+  timing: LongParseTiming,
+  requestId: string,
+): Promise<HttpReply> {
+  const early = await settledWithin(parsing, timing.commitAfterMs);
+  if (early) return { statusCode: 200, body: await parsing };
+  return {
+    statusCode: 200,
+    body: null,
+    stream: keepaliveJson(
+      parsing,
+      timing.keepaliveMs,
+      (error) => errorResponse(error, requestId).body,
     ),
   };
 }

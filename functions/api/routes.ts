@@ -11,6 +11,7 @@ export interface Route {
 
 export const routes: readonly Route[] = [
   { method: 'POST', path: '/v1/parse/upload', entry: 'parse-upload.handler.ts', streaming: true },
+  { method: 'POST', path: '/v1/parse', entry: 'parse-url.handler.ts', streaming: true },
   { method: 'POST', path: '/v1/parse/stream', entry: 'parse-stream.handler.ts', streaming: true },
   { method: 'POST', path: '/v1/uploads', entry: 'create-upload.handler.ts', streaming: false },
   {

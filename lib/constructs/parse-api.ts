@@ -40,6 +40,11 @@ export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
     objects: { read: ['uploads/', 'results/'], write: ['uploads/'] },
     executions: 'follow',
   },
+  'parse-url.handler.ts': {
+    table: 'readWrite',
+    objects: { read: ['results/'], write: ['uploads/'] },
+    executions: 'follow',
+  },
   'parse-stream.handler.ts': {
     table: 'readWrite',
     objects: { read: ['uploads/', 'results/'], write: ['uploads/'] },

@@ -1,9 +1,14 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { STATUS_CODES } from 'node:http';
+import {
+  request as httpRequest,
+  STATUS_CODES,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+} from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, type Dispatcher } from 'undici';
 import { AppError, PayloadTooLargeError, UrlRefusedError } from '../../core/domain/errors.js';
 import type { DocumentFetcher, FetchedDocument } from '../../core/ports/document-fetcher.js';
 
@@ -136,10 +141,10 @@ export function parseUrlAllowlist(value: string | undefined): UrlAllowlistEntry[
  *
  * Every hop (the URL and each redirect) must be `https:` on port 443 without credentials, and its
  * host must be a public unicast address or resolve only to such addresses. The connection then
- * goes to exactly the addresses that were checked: the hop's undici Agent gets a `lookup` that
- * answers from the checked list, so nothing resolves the name a second time (DNS rebinding), while
- * TLS still sends the host name as SNI and validates the certificate against it. Redirects are
- * followed by hand (undici 7 follows none without its redirect interceptor), at most
+ * goes to exactly the addresses that were checked: the hop's request (node:http / node:https, a
+ * fresh connection) gets a `lookup` that answers from the checked list, so nothing resolves the
+ * name a second time (DNS rebinding), while TLS still sends the host name as SNI and validates
+ * the certificate against it. Redirects are followed by hand, at most
  * {@link MAX_REDIRECTS}. The body is streamed with a byte cap under a connect/headers timeout and
  * a deadline for the whole download.
  */
@@ -254,52 +259,60 @@ export class SafeDocumentFetcher implements DocumentFetcher {
     return addresses;
   }
 
-  /** Sends the GET of one hop over an Agent pinned to the hop's checked addresses. */
+  /**
+   * Sends the GET of one hop over a fresh connection (no pooled socket) whose `lookup` answers
+   * only the hop's checked addresses; TLS is still verified for the host name (SNI and
+   * certificate), since Node checks the certificate against `servername`, not the IP.
+   */
   async #get(hop: CheckedHop, maxBytes: number, signal: AbortSignal): Promise<HopOutcome> {
-    const agent = new Agent({
-      connect: {
-        timeout: this.#headersTimeoutMs,
-        ...(hop.addresses.length > 0 ? { lookup: pinnedLookup(hop.host, hop.addresses) } : {}),
-        ...(this.#ca === undefined ? {} : { ca: this.#ca }),
-      },
-      headersTimeout: this.#headersTimeoutMs,
-      bodyTimeout: this.#totalTimeoutMs,
-    });
+    const https = hop.url.protocol === 'https:';
+    let response: IncomingMessage;
     try {
-      let response: Dispatcher.ResponseData;
-      try {
-        response = await agent.request({
-          origin: hop.url.origin,
-          path: `${hop.url.pathname}${hop.url.search}`,
-          method: 'GET',
-          headers: {
-            accept: '*/*',
-            'accept-encoding': 'identity',
-            'user-agent': 'docparse-document-fetcher/1',
+      response = await new Promise<IncomingMessage>((resolve, reject) => {
+        const request = (https ? httpsRequest : httpRequest)(
+          {
+            hostname: hop.host,
+            port: hop.url.port === '' ? undefined : Number(hop.url.port),
+            path: `${hop.url.pathname}${hop.url.search}`,
+            method: 'GET',
+            agent: false,
+            signal,
+            // Connect and headers, then each silence of the body.
+            timeout: this.#headersTimeoutMs,
+            headers: {
+              accept: '*/*',
+              'accept-encoding': 'identity',
+              'user-agent': 'docparse-document-fetcher/1',
+            },
+            ...(hop.addresses.length > 0 ? { lookup: pinnedLookup(hop.host, hop.addresses) } : {}),
+            ...(https && isIP(hop.host) === 0 ? { servername: hop.host } : {}),
+            ...(https && this.#ca !== undefined ? { ca: this.#ca } : {}),
           },
-          signal,
+          resolve,
+        );
+        request.on('timeout', () => {
+          const error: NodeJS.ErrnoException = new Error('no answer in time');
+          error.code = 'HEADERS_TIMEOUT';
+          request.destroy(error);
         });
-      } catch (error) {
-        throw this.#transportRefusal(error, hop);
-      }
-      try {
-        return await this.#outcome(hop, response, maxBytes);
-      } catch (error) {
-        throw error instanceof AppError ? error : this.#transportRefusal(error, hop);
-      } finally {
-        // Destroying an unfinished undici body emits RequestAbortedError; nobody needs it.
-        response.body.on('error', () => undefined).destroy();
-      }
+        request.on('error', reject);
+        request.end();
+      });
+    } catch (error) {
+      throw this.#transportRefusal(error, hop);
+    }
+    try {
+      return await this.#outcome(hop, response, maxBytes);
+    } catch (error) {
+      throw error instanceof AppError ? error : this.#transportRefusal(error, hop);
     } finally {
-      await agent.destroy();
+      response.on('error', () => undefined).destroy();
     }
   }
 
-  async #outcome(
-    hop: CheckedHop,
-    { statusCode, headers, body }: Dispatcher.ResponseData,
-    maxBytes: number,
-  ): Promise<HopOutcome> {
+  async #outcome(hop: CheckedHop, body: IncomingMessage, maxBytes: number): Promise<HopOutcome> {
+    const statusCode = body.statusCode ?? 0;
+    const { headers } = body;
     if (REDIRECT_STATUSES.has(statusCode)) {
       const location = header(headers, 'location');
       if (location === null) {
@@ -369,28 +382,22 @@ export class SafeDocumentFetcher implements DocumentFetcher {
     };
   }
 
-  /** Turns an undici, socket or TLS failure into a refusal that names the cause. */
+  /** Turns a socket, timeout or TLS failure into a refusal that names the cause. */
   #transportRefusal(error: unknown, hop: CheckedHop): unknown {
     const code = errorCode(error);
     if (code === undefined) return error;
     const where = hop.url.host;
     switch (code) {
-      case 'UND_ERR_CONNECT_TIMEOUT':
-        return refused(
-          'timeout',
-          `could not connect to ${where} within ${seconds(this.#headersTimeoutMs)}`,
-          {},
-          error,
-        );
-      case 'UND_ERR_HEADERS_TIMEOUT':
+      case 'HEADERS_TIMEOUT':
+      case 'ETIMEDOUT':
         return refused(
           'timeout',
           `${where} did not answer within ${seconds(this.#headersTimeoutMs)}`,
           {},
           error,
         );
-      case 'UND_ERR_BODY_TIMEOUT':
-        return refused('timeout', `${where} stopped sending the document`, {}, error);
+      case 'ECONNRESET':
+        return refused('connect', `${where} closed the connection (${code})`, {}, error);
       default:
         if (TLS_ERROR_CODE.test(code)) {
           return refused(
@@ -463,7 +470,7 @@ function pinnedLookup(host: string, addresses: readonly LookupAddress[]): Lookup
   };
 }
 
-function header(headers: Dispatcher.ResponseData['headers'], name: string): string | null {
+function header(headers: IncomingHttpHeaders, name: string): string | null {
   const value = headers[name];
   return (Array.isArray(value) ? value[0] : value) ?? null;
 }

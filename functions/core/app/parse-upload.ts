@@ -10,6 +10,7 @@ import {
 import { workKeys } from '../domain/pipeline/pipeline-ports.js';
 import type { ParseOptions, RequestRecord } from '../domain/request.js';
 import type { Page, ParseResponse } from '../domain/schemas.js';
+import type { DocumentFetcher } from '../ports/document-fetcher.js';
 import type { AppDeps } from './app-deps.js';
 import { readUpload } from './uploads.js';
 
@@ -84,6 +85,27 @@ export async function parseUpload(
     if (result) return resultView(result, upload.options.include_warnings);
   }
   return readOutcome(deps, record.id, upload.options.include_warnings);
+}
+
+/**
+ * POST /v1/parse: downloads `fileUrl` with `fetcher` (its rules: https, public addresses, a byte
+ * cap of the upload limit, at most 3 redirects) and parses it like an upload.
+ * @throws {UrlRefusedError} when the URL is refused or the download fails (400).
+ * @throws {PayloadTooLargeError} when the document is above the upload limit (413).
+ * @throws the errors of {@link parseUpload} for the document itself.
+ */
+export async function parseUrl(
+  deps: AppDeps,
+  fetcher: DocumentFetcher,
+  request: { tenant: string; fileUrl: string; options: ParseOptions },
+): Promise<ParseResponse> {
+  const document = await fetcher.fetch(request.fileUrl, { maxBytes: deps.limits.maxUploadBytes });
+  return parseUpload(deps, {
+    tenant: request.tenant,
+    bytes: document.bytes,
+    filename: document.filename,
+    options: request.options,
+  });
 }
 
 /** Options of {@link submitUpload}. */

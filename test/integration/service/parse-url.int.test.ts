@@ -1,0 +1,128 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
+import { loadConfig } from '../../../functions/config.js';
+import { HTTPValidationError, ParseResponse } from '../../../functions/core/domain/schemas.js';
+
+/** POST /v1/parse on the running service: downloads through the SSRF-hardened fetcher. */
+
+const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
+const KEY = 'key-parse-url-001';
+const PDF = readFileSync(join(DEV, 'files/docling-2305.03393v1-pg9.pdf'));
+
+let dataDir: string;
+let service: LocalServer;
+/** Serves the corpus PDF; allowlisted. */
+let origin: Server;
+/** Counts connections; never allowlisted, so nothing may reach it. */
+let forbidden: Server;
+let forbiddenConnections = 0;
+
+const portOf = (server: Server) => (server.address() as AddressInfo).port;
+
+beforeAll(async () => {
+  origin = createServer((req, res) => {
+    if (req.url === '/papers/tableformer.pdf') {
+      res.writeHead(200, { 'content-type': 'application/pdf' });
+      res.end(PDF);
+    } else if (req.url === '/redirect-to-forbidden') {
+      res.writeHead(302, { location: `http://127.0.0.1:${portOf(forbidden)}/doc.pdf` });
+      res.end();
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  forbidden = createServer((_req, res) => res.end(PDF));
+  forbidden.on('connection', () => (forbiddenConnections += 1));
+  await new Promise<void>((ready) => origin.listen(0, '127.0.0.1', ready));
+  await new Promise<void>((ready) => forbidden.listen(0, '127.0.0.1', ready));
+  dataDir = mkdtempSync(join(tmpdir(), 'docparse-url-'));
+  const config = loadConfig({
+    RUNTIME_MODE: 'local',
+    DATA_DIR: dataDir,
+    PORT: '0',
+    API_KEYS: `${KEY}=urls:pro`,
+    URL_FETCH_ALLOWLIST: `127.0.0.1:${portOf(origin)}`,
+  });
+  if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
+  service = await startLocalServer(config);
+});
+
+afterAll(async () => {
+  await service.close();
+  origin.close();
+  forbidden.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function parse(body: unknown) {
+  const res = await fetch(`${service.url}/v1/parse`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+describe('POST /v1/parse', () => {
+  it('downloads the document from an allowlisted server and answers with its ParseResponse', async () => {
+    // Act
+    const result = await parse({
+      file_url: `http://127.0.0.1:${portOf(origin)}/papers/tableformer.pdf`,
+    });
+    // Assert
+    expect(result.status).toBe(200);
+    const response = ParseResponse.parse(result.body);
+    expect(response.document).toMatchObject({ filename: 'tableformer.pdf', format: 'pdf' });
+    expect(response.pages[0]?.content_markdown).toContain('TableFormer');
+  });
+
+  it('refuses loopback addresses that are not allowlisted, without connecting to them', async () => {
+    // Act
+    const direct = await parse({ file_url: `https://127.0.0.1:${portOf(forbidden)}/doc.pdf` });
+    const redirected = await parse({
+      file_url: `http://127.0.0.1:${portOf(origin)}/redirect-to-forbidden`,
+    });
+    // Assert
+    expect(direct.status).toBe(400);
+    expect(String(direct.body.detail)).toMatch(/loopback/i);
+    expect(redirected.status).toBe(400);
+    expect(String(redirected.body.detail)).toMatch(/URL refused/);
+    expect(forbiddenConnections).toBe(0);
+  });
+
+  it('refuses plain http and says why', async () => {
+    // Act
+    const result = await parse({ file_url: 'http://example.com/report.pdf' });
+    // Assert
+    expect(result.status).toBe(400);
+    expect(String(result.body.detail)).toMatch(/https/);
+  });
+
+  it("names the origin's status when the document is not there", async () => {
+    // Act
+    const result = await parse({ file_url: `http://127.0.0.1:${portOf(origin)}/missing.pdf` });
+    // Assert
+    expect(result.status).toBe(400);
+    expect(String(result.body.detail)).toMatch(/404/);
+  });
+
+  it('answers 422 for a missing file_url and for fields this deployment cannot honour yet', async () => {
+    // Act
+    const missing = await parse({ operation_mode: 'ocr' });
+    const webhook = await parse({
+      file_url: `http://127.0.0.1:${portOf(origin)}/papers/tableformer.pdf`,
+      webhook_url: 'https://hooks.example.com/docparse',
+    });
+    // Assert
+    expect(missing.status).toBe(422);
+    expect(HTTPValidationError.parse(missing.body).detail[0]?.loc).toContain('file_url');
+    expect(webhook.status).toBe(422);
+    expect(HTTPValidationError.parse(webhook.body).detail[0]?.loc).toContain('webhook_url');
+  });
+});
