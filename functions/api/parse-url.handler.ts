@@ -24,11 +24,9 @@ export const ParseUrlRequest = z.strictObject({
   webhook_url: z
     .null()
     .or(
-      z
-        .string()
-        .refine(() => false, {
-          message: 'webhook deliveries are not available on this deployment yet',
-        }),
+      z.string().refine(() => false, {
+        message: 'webhook deliveries are not available on this deployment yet',
+      }),
     )
     .default(null),
   max_pages: z.number().int().min(1).max(100_000).nullable().default(null),
