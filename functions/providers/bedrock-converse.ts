@@ -10,6 +10,7 @@ import type {
   ProviderPageResult,
 } from '../core/ports/page-provider.js';
 import type { PageRasterizer } from '../engines/raster.js';
+import { awsClientOptions, awsSdkFailure } from './aws-sdk-failures.js';
 import {
   PAGE_TRANSCRIPTION_PROMPT,
   unavailable,
@@ -49,10 +50,7 @@ export function bedrockClient(
   settings: Pick<BedrockSettings, 'maxRetries'>,
   region?: string,
 ): BedrockRuntimeClient {
-  return new BedrockRuntimeClient({
-    maxAttempts: attemptsFor(settings.maxRetries),
-    ...(region === undefined ? {} : { region }),
-  });
+  return new BedrockRuntimeClient(awsClientOptions(settings, region));
 }
 
 /**
@@ -125,7 +123,7 @@ export class BedrockConverseProvider implements PageProvider {
         { abortSignal: AbortSignal.timeout(timeoutMs) },
       );
     } catch (error) {
-      throw unavailable(id, bedrockFailure(error, timeoutMs), error);
+      throw unavailable(id, awsSdkFailure(error, timeoutMs, BEDROCK_ERRORS), error);
     }
     const refusal = stopFailure(id, response.stopReason, maxOutputTokens);
     if (refusal) throw refusal;
@@ -150,14 +148,6 @@ export class BedrockConverseProvider implements PageProvider {
       ocrScore: null,
     });
   }
-}
-
-/** `maxRetries + 1`, checked. */
-function attemptsFor(maxRetries: number): number {
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-    throw new Error(`maxRetries must be a non-negative integer; got ${maxRetries}`);
-  }
-  return maxRetries + 1;
 }
 
 /** The failure a stop reason means, or undefined for a complete answer. */
@@ -203,19 +193,3 @@ const BEDROCK_ERRORS: Readonly<Record<string, string>> = {
   ValidationException: 'the request was refused as invalid (image size or format, model id)',
   ResourceNotFoundException: 'no such model or inference profile in the region',
 };
-
-/**
- * The reason of a failed Converse call: the SDK error's name and what it means, or the deadline;
- * never the service's message (it may quote the request).
- */
-function bedrockFailure(error: unknown, timeoutMs: number): string {
-  const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
-  const errorName = typeof name === 'string' ? name : 'Error';
-  // The deadline's abort (AbortError, or the signal's TimeoutError) and socket timeouts.
-  if (['AbortError', 'TimeoutError', 'RequestTimeout'].includes(errorName)) {
-    return `no answer within ${timeoutMs} ms (${errorName})`;
-  }
-  const meaning = BEDROCK_ERRORS[errorName];
-  if (meaning) return `${meaning} (${errorName})`;
-  return typeof code === 'string' ? `network error ${code}` : `request failed (${errorName})`;
-}

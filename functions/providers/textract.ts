@@ -16,6 +16,7 @@ import type {
 } from '../core/ports/page-provider.js';
 import { escapeBlockStart, escapeInline } from '../engines/layout/markdown.js';
 import type { PageRasterizer } from '../engines/raster.js';
+import { awsClientOptions, awsSdkFailure } from './aws-sdk-failures.js';
 import { unavailable, type RemoteProviderSettings } from './remote-provider.js';
 
 /**
@@ -44,13 +45,7 @@ export function textractClient(
   settings: Pick<TextractSettings, 'maxRetries'>,
   region?: string,
 ): TextractClient {
-  if (!Number.isInteger(settings.maxRetries) || settings.maxRetries < 0) {
-    throw new Error(`maxRetries must be a non-negative integer; got ${settings.maxRetries}`);
-  }
-  return new TextractClient({
-    maxAttempts: settings.maxRetries + 1,
-    ...(region === undefined ? {} : { region }),
-  });
+  return new TextractClient(awsClientOptions(settings, region));
 }
 
 /**
@@ -112,7 +107,7 @@ export class TextractProvider implements PageProvider {
         { abortSignal: AbortSignal.timeout(timeoutMs) },
       );
     } catch (error) {
-      throw unavailable(id, textractFailure(error, timeoutMs), error);
+      throw unavailable(id, awsSdkFailure(error, timeoutMs, TEXTRACT_ERRORS), error);
     }
     if (!response.Blocks) throw unavailable(id, 'the answer holds no blocks');
     const layout = textractPageLayout(response.Blocks, raster.width, raster.height);
@@ -475,19 +470,3 @@ const TEXTRACT_ERRORS: Readonly<Record<string, string>> = {
   DocumentTooLargeException:
     'the image is larger than AnalyzeDocument accepts (10 MB, 10000 px a side); lower the DPI',
 };
-
-/**
- * The reason of a failed AnalyzeDocument call: the SDK error's name and what it means, or the
- * deadline; never the service's message.
- */
-function textractFailure(error: unknown, timeoutMs: number): string {
-  const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
-  const errorName = typeof name === 'string' ? name : 'Error';
-  // The deadline's abort (AbortError, or the signal's TimeoutError) and socket timeouts.
-  if (['AbortError', 'TimeoutError', 'RequestTimeout'].includes(errorName)) {
-    return `no answer within ${timeoutMs} ms (${errorName})`;
-  }
-  const meaning = TEXTRACT_ERRORS[errorName];
-  if (meaning) return `${meaning} (${errorName})`;
-  return typeof code === 'string' ? `network error ${code}` : `request failed (${errorName})`;
-}

@@ -312,21 +312,16 @@ async function reRoute(
     .filter((p) => (context.usableTextLayer || !p.needsTextLayer) && p.id !== page.provider)
     .map((p) => p.id);
   const before = page.confidence;
+  /** The original page, with why the re-route changed nothing. */
+  const keptOriginal = (to: { tier: Tier; provider: null } | null, outcome: string) => ({
+    evidence: original.evidence,
+    page: {
+      ...page,
+      re_route_result: { from, to, reason, outcome, scores_before: before, kept: 'original' },
+    },
+  });
   if (candidates.length === 0) {
-    return {
-      evidence: original.evidence,
-      page: {
-        ...page,
-        re_route_result: {
-          from,
-          to: null,
-          reason,
-          outcome: `no other provider of the ${nextTier} tier can parse this page`,
-          scores_before: before,
-          kept: 'original',
-        },
-      },
-    };
+    return keptOriginal(null, `no other provider of the ${nextTier} tier can parse this page`);
   }
   let scored: ScoredPage;
   try {
@@ -343,20 +338,10 @@ async function reRoute(
     if (!(error instanceof ProviderUnavailableError || error instanceof TierUnavailableError)) {
       throw error;
     }
-    return {
-      evidence: original.evidence,
-      page: {
-        ...page,
-        re_route_result: {
-          from,
-          to: { tier: nextTier, provider: null },
-          reason,
-          outcome: `the ${nextTier} tier could not parse the page: ${error.message}`,
-          scores_before: before,
-          kept: 'original',
-        },
-      },
-    };
+    return keptOriginal(
+      { tier: nextTier, provider: null },
+      `the ${nextTier} tier could not parse the page: ${error.message}`,
+    );
   }
   const second = scored.page;
   const keepSecond = meanScore(second) > meanScore(page);
