@@ -69,6 +69,11 @@ const common = {
    * or any port, without the public-address check. For tests and local servers only.
    */
   URL_FETCH_ALLOWLIST: z.string().optional(),
+  /**
+   * The API's public base URL (e.g. `https://api.example.com`), the start of the `result_url` of
+   * webhook events. Unset: taken from each request (its Host header and API Gateway stage).
+   */
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 };
 
@@ -86,6 +91,13 @@ const AwsEnv = z.object({
   TABLE_NAME: z.string().min(1),
   /** The parse state machine; needed by functions that start or stop parses (not by stages). */
   STATE_MACHINE_ARN: z.string().min(1).optional(),
+  /**
+   * The webhook queue: set on the functions that announce finished parses (Deliver,
+   * RecordFailure), the webhook deliverer and the functions that accept `webhook_url`.
+   */
+  WEBHOOK_QUEUE_URL: z.url().optional(),
+  /** The webhook queue's dead-letter queue, where the deliverer puts events after the last attempt. */
+  WEBHOOK_DLQ_URL: z.url().optional(),
   ...common,
 });
 

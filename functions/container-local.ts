@@ -7,6 +7,10 @@ import { serviceTable } from './adapters/aws/service-table.js';
 import { lockDataDir } from './adapters/local/data-dir-lock.js';
 import { startEmbeddedDynamo } from './adapters/local/embedded-dynamo.js';
 import { FsObjectStore } from './adapters/local/fs-object-store.js';
+import { InProcessQueue, toSqsEvent } from './adapters/local/in-process-queue.js';
+import { JsonLinesQueue } from './adapters/local/json-lines-queue.js';
+import { DynamoDbWebhookSecretStore } from './adapters/aws/dynamodb-webhook-secrets.js';
+import { newWebhookSecret } from './adapters/http/webhook-signer.js';
 import { lambdaContext } from './adapters/local/lambda-context.js';
 import { LocalStepFunctionsWorkflow, type LocalTask } from './adapters/local/local-workflow.js';
 import { LocalUploadSigner, loadUploadSecret } from './adapters/local/local-upload-signer.js';
@@ -53,6 +57,27 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
     loadLocalTasks,
   );
 
+  // Webhook deliveries run in process through the deliverer's own Lambda handler; a retry
+  // waiting for hours is forgotten when the server stops (the request keeps its attempts).
+  const webhooks = new InProcessQueue({
+    concurrency: 4,
+    maxReceiveCount: 5,
+    consumer: async (message) => {
+      const { handler } = await import('./pipeline/webhook-delivery.handler.js');
+      const { batchItemFailures } = await handler(
+        toSqsEvent(message, 'webhooks'),
+        lambdaContext('WebhookDelivery'),
+      );
+      if (batchItemFailures.length > 0) {
+        throw new Error(`webhook message ${message.messageId} failed`);
+      }
+    },
+    onDeadLetter: ({ message }) => {
+      void webhookDeadLetters.send({ body: JSON.parse(message.body) as unknown });
+    },
+  });
+  const webhookDeadLetters = new JsonLinesQueue(join(dataDir, 'dead-letters', 'webhooks.jsonl'));
+
   // Event writes still running after their stage returned; close() waits for them.
   const pendingEvents = new Set<Promise<void>>();
   return {
@@ -70,6 +95,13 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
       pendingEvents.add(tracked);
     },
     apiKeys: new DynamoDbApiKeyStore(dynamo.documentClient, tableName, { onlyWriter: true }),
+    webhookSecrets: new DynamoDbWebhookSecretStore(
+      dynamo.documentClient,
+      tableName,
+      newWebhookSecret,
+    ),
+    webhooks,
+    webhookDeadLetters,
     breakers: circuitBreakers(config, dynamo.documentClient, tableName),
     objects,
     uploads,
@@ -80,6 +112,7 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
       await Promise.all([engines.warmUp(), workflow.warmUp()]);
     },
     close: async () => {
+      await webhooks.stop();
       await Promise.all(pendingEvents);
       await engines.close();
       await dynamo.stop();

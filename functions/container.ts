@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoDbApiKeyStore } from './adapters/aws/dynamodb-api-key-store.js';
 import { DynamoDbBreakerStore } from './adapters/aws/dynamodb-breaker-store.js';
@@ -11,6 +12,9 @@ import { createDocumentClient } from './adapters/aws/dynamodb-items.js';
 import { DynamoDbRequestStore } from './adapters/aws/dynamodb-request-store.js';
 import { S3ObjectStore } from './adapters/aws/s3-object-store.js';
 import { S3UploadSigner } from './adapters/aws/s3-upload-signer.js';
+import { SqsQueue } from './adapters/aws/sqs-queue.js';
+import { DynamoDbWebhookSecretStore } from './adapters/aws/dynamodb-webhook-secrets.js';
+import { newWebhookSecret } from './adapters/http/webhook-signer.js';
 import { StepFunctionsWorkflow } from './adapters/aws/step-functions-workflow.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { AppDeps } from './core/app/app-deps.js';
@@ -169,8 +173,20 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
   const objects = new S3ObjectStore(s3, config.BUCKET_NAME);
   const engines = await loadEngines(config, objects);
   const sfn = new SFNClient({});
+  const sqs = new SQSClient({});
   return {
     ...common(config),
+    webhookSecrets: new DynamoDbWebhookSecretStore(
+      documentClient,
+      config.TABLE_NAME,
+      newWebhookSecret,
+    ),
+    ...(config.WEBHOOK_QUEUE_URL === undefined
+      ? {}
+      : { webhooks: new SqsQueue(sqs, config.WEBHOOK_QUEUE_URL) }),
+    ...(config.WEBHOOK_DLQ_URL === undefined
+      ? {}
+      : { webhookDeadLetters: new SqsQueue(sqs, config.WEBHOOK_DLQ_URL) }),
     requests: new DynamoDbRequestStore(documentClient, config.TABLE_NAME),
     events: new DynamoDbEventLog(documentClient, config.TABLE_NAME),
     breakers: circuitBreakers(config, documentClient, config.TABLE_NAME),
@@ -190,6 +206,7 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
       dynamoClient.destroy();
       s3.destroy();
       sfn.destroy();
+      sqs.destroy();
     },
   };
 }

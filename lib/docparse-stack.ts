@@ -58,6 +58,10 @@ export class DocparseStack extends Stack {
       storage: this.storage,
       stateMachine,
       environment,
+      webhookAnnouncers: [
+        this.pipeline.functions.Deliver,
+        this.pipeline.functions.RecordFailure,
+      ].filter((fn) => fn !== undefined),
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API' });

@@ -1,6 +1,11 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { AppError, ValidationError, type ErrorKind } from '../core/domain/errors.js';
+import {
+  AppError,
+  ExtractionStrictError,
+  ValidationError,
+  type ErrorKind,
+} from '../core/domain/errors.js';
 import { logger } from './logger.js';
 import { json } from './responses.js';
 
@@ -27,7 +32,8 @@ const isHttpError = (e: unknown): e is HttpLikeError =>
   e instanceof Error && typeof (e as Partial<HttpLikeError>).statusCode === 'number';
 
 /**
- * Errors to responses: ValidationError → 422 HTTPValidationError body; AppError → `{ detail }`
+ * Errors to responses: ValidationError → 422 HTTPValidationError body; ExtractionStrictError →
+ * 422 whose body is the list of schema failures; other AppErrors → `{ detail }`
  * with its kind's status; middy's body-parser errors → 400; anything else → 500 whose detail
  * names the request id (the message is logged, never returned).
  */
@@ -40,6 +46,7 @@ export const errorResponses = (): MiddlewareObj<APIGatewayProxyEvent, APIGateway
 /** The response for `error` (see {@link errorResponses}); `requestId` names a 500 in its detail. */
 export function errorResponse(error: unknown, requestId: string): APIGatewayProxyResult {
   if (error instanceof ValidationError) return json(422, { detail: error.issues });
+  if (error instanceof ExtractionStrictError) return json(422, error.errors);
   if (error instanceof AppError) {
     return json(STATUS_BY_KIND[error.kind], { detail: error.message }, error.headers);
   }

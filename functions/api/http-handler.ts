@@ -31,6 +31,11 @@ export interface HttpRequest<P, Q, F, B = unknown> {
   headers: Readonly<Record<string, string | undefined>>;
   /** The request path, e.g. `/v1/health`. */
   path: string;
+  /**
+   * The API's base URL as the client reached it (no trailing slash): `PUBLIC_BASE_URL`, else the
+   * scheme and Host of the request, with the stage on API Gateway's own domain names.
+   */
+  baseUrl: string;
   /** The Lambda request id (named in 500 responses and logs). */
   requestId: string;
   deps: Deps;
@@ -142,6 +147,7 @@ export function httpHandler<
       caller,
       headers,
       path: event.path,
+      baseUrl: baseUrlOf(event, headers, deps.config.PUBLIC_BASE_URL),
       requestId: context.awsRequestId,
       deps,
     });
@@ -152,6 +158,22 @@ export function httpHandler<
     }
     return json(reply.statusCode, reply.body, reply.headers);
   });
+}
+
+/** See {@link HttpRequest.baseUrl}. */
+function baseUrlOf(
+  event: APIGatewayProxyEvent,
+  headers: Readonly<Record<string, string | undefined>>,
+  configured: string | undefined,
+): string {
+  if (configured !== undefined) return configured.replace(/\/+$/, '');
+  const { stage, domainName } = event.requestContext;
+  const host = headers['x-forwarded-host'] ?? headers.host ?? domainName ?? 'localhost';
+  const scheme = headers['x-forwarded-proto'] ?? (stage === 'local' ? 'http' : 'https');
+  // On execute-api domain names the stage is the first path segment; custom domains map it away.
+  const prefix =
+    host.endsWith('.amazonaws.com') && stage && stage !== '$default' ? `/${stage}` : '';
+  return `${scheme.split(',')[0]?.trim() ?? 'https'}://${host}${prefix}`;
 }
 
 function fileOf(part: unknown, maxBytes: number): UploadedFile | undefined {

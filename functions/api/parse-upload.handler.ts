@@ -25,6 +25,25 @@ export const UploadId = z.string().trim().regex(UPLOAD_ID_PATTERN, {
  * Upload form fields (spec §4 POST /v1/parse/upload), plus `upload_id`: a file sent beforehand
  * to an upload slot, parsed by reference instead of a `file` part.
  */
+/**
+ * `extraction_schema` as a form field (spec §4 stream form; the upload form takes it too): JSON
+ * Schema text, or empty / `null` for none. Must be JSON; the schema itself is checked with the
+ * operation mode before anything is stored (`checkedExtractionSchema`).
+ */
+const ExtractionSchemaText = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    const trimmed = text?.trim() ?? '';
+    if (trimmed === '' || trimmed === 'null') return null;
+    try {
+      return JSON.parse(trimmed) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON Schema object (JSON text)' });
+      return z.NEVER;
+    }
+  });
+
 export const UploadForm = z.object({
   upload_id: UploadId.optional(),
   operation_mode: OperationMode.default('ocr'),
@@ -32,6 +51,7 @@ export const UploadForm = z.object({
   max_pages: formNullableInt(1, 100_000).default(null),
   enable_verification: formNullableBoolean.default(null),
   dpi: formNullableInt(36, 600).default(null),
+  extraction_schema: ExtractionSchemaText,
 });
 
 /** Upload query parameters (all boolean, default false). */
@@ -73,20 +93,16 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTim
     getDeps,
     { form: UploadForm, query: UploadQuery, streaming: true },
     async ({ form, query, file, caller, deps, requestId, headers }) => {
-      const { upload_id: uploadId, ...fields } = form;
+      const { upload_id: uploadId, extraction_schema: extractionSchema, ...fields } = form;
       const document = documentOf(uploadId, file);
-      if (wantsEventStream(headers)) {
-        return streamParse(deps, {
-          tenant: caller?.tenant ?? '',
-          options: { ...fields, ...query },
-          ...document,
-        });
-      }
-      const parsing = parseUpload(deps, {
+      const upload = {
         tenant: caller?.tenant ?? '',
         options: { ...fields, ...query },
+        extractionSchema,
         ...document,
-      });
+      };
+      if (wantsEventStream(headers)) return streamParse(deps, upload);
+      const parsing = parseUpload(deps, upload);
       return replyWhenDone(parsing, timing, requestId);
     },
   );

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { parseUrl } from '../core/app/parse-upload.js';
+import { parseUrl, resolveProvider, submitUrlParse } from '../core/app/parse-upload.js';
+import { UrlRefusedError } from '../core/domain/errors.js';
 import { OperationMode } from '../core/domain/schemas.js';
 import { deps, type Deps } from '../container.js';
-import { parseUrlAllowlist, SafeDocumentFetcher } from '../adapters/http/safe-fetcher.js';
+import { parseUrlAllowlist, SafeDocumentFetcher, UrlGuard } from '../adapters/http/safe-fetcher.js';
 import { httpHandler } from './http-handler.js';
 import {
   LONG_PARSE,
@@ -12,32 +13,19 @@ import {
 } from './parse-upload.handler.js';
 
 /**
- * ParseURLRequest (spec §4 POST /v1/parse). `extraction_schema` must be a JSON object when given.
- * `webhook_url`, `compare_provider` and `preferred_model` are refused with 422 until this
- * deployment delivers webhooks and pins providers, rather than silently ignored.
+ * ParseURLRequest (spec §4 POST /v1/parse). `extraction_schema` must be a JSON object when given
+ * (checked against `operation_mode` before the download). `preferred_model` and
+ * `compare_provider` name a configured provider by id or model (422 otherwise).
  */
 export const ParseUrlRequest = z.strictObject({
   file_url: z.string().trim().min(1).max(2048),
   operation_mode: OperationMode.default('ocr'),
   extraction_schema: z.record(z.string(), z.unknown()).nullable().default(null),
   maintain_format: z.boolean().default(true),
-  webhook_url: z
-    .null()
-    .or(
-      z.string().refine(() => false, {
-        message: 'webhook deliveries are not available on this deployment yet',
-      }),
-    )
-    .default(null),
+  webhook_url: z.string().trim().min(1).max(2048).nullable().default(null),
   max_pages: z.number().int().min(1).max(100_000).nullable().default(null),
-  compare_provider: z
-    .null()
-    .or(z.string().refine(() => false, { message: 'not available on this deployment yet' }))
-    .default(null),
-  preferred_model: z
-    .null()
-    .or(z.string().refine(() => false, { message: 'not available on this deployment yet' }))
-    .default(null),
+  compare_provider: z.string().trim().min(1).max(200).nullable().default(null),
+  preferred_model: z.string().trim().min(1).max(200).nullable().default(null),
   enable_verification: z.boolean().nullable().default(null),
   dpi: z.number().int().min(36).max(600).nullable().default(null),
 });
@@ -47,22 +35,47 @@ export const ParseUrlRequest = z.strictObject({
  * public addresses only, every redirect checked, at most 3, the upload size limit) and answers
  * like the upload: the ParseResponse, with the same long-parse keepalive. A refused URL is 400
  * with a `detail` that says why. Hosts in `URL_FETCH_ALLOWLIST` are exempt (tests only).
+ *
+ * `preferred_model` sends every page to that provider first (where it can parse the page; the
+ * page keeps its tier and falls over to the tier's chain); `compare_provider` parses every page
+ * with that provider too and adds a `comparison` (its Markdown and the agreement) to each page.
+ *
+ * With `webhook_url` (checked by the same address rules, 400 when refused), the answer is 202 at
+ * once with the request's status view (`status: "queued"`); the end of the parse is POSTed to
+ * the webhook, and `GET /v1/parse/{id}` returns the result and the delivery attempts.
  */
 export const createHandler = (
   getDeps: () => Promise<Deps>,
   timing: LongParseTiming = LONG_PARSE,
 ) => {
-  let fetcher: SafeDocumentFetcher | undefined;
+  let outbound: { fetcher: SafeDocumentFetcher; webhooks: UrlGuard } | undefined;
   return httpHandler(
     getDeps,
     { body: ParseUrlRequest, query: UploadQuery, streaming: true },
-    async ({ body, query, caller, deps, requestId }) => {
-      fetcher ??= new SafeDocumentFetcher({
-        allowlist: parseUrlAllowlist(deps.config.URL_FETCH_ALLOWLIST),
-      });
-      const parsing = parseUrl(deps, fetcher, {
+    async ({ body, query, caller, deps, requestId, baseUrl }) => {
+      if (!outbound) {
+        const allowlist = parseUrlAllowlist(deps.config.URL_FETCH_ALLOWLIST);
+        outbound = {
+          fetcher: new SafeDocumentFetcher({ allowlist }),
+          webhooks: new UrlGuard({ allowlist, verb: 'called for webhooks' }),
+        };
+      }
+      const request = {
         tenant: caller?.tenant ?? '',
         fileUrl: body.file_url,
+        extractionSchema: body.extraction_schema,
+        providers: {
+          ...(body.preferred_model === null
+            ? {}
+            : {
+                preferred: resolveProvider(deps.providers, 'preferred_model', body.preferred_model),
+              }),
+          ...(body.compare_provider === null
+            ? {}
+            : {
+                compare: resolveProvider(deps.providers, 'compare_provider', body.compare_provider),
+              }),
+        },
         options: {
           operation_mode: body.operation_mode,
           maintain_format: body.maintain_format,
@@ -71,10 +84,35 @@ export const createHandler = (
           dpi: body.dpi,
           ...query,
         },
-      });
-      return replyWhenDone(parsing, timing, requestId);
+      };
+      if (body.webhook_url !== null) {
+        const url = await checkedWebhookUrl(outbound.webhooks, body.webhook_url);
+        const accepted = await submitUrlParse(deps, outbound.fetcher, {
+          ...request,
+          webhook: { url, apiBaseUrl: baseUrl },
+        });
+        return { statusCode: 202, body: accepted };
+      }
+      return replyWhenDone(parseUrl(deps, outbound.fetcher, request), timing, requestId);
     },
   );
 };
 
 export const handler = createHandler(deps);
+
+/**
+ * The webhook URL once its scheme, host and addresses pass the guard (the deliverer checks it
+ * again before every attempt: the name may resolve elsewhere by then).
+ * @throws {UrlRefusedError} (400) naming `webhook_url` and why.
+ */
+async function checkedWebhookUrl(guard: UrlGuard, url: string): Promise<string> {
+  try {
+    return (await guard.check(url)).url.href;
+  } catch (error) {
+    if (!(error instanceof UrlRefusedError)) throw error;
+    throw new UrlRefusedError(error.message.replace(/^URL refused/, 'webhook_url refused'), {
+      cause: error,
+      details: error.details,
+    });
+  }
+}

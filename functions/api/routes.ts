@@ -21,6 +21,12 @@ export const routes: readonly Route[] = [
     streaming: false,
   },
   { method: 'GET', path: '/v1/providers', entry: 'list-providers.handler.ts', streaming: false },
+  {
+    method: 'GET',
+    path: '/v1/webhooks/secret',
+    entry: 'webhook-secret.handler.ts',
+    streaming: false,
+  },
   { method: 'GET', path: '/v1/live', entry: 'live.handler.ts', streaming: false },
   { method: 'GET', path: '/v1/health', entry: 'health.handler.ts', streaming: false },
   { method: 'GET', path: '/health', entry: 'health.handler.ts', streaming: false },

@@ -4,11 +4,22 @@ import type {
   PageProvider,
   ProviderPageResult,
 } from '../core/ports/page-provider.js';
+import type {
+  StructuredExtractionRequest,
+  StructuredExtractionResult,
+  StructuredExtractor,
+} from '../core/ports/structured-extractor.js';
 import type { PageRasterizer } from '../engines/raster.js';
 import {
+  EXTRACTION_PROMPT,
+  EXTRACTION_TOOL_DESCRIPTION,
+  EXTRACTION_TOOL_NAME,
   JsonHttpClient,
   PAGE_TRANSCRIPTION_PROMPT,
+  encodeExtractionPages,
   encodePage,
+  extractionObject,
+  extractionUserText,
   unavailable,
   visionPageResult,
   type RemoteProviderSettings,
@@ -20,8 +31,16 @@ export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 /** The Messages API version this adapter speaks (sent as `anthropic-version`). */
 export const ANTHROPIC_API_VERSION = '2023-06-01';
 
-/** A content block of a Messages API answer; only `text` blocks carry the transcription. */
-const AnthropicContentBlock = z.object({ type: z.string(), text: z.string().optional() });
+/**
+ * A content block of a Messages API answer: `text` blocks carry the transcription, the
+ * `tool_use` block of {@link EXTRACTION_TOOL_NAME} the extraction (its `input`).
+ */
+const AnthropicContentBlock = z.object({
+  type: z.string(),
+  text: z.string().optional(),
+  name: z.string().optional(),
+  input: z.unknown().optional(),
+});
 type AnthropicContentBlock = z.infer<typeof AnthropicContentBlock>;
 
 /**
@@ -49,8 +68,11 @@ type AnthropicMessage = z.infer<typeof AnthropicMessage>;
  *
  * The Messages API gives no log-probabilities, so `ocrScore` is always null. Rate limits (429)
  * and overload (529) are retried by {@link JsonHttpClient}.
+ *
+ * As an extractor it offers one tool, {@link EXTRACTION_TOOL_NAME}, whose `input_schema` is the
+ * schema to fill, and makes the model call it (`tool_choice`): the call's input is the answer.
  */
-export class AnthropicProvider implements PageProvider {
+export class AnthropicProvider implements PageProvider, StructuredExtractor {
   readonly id: string;
   readonly model: string;
   readonly #settings: RemoteProviderSettings;
@@ -110,8 +132,7 @@ export class AnthropicProvider implements PageProvider {
       this.#headers(),
     );
     const message = this.#parseMessage(body);
-    this.#checkStopReason(message.stop_reason ?? null);
-    const usage = message.usage;
+    this.#checkStopReason(message.stop_reason ?? null, 'transcribe the page');
     return visionPageResult({
       markdown: message.content
         .filter((block: AnthropicContentBlock) => block.type === 'text')
@@ -119,15 +140,73 @@ export class AnthropicProvider implements PageProvider {
         .join(''),
       raster: page.raster,
       model: this.model,
-      tokens: {
-        input:
-          (usage?.input_tokens ?? 0) +
-          (usage?.cache_creation_input_tokens ?? 0) +
-          (usage?.cache_read_input_tokens ?? 0),
-        output: usage?.output_tokens ?? 0,
-      },
+      tokens: tokensOf(message),
       ocrScore: null,
     });
+  }
+
+  /**
+   * Fills the request's schema from the document's Markdown and the images of its first pages,
+   * through the forced call of the {@link EXTRACTION_TOOL_NAME} tool.
+   *
+   * @returns the tool call's input (not checked against the schema), the model, and tokens from
+   *   `usage` as for a page.
+   * @throws {ProviderUnavailableError} as `parsePage` does for the call, and when the answer has
+   *   no call of the tool or its input is not a JSON object (`malformed answer`).
+   * @throws {DocumentRejectedError} when a page cannot be rendered.
+   */
+  async extract(request: StructuredExtractionRequest): Promise<StructuredExtractionResult> {
+    const images = await encodeExtractionPages(
+      this.#rasterizer,
+      request,
+      this.#settings.defaultDpi,
+    );
+    const { body } = await this.#client.postJson(
+      '/v1/messages',
+      {
+        model: this.model,
+        max_tokens: this.#settings.maxOutputTokens,
+        temperature: 0,
+        system: EXTRACTION_PROMPT,
+        tools: [
+          {
+            name: EXTRACTION_TOOL_NAME,
+            description: EXTRACTION_TOOL_DESCRIPTION,
+            input_schema: request.schema,
+          },
+        ],
+        tool_choice: { type: 'tool', name: EXTRACTION_TOOL_NAME },
+        messages: [
+          {
+            role: 'user',
+            content: [
+              ...images.map((image) => ({
+                type: 'image',
+                source: { type: 'base64', media_type: 'image/png', data: image.base64 },
+              })),
+              { type: 'text', text: extractionUserText(request, images) },
+            ],
+          },
+        ],
+      },
+      this.#headers(),
+    );
+    const message = this.#parseMessage(body);
+    // A forced tool call ends with `tool_use`; the other reasons are those of a page.
+    if (message.stop_reason !== 'tool_use') {
+      this.#checkStopReason(message.stop_reason ?? null, 'fill the schema');
+    }
+    const call = message.content.find(
+      (block) => block.type === 'tool_use' && block.name === EXTRACTION_TOOL_NAME,
+    );
+    if (!call) {
+      throw unavailable(this.id, `malformed answer: no call of the ${EXTRACTION_TOOL_NAME} tool`);
+    }
+    return {
+      data: extractionObject(this.id, call.input),
+      model: this.model,
+      tokens: tokensOf(message),
+    };
   }
 
   /** Closes the HTTP connections. */
@@ -150,7 +229,7 @@ export class AnthropicProvider implements PageProvider {
   }
 
   /** Accepts a finished answer; anything cut short or declined is a provider failure. */
-  #checkStopReason(stopReason: string | null): void {
+  #checkStopReason(stopReason: string | null, task: string): void {
     switch (stopReason) {
       case null:
       case 'end_turn':
@@ -164,12 +243,24 @@ export class AnthropicProvider implements PageProvider {
       case 'model_context_window_exceeded':
         throw unavailable(this.id, 'truncated: the answer reached the context window');
       case 'refusal':
-        throw unavailable(this.id, 'refused: the model declined to transcribe the page');
+        throw unavailable(this.id, `refused: the model declined to ${task}`);
       default:
-        // tool_use, pause_turn...: no tools are offered, so the answer is not a transcription.
+        // tool_use, pause_turn...: an unforced tool call or a paused turn is no answer.
         throw unavailable(this.id, `unexpected stop_reason ${stopReason}`);
     }
   }
+}
+
+/** Input tokens include prompt-cache reads and writes; all 0 when `usage` is absent. */
+function tokensOf(message: AnthropicMessage): { input: number; output: number } {
+  const usage = message.usage;
+  return {
+    input:
+      (usage?.input_tokens ?? 0) +
+      (usage?.cache_creation_input_tokens ?? 0) +
+      (usage?.cache_read_input_tokens ?? 0),
+    output: usage?.output_tokens ?? 0,
+  };
 }
 
 /** The first schema violation as `path: message`, short enough for an error message. */

@@ -1,7 +1,9 @@
 import {
   BedrockRuntimeClient,
   ConverseCommand,
+  type ConverseCommandInput,
   type ConverseCommandOutput,
+  type ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
 import type { ProviderUnavailableError } from '../core/domain/errors.js';
 import type {
@@ -9,14 +11,28 @@ import type {
   PageProvider,
   ProviderPageResult,
 } from '../core/ports/page-provider.js';
+import type {
+  StructuredExtractionRequest,
+  StructuredExtractionResult,
+  StructuredExtractor,
+} from '../core/ports/structured-extractor.js';
 import type { PageRasterizer } from '../engines/raster.js';
 import { awsClientOptions, awsSdkFailure } from './aws-sdk-failures.js';
 import {
+  EXTRACTION_PROMPT,
+  EXTRACTION_TOOL_DESCRIPTION,
+  EXTRACTION_TOOL_NAME,
   PAGE_TRANSCRIPTION_PROMPT,
+  encodeExtractionPages,
+  extractionObject,
+  extractionUserText,
   unavailable,
   visionPageResult,
   type RemoteProviderSettings,
 } from './remote-provider.js';
+
+/** A JSON value as the SDK types a document (a tool's schema and input). */
+type JsonDocument = NonNullable<ToolUseBlock['input']>;
 
 /**
  * Settings of {@link BedrockConverseProvider}: those of {@link RemoteProviderSettings} that apply
@@ -62,8 +78,13 @@ export function bedrockClient(
  * Images larger than the model accepts (Claude: 8000 px a side, 3.75 MB) are refused with a
  * `ValidationException`, reported as unavailable so that the router falls over; keep
  * `defaultDpi` moderate (150–200) for such models.
+ *
+ * As an extractor it offers one tool, {@link EXTRACTION_TOOL_NAME}, whose input schema is the
+ * schema to fill, and makes the model call it (`toolChoice`): the call's input is the answer.
+ * Forcing a named tool needs a model that supports it (Anthropic Claude, Amazon Nova, Mistral
+ * Large); others refuse the request with a `ValidationException`.
  */
-export class BedrockConverseProvider implements PageProvider {
+export class BedrockConverseProvider implements PageProvider, StructuredExtractor {
   readonly id: string;
   readonly model: string;
   readonly #settings: BedrockSettings;
@@ -96,35 +117,26 @@ export class BedrockConverseProvider implements PageProvider {
    *   withheld by a guardrail or content filter, or holds no text.
    */
   async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
-    const { id, model, timeoutMs, maxOutputTokens, defaultDpi } = this.#settings;
+    const { id, model, maxOutputTokens, defaultDpi } = this.#settings;
     const raster = await this.#rasterizer.rasterize(
       request.document,
       request.pageNumber,
       request.dpi ?? defaultDpi,
     );
-    let response: ConverseCommandOutput;
-    try {
-      response = await this.#client.send(
-        new ConverseCommand({
-          modelId: model,
-          system: [{ text: PAGE_TRANSCRIPTION_PROMPT }],
-          messages: [
-            {
-              role: 'user',
-              content: [
-                { image: { format: 'png', source: { bytes: raster.png } } },
-                { text: BEDROCK_USER_TEXT },
-              ],
-            },
+    const response = await this.#converse({
+      modelId: model,
+      system: [{ text: PAGE_TRANSCRIPTION_PROMPT }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { image: { format: 'png', source: { bytes: raster.png } } },
+            { text: BEDROCK_USER_TEXT },
           ],
-          inferenceConfig: { maxTokens: maxOutputTokens, temperature: 0 },
-        }),
-        // One deadline for the whole call: every attempt checks it, so retries end there too.
-        { abortSignal: AbortSignal.timeout(timeoutMs) },
-      );
-    } catch (error) {
-      throw unavailable(id, awsSdkFailure(error, timeoutMs, BEDROCK_ERRORS), error);
-    }
+        },
+      ],
+      inferenceConfig: { maxTokens: maxOutputTokens, temperature: 0 },
+    });
     const refusal = stopFailure(id, response.stopReason, maxOutputTokens);
     if (refusal) throw refusal;
     const content = response.output?.message?.content ?? [];
@@ -147,6 +159,83 @@ export class BedrockConverseProvider implements PageProvider {
       },
       ocrScore: null,
     });
+  }
+
+  /**
+   * Fills the request's schema from the document's Markdown and the images of its first pages,
+   * through the forced call of the {@link EXTRACTION_TOOL_NAME} tool.
+   *
+   * @returns the tool call's input (not checked against the schema), the model, and the
+   *   reported input and output tokens.
+   * @throws {DocumentRejectedError} when a page cannot be rendered.
+   * @throws {ProviderUnavailableError} as `parsePage` does for the call, and when the answer has
+   *   no call of the tool or its input is not a JSON object (`malformed answer`).
+   */
+  async extract(request: StructuredExtractionRequest): Promise<StructuredExtractionResult> {
+    const { id, model, maxOutputTokens, defaultDpi } = this.#settings;
+    const images = await encodeExtractionPages(this.#rasterizer, request, defaultDpi);
+    const response = await this.#converse({
+      modelId: model,
+      system: [{ text: EXTRACTION_PROMPT }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            ...images.map((image) => ({
+              image: { format: 'png' as const, source: { bytes: image.raster.png } },
+            })),
+            { text: extractionUserText(request, images) },
+          ],
+        },
+      ],
+      inferenceConfig: { maxTokens: maxOutputTokens, temperature: 0 },
+      toolConfig: {
+        tools: [
+          {
+            toolSpec: {
+              name: EXTRACTION_TOOL_NAME,
+              description: EXTRACTION_TOOL_DESCRIPTION,
+              // The schema is JSON, as the port says; the SDK's type for it is narrower.
+              inputSchema: { json: request.schema as JsonDocument },
+            },
+          },
+        ],
+        toolChoice: { tool: { name: EXTRACTION_TOOL_NAME } },
+      },
+    });
+    // A forced tool call ends with `tool_use`; the other reasons are those of a page.
+    if (response.stopReason !== 'tool_use') {
+      const failure = stopFailure(id, response.stopReason, maxOutputTokens);
+      if (failure) throw failure;
+    }
+    const call = (response.output?.message?.content ?? []).find(
+      (block) => block.toolUse?.name === EXTRACTION_TOOL_NAME,
+    )?.toolUse;
+    if (!call) {
+      throw unavailable(id, `malformed answer: no call of the ${EXTRACTION_TOOL_NAME} tool`);
+    }
+    return {
+      data: extractionObject(id, call.input),
+      model,
+      tokens: {
+        input: response.usage?.inputTokens ?? 0,
+        output: response.usage?.outputTokens ?? 0,
+      },
+    };
+  }
+
+  /** One Converse call within the deadline, its failure reported as unavailable. */
+  async #converse(input: ConverseCommandInput): Promise<ConverseCommandOutput> {
+    const { id, timeoutMs } = this.#settings;
+    try {
+      return await this.#client.send(
+        new ConverseCommand(input),
+        // One deadline for the whole call: every attempt checks it, so retries end there too.
+        { abortSignal: AbortSignal.timeout(timeoutMs) },
+      );
+    } catch (error) {
+      throw unavailable(id, awsSdkFailure(error, timeoutMs, BEDROCK_ERRORS), error);
+    }
   }
 }
 
@@ -190,6 +279,7 @@ const BEDROCK_ERRORS: Readonly<Record<string, string>> = {
   ModelErrorException: 'the model failed',
   AccessDeniedException:
     'access denied: the role may not invoke the model, or the model is not enabled in the account',
-  ValidationException: 'the request was refused as invalid (image size or format, model id)',
+  ValidationException:
+    'the request was refused as invalid (image size or format, model id, a forced tool call the model does not support)',
   ResourceNotFoundException: 'no such model or inference profile in the region',
 };

@@ -5,11 +5,20 @@ import type {
   PageProvider,
   ProviderPageResult,
 } from '../core/ports/page-provider.js';
+import type {
+  StructuredExtractionRequest,
+  StructuredExtractionResult,
+  StructuredExtractor,
+} from '../core/ports/structured-extractor.js';
 import type { PageRasterizer } from '../engines/raster.js';
 import {
+  EXTRACTION_PROMPT,
   JsonHttpClient,
   PAGE_TRANSCRIPTION_PROMPT,
+  encodeExtractionPages,
   encodePage,
+  extractionFromText,
+  extractionUserText,
   meanTokenProbability,
   unavailable,
   visionPageResult,
@@ -60,8 +69,12 @@ type GeminiResponse = z.infer<typeof GeminiResponse>;
  * It asks for log-probabilities (`responseLogprobs`) to score the recognition. Models that do
  * not offer them answer HTTP 400 naming logprobs; the provider then repeats the call once
  * without them and leaves them out for the rest of its life (`ocrScore` null from then on).
+ *
+ * As an extractor it asks for a JSON answer constrained by the schema to fill
+ * (`responseMimeType: application/json` with `responseJsonSchema`, which takes plain JSON
+ * Schema, unlike `responseSchema` and its OpenAPI subset).
  */
-export class GeminiProvider implements PageProvider {
+export class GeminiProvider implements PageProvider, StructuredExtractor {
   readonly id: string;
   readonly model: string;
   readonly #settings: RemoteProviderSettings;
@@ -111,22 +124,62 @@ export class GeminiProvider implements PageProvider {
     const { body } = await this.#generate(page.base64);
     const answer = this.#parseResponse(body);
     const candidate = this.#acceptedCandidate(answer);
-    const parts = candidate.content?.parts;
-    if (!parts) throw unavailable(this.id, 'malformed answer: the candidate has no content');
-    const usage = answer.usageMetadata;
     return visionPageResult({
-      markdown: parts
-        .filter((part: GeminiPart) => part.thought !== true)
-        .map((part) => part.text ?? '')
-        .join(''),
+      markdown: this.#answerText(candidate),
       raster: page.raster,
       model: this.model,
-      tokens: {
-        input: usage?.promptTokenCount ?? 0,
-        output: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
-      },
+      tokens: tokensOf(answer),
       ocrScore: ocrScoreOf(candidate),
     });
+  }
+
+  /**
+   * Fills the request's schema from the document's Markdown and the images of its first pages,
+   * with a `generateContent` call whose answer is constrained to JSON by the schema.
+   *
+   * @returns the answer's JSON object (not checked against the schema), the model, and tokens
+   *   from `usageMetadata` as for a page.
+   * @throws {ProviderUnavailableError} as `parsePage` does for the call, and when the answer
+   *   text is not a JSON object (`malformed answer`).
+   * @throws {DocumentRejectedError} when a page cannot be rendered.
+   */
+  async extract(request: StructuredExtractionRequest): Promise<StructuredExtractionResult> {
+    const images = await encodeExtractionPages(
+      this.#rasterizer,
+      request,
+      this.#settings.defaultDpi,
+    );
+    const { body } = await this.#client.postJson(
+      this.#path,
+      {
+        systemInstruction: { parts: [{ text: EXTRACTION_PROMPT }] },
+        contents: [
+          {
+            role: 'user',
+            parts: [
+              ...images.map((image) => ({
+                inlineData: { mimeType: 'image/png', data: image.base64 },
+              })),
+              { text: extractionUserText(request, images) },
+            ],
+          },
+        ],
+        generationConfig: {
+          temperature: 0,
+          maxOutputTokens: this.#settings.maxOutputTokens,
+          responseMimeType: 'application/json',
+          responseJsonSchema: request.schema,
+        },
+      },
+      this.#headers(),
+    );
+    const answer = this.#parseResponse(body);
+    const candidate = this.#acceptedCandidate(answer);
+    return {
+      data: extractionFromText(this.id, this.#answerText(candidate)),
+      model: this.model,
+      tokens: tokensOf(answer),
+    };
   }
 
   /** Closes the HTTP connections. */
@@ -145,9 +198,21 @@ export class GeminiProvider implements PageProvider {
     }
   }
 
+  #headers(): Record<string, string> {
+    return this.#settings.apiKey ? { 'x-goog-api-key': this.#settings.apiKey } : {};
+  }
+
+  /** The candidate's text, thought parts left out. */
+  #answerText(candidate: GeminiCandidate): string {
+    const parts = candidate.content?.parts;
+    if (!parts) throw unavailable(this.id, 'malformed answer: the candidate has no content');
+    return parts
+      .filter((part: GeminiPart) => part.thought !== true)
+      .map((part) => part.text ?? '')
+      .join('');
+  }
+
   #post(base64Png: string, withLogprobs: boolean): Promise<JsonResponse> {
-    const headers: Record<string, string> = {};
-    if (this.#settings.apiKey) headers['x-goog-api-key'] = this.#settings.apiKey;
     return this.#client.postJson(
       this.#path,
       {
@@ -167,7 +232,7 @@ export class GeminiProvider implements PageProvider {
           ...(withLogprobs ? { responseLogprobs: true } : {}),
         },
       },
-      headers,
+      this.#headers(),
     );
   }
 
@@ -201,6 +266,15 @@ export class GeminiProvider implements PageProvider {
     // SAFETY, RECITATION, PROHIBITED_CONTENT, BLOCKLIST, SPII, OTHER, and any later reason.
     throw unavailable(this.id, `stopped: ${finishReason}`);
   }
+}
+
+/** Tokens from `usageMetadata`; output includes thinking tokens, which are billed as output. */
+function tokensOf(answer: GeminiResponse): { input: number; output: number } {
+  const usage = answer.usageMetadata;
+  return {
+    input: usage?.promptTokenCount ?? 0,
+    output: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
+  };
 }
 
 /** exp(avgLogprobs), else the mean token probability of the chosen tokens, else null. */

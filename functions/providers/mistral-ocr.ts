@@ -5,10 +5,19 @@ import type {
   ProviderElement,
   ProviderPageResult,
 } from '../core/ports/page-provider.js';
+import type {
+  StructuredExtractionRequest,
+  StructuredExtractionResult,
+  StructuredExtractor,
+} from '../core/ports/structured-extractor.js';
 import type { PageRasterizer } from '../engines/raster.js';
 import {
+  EXTRACTION_PROMPT,
+  EXTRACTION_TOOL_NAME,
   JsonHttpClient,
   encodePage,
+  extractionFromText,
+  extractionUserText,
   unavailable,
   visionPageResult,
   type RemoteProviderSettings,
@@ -53,6 +62,9 @@ const OcrResponse = z.object({
   model: z.string().nullish(),
 });
 
+/** The part of an OCR answer with a document annotation that {@link MistralOcrProvider.extract} reads. */
+const AnnotationResponse = z.object({ document_annotation: z.string().nullish() });
+
 /** A Markdown image whose target is an extracted image (`![img-0.jpeg](img-0.jpeg)`). */
 const IMAGE_LINK = /!\[[^\]]*\]\(\s*([^)\s]+)\s*\)/g;
 /** Mistral's own image ids, for links whose id is missing from `images`. */
@@ -65,8 +77,13 @@ const MISTRAL_IMAGE_ID = /^img-\d+\.[a-z0-9]+$/i;
  * The image links of the Markdown are removed (this adapter asks for no image bytes, so they
  * would point at nothing); the images become `figure` elements instead. Mistral OCR bills per
  * page, so tokens are 0, and it gives no confidence, so `ocrScore` is null.
+ *
+ * As an extractor it uses the document annotation of the same API
+ * (`document_annotation_format`, a JSON Schema): the OCR endpoint takes one image, so the first
+ * page is sent as the document, and the Markdown of every page goes in
+ * `document_annotation_prompt` with {@link EXTRACTION_PROMPT}.
  */
-export class MistralOcrProvider implements PageProvider {
+export class MistralOcrProvider implements PageProvider, StructuredExtractor {
   readonly id: string;
   readonly model: string;
   readonly #settings: RemoteProviderSettings;
@@ -111,7 +128,7 @@ export class MistralOcrProvider implements PageProvider {
         document: { type: 'image_url', image_url: `data:image/png;base64,${base64}` },
         include_image_base64: false,
       },
-      this.#settings.apiKey ? { authorization: `Bearer ${this.#settings.apiKey}` } : {},
+      this.#headers(),
     );
     const parsed = OcrResponse.safeParse(body);
     if (!parsed.success) {
@@ -147,9 +164,60 @@ export class MistralOcrProvider implements PageProvider {
     };
   }
 
+  /**
+   * Fills the request's schema with a document annotation of the first page's image, the
+   * Markdown of every page in the annotation prompt.
+   *
+   * @returns the parsed `document_annotation` (not checked against the schema), the model, and
+   *   tokens 0 (annotations are billed per page).
+   * @throws {ProviderUnavailableError} on HTTP failure after the retries, the deadline, a request
+   *   without pages, or an annotation that is absent or not a JSON object (`malformed answer`).
+   * @throws {DocumentRejectedError} from the rasterizer when the page cannot be rendered.
+   */
+  async extract(request: StructuredExtractionRequest): Promise<StructuredExtractionResult> {
+    const first = request.pages[0];
+    if (!first) throw unavailable(this.id, 'the document has no page to annotate');
+    const image = await encodePage(
+      this.#rasterizer,
+      { document: request.document, pageNumber: first.pageNumber, dpi: null },
+      this.#settings.defaultDpi,
+    );
+    const { body } = await this.#client.postJson(
+      '/v1/ocr',
+      {
+        model: this.model,
+        document: { type: 'image_url', image_url: `data:image/png;base64,${image.base64}` },
+        include_image_base64: false,
+        document_annotation_format: {
+          type: 'json_schema',
+          json_schema: { name: EXTRACTION_TOOL_NAME, schema: request.schema, strict: false },
+        },
+        document_annotation_prompt: `${EXTRACTION_PROMPT}\n\n${extractionUserText(request, [image])}`,
+      },
+      this.#headers(),
+    );
+    const parsed = AnnotationResponse.safeParse(body);
+    if (!parsed.success) {
+      throw unavailable(
+        this.id,
+        'malformed answer: document_annotation is not a string',
+        parsed.error,
+      );
+    }
+    return {
+      data: extractionFromText(this.id, parsed.data.document_annotation),
+      model: this.model,
+      tokens: { input: 0, output: 0 },
+    };
+  }
+
   /** Closes the HTTP connections. */
   close(): Promise<void> {
     return this.#client.close();
+  }
+
+  #headers(): Record<string, string> {
+    return this.#settings.apiKey ? { authorization: `Bearer ${this.#settings.apiKey}` } : {};
   }
 }
 

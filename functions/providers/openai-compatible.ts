@@ -5,14 +5,25 @@ import type {
   PageProvider,
   ProviderPageResult,
 } from '../core/ports/page-provider.js';
+import type {
+  StructuredExtractionRequest,
+  StructuredExtractionResult,
+  StructuredExtractor,
+} from '../core/ports/structured-extractor.js';
 import type { PageRasterizer } from '../engines/raster.js';
 import {
+  EXTRACTION_PROMPT,
+  EXTRACTION_TOOL_NAME,
   JsonHttpClient,
   PAGE_TRANSCRIPTION_PROMPT,
+  encodeExtractionPages,
   encodePage,
+  extractionFromText,
+  extractionUserText,
   meanTokenProbability,
   unavailable,
   visionPageResult,
+  type EncodedPage,
   type RemoteProviderSettings,
 } from './remote-provider.js';
 
@@ -57,6 +68,7 @@ const ChatCompletion = z.object({
   usage: Usage,
 });
 type ChatCompletion = z.infer<typeof ChatCompletion>;
+type ChatChoice = ChatCompletion['choices'][number];
 
 /**
  * A vision model behind the OpenAI Chat Completions wire format: OpenAI itself and the
@@ -66,8 +78,12 @@ type ChatCompletion = z.infer<typeof ChatCompletion>;
  * as the system message, at temperature 0, asking for token log-probabilities (the source of
  * `ocrScore`). Servers that reject `logprobs` with HTTP 400 are asked again without it, and this
  * instance stops asking for them.
+ *
+ * As an extractor it asks for a `json_schema` response format (not strict: strict mode accepts
+ * only a subset of JSON Schema). Servers that reject it with HTTP 400 are asked again in JSON
+ * mode (`json_object`) with the schema in the prompt, and this instance keeps to JSON mode.
  */
-export class OpenAiCompatibleProvider implements PageProvider {
+export class OpenAiCompatibleProvider implements PageProvider, StructuredExtractor {
   readonly id: string;
   readonly model: string;
   readonly #settings: RemoteProviderSettings;
@@ -75,6 +91,8 @@ export class OpenAiCompatibleProvider implements PageProvider {
   readonly #client: JsonHttpClient;
   /** False once the server has rejected `logprobs`; kept for the life of the instance. */
   #askLogprobs = true;
+  /** False once the server has rejected the `json_schema` response format. */
+  #askJsonSchema = true;
 
   /**
    * @param settings where the API is (`baseUrl` ends before `/chat/completions`, e.g.
@@ -108,18 +126,7 @@ export class OpenAiCompatibleProvider implements PageProvider {
       this.#settings.defaultDpi,
     );
     const completion = await this.#complete(`data:image/png;base64,${base64}`);
-    const choice = completion.choices[0];
-    if (!choice) throw unavailable(this.id, 'the answer has no choices');
-    if (choice.message.refusal) throw unavailable(this.id, 'the model refused the page');
-    if (choice.finish_reason === 'length') {
-      throw unavailable(
-        this.id,
-        `truncated: the answer reached max_tokens (${this.#settings.maxOutputTokens})`,
-      );
-    }
-    if (choice.finish_reason === 'content_filter') {
-      throw unavailable(this.id, 'the answer was stopped by the content filter');
-    }
+    const choice = this.#acceptedChoice(completion, 'page');
     const markdown = contentText(choice.message.content);
     if (markdown === null) throw unavailable(this.id, 'the answer has no message content');
     if (!markdown.trim()) throw unavailable(this.id, 'the answer is empty');
@@ -136,6 +143,55 @@ export class OpenAiCompatibleProvider implements PageProvider {
     });
   }
 
+  /**
+   * Fills the request's schema from the document's Markdown and the images of its first pages,
+   * with the `json_schema` response format (or JSON mode, see the class).
+   *
+   * @returns the answer's JSON object (not checked against the schema), the model, and tokens
+   *   from `usage` (0 when absent).
+   * @throws {ProviderUnavailableError} on HTTP failure after the retries, the deadline, a body
+   *   that is not a Chat Completion, a refusal, a content-filter stop, an answer cut at
+   *   `maxOutputTokens` (`truncated`), or content that is not a JSON object (`malformed answer`).
+   * @throws {DocumentRejectedError} from the rasterizer when a page cannot be rendered.
+   */
+  async extract(request: StructuredExtractionRequest): Promise<StructuredExtractionResult> {
+    const images = await encodeExtractionPages(
+      this.#rasterizer,
+      request,
+      this.#settings.defaultDpi,
+    );
+    let body: unknown;
+    if (this.#askJsonSchema) {
+      try {
+        ({ body } = await this.#client.postJson(
+          '/chat/completions',
+          this.#extractionBody(request, images, true),
+          this.#headers(),
+        ));
+      } catch (error) {
+        if (!this.#rejects(error, /response_format|json_schema/i)) throw error;
+        this.#askJsonSchema = false;
+      }
+    }
+    if (body === undefined) {
+      ({ body } = await this.#client.postJson(
+        '/chat/completions',
+        this.#extractionBody(request, images, false),
+        this.#headers(),
+      ));
+    }
+    const completion = this.#parseCompletion(body);
+    const choice = this.#acceptedChoice(completion, 'document');
+    return {
+      data: extractionFromText(this.id, contentText(choice.message.content)),
+      model: this.model,
+      tokens: {
+        input: completion.usage?.prompt_tokens ?? 0,
+        output: completion.usage?.completion_tokens ?? 0,
+      },
+    };
+  }
+
   /** Closes the HTTP connections. */
   close(): Promise<void> {
     return this.#client.close();
@@ -143,9 +199,7 @@ export class OpenAiCompatibleProvider implements PageProvider {
 
   /** POSTs the request, falling back once to a request without `logprobs` when it is rejected. */
   async #complete(imageUrl: string): Promise<ChatCompletion> {
-    const headers: Record<string, string> = this.#settings.apiKey
-      ? { authorization: `Bearer ${this.#settings.apiKey}` }
-      : {};
+    const headers = this.#headers();
     let body: unknown;
     if (this.#askLogprobs) {
       try {
@@ -155,7 +209,7 @@ export class OpenAiCompatibleProvider implements PageProvider {
           headers,
         ));
       } catch (error) {
-        if (!this.#rejectsLogprobs(error)) throw error;
+        if (!this.#rejects(error, /logprob/i)) throw error;
         this.#askLogprobs = false;
       }
     }
@@ -166,6 +220,14 @@ export class OpenAiCompatibleProvider implements PageProvider {
         headers,
       ));
     }
+    return this.#parseCompletion(body);
+  }
+
+  #headers(): Record<string, string> {
+    return this.#settings.apiKey ? { authorization: `Bearer ${this.#settings.apiKey}` } : {};
+  }
+
+  #parseCompletion(body: unknown): ChatCompletion {
     const parsed = ChatCompletion.safeParse(body);
     if (!parsed.success) {
       // Paths only: the issues' messages may quote values, and the body holds page content.
@@ -179,6 +241,61 @@ export class OpenAiCompatibleProvider implements PageProvider {
       );
     }
     return parsed.data;
+  }
+
+  /** The first choice when it is a finished answer; a refused, filtered or cut one throws. */
+  #acceptedChoice(completion: ChatCompletion, subject: 'page' | 'document'): ChatChoice {
+    const choice = completion.choices[0];
+    if (!choice) throw unavailable(this.id, 'the answer has no choices');
+    if (choice.message.refusal) throw unavailable(this.id, `the model refused the ${subject}`);
+    if (choice.finish_reason === 'length') {
+      throw unavailable(
+        this.id,
+        `truncated: the answer reached max_tokens (${this.#settings.maxOutputTokens})`,
+      );
+    }
+    if (choice.finish_reason === 'content_filter') {
+      throw unavailable(this.id, 'the answer was stopped by the content filter');
+    }
+    return choice;
+  }
+
+  /**
+   * An extraction request: the schema as a `json_schema` response format, or (`jsonSchema`
+   * false) JSON mode with the schema in the user text.
+   */
+  #extractionBody(
+    request: StructuredExtractionRequest,
+    images: readonly EncodedPage[],
+    jsonSchema: boolean,
+  ): Record<string, unknown> {
+    return {
+      model: this.model,
+      messages: [
+        { role: 'system', content: EXTRACTION_PROMPT },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'text',
+              text: extractionUserText(request, images, jsonSchema ? undefined : request.schema),
+            },
+            ...images.map((image) => ({
+              type: 'image_url',
+              image_url: { url: `data:image/png;base64,${image.base64}`, detail: 'high' },
+            })),
+          ],
+        },
+      ],
+      max_tokens: this.#settings.maxOutputTokens,
+      temperature: 0,
+      response_format: jsonSchema
+        ? {
+            type: 'json_schema',
+            json_schema: { name: EXTRACTION_TOOL_NAME, schema: request.schema, strict: false },
+          }
+        : { type: 'json_object' },
+    };
   }
 
   #requestBody(imageUrl: string, logprobs: boolean): Record<string, unknown> {
@@ -200,13 +317,16 @@ export class OpenAiCompatibleProvider implements PageProvider {
     };
   }
 
-  /** An HTTP 400 whose API message is about `logprobs` (or `top_logprobs`). */
-  #rejectsLogprobs(error: unknown): boolean {
+  /**
+   * An HTTP 400 whose API message names what `about` matches (`logprobs`, `response_format`):
+   * a parameter this server does not take.
+   */
+  #rejects(error: unknown, about: RegExp): boolean {
     return (
       error instanceof ProviderUnavailableError &&
       error.details?.status === 400 &&
       // The provider id is part of the message; only the API's own words count.
-      /logprob/i.test(error.message.replace(`provider ${this.id}`, ''))
+      about.test(error.message.replace(`provider ${this.id}`, ''))
     );
   }
 }

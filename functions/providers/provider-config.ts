@@ -4,9 +4,10 @@ import type { Tier } from '../core/domain/schemas.js';
 /**
  * The provider configuration file (`config/providers.json`, or the file named by
  * `PROVIDERS_FILE`, or the JSON in `PROVIDERS_JSON`): the providers, the ordered chain of each
- * tier, their prices and the circuit breakers' policy. Keys never appear in it: a provider names
- * the environment variable that holds its key (`api_key_env`) or the Secrets Manager secret
- * that does (`api_key_secret`, read by `provider-secrets.ts` where providers run).
+ * tier, the providers that fill extraction schemas, their prices and the circuit breakers'
+ * policy. Keys never appear in it: a provider names the environment variable that holds its key
+ * (`api_key_env`) or the Secrets Manager secret that does (`api_key_secret`, read by
+ * `provider-secrets.ts` where providers run).
  */
 
 /** A provider id: letters, digits, `.`, `_`, `-`, `:` (it appears in `Page.provider` and item keys). */
@@ -107,6 +108,15 @@ const TierEntry = z.strictObject({
   price_per_page_usd: z.number().min(0),
 });
 
+/**
+ * The remote models that fill `extraction_schema` (`extract` and `hybrid` modes), tried in
+ * order; the service's offline extractor is always the last resort, and the only one when the
+ * list is empty (the default).
+ */
+const ExtractionEntry = z
+  .strictObject({ providers: z.array(ProviderId) })
+  .default({ providers: [] });
+
 /** Circuit-breaker policy (see `core/domain/circuit-breaker.ts`); defaults there. */
 const Breaker = z
   .strictObject({
@@ -122,6 +132,7 @@ export const ProvidersFile = z
     $comment: z.string().optional(),
     providers: z.record(ProviderId, ProviderEntry),
     tiers: z.strictObject({ fast: TierEntry, pro: TierEntry, premium: TierEntry }),
+    extraction: ExtractionEntry,
     breaker: Breaker,
   })
   .superRefine((file, ctx) => {
@@ -136,6 +147,31 @@ export const ProvidersFile = z
         }
       });
     }
+    const seen = new Set<string>();
+    file.extraction.providers.forEach((id, index) => {
+      const path = ['extraction', 'providers', index];
+      const entry = Object.hasOwn(file.providers, id) ? file.providers[id] : undefined;
+      if (!entry) {
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `extraction names provider "${id}", which is not in "providers"`,
+        });
+      } else if (!supportsExtraction(entry.kind)) {
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `provider "${id}" is of kind ${entry.kind}, which cannot fill an extraction schema; use one of ${EXTRACTION_KINDS.join(', ')}`,
+        });
+      } else if (seen.has(id)) {
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `extraction names provider "${id}" twice; each is tried once`,
+        });
+      }
+      seen.add(id);
+    });
   });
 export type ProvidersFile = z.infer<typeof ProvidersFile>;
 
@@ -149,6 +185,8 @@ export type ConfiguredProvider = ProviderEntry & { id: string; apiKey?: string }
 export interface ProvidersConfig {
   providers: Readonly<Record<string, ConfiguredProvider>>;
   tiers: Readonly<Record<Tier, { providers: readonly string[]; pricePerPageUsd: number }>>;
+  /** The providers that fill extraction schemas, in the order they are tried; may be empty. */
+  extraction: readonly string[];
   breaker: ProvidersFile['breaker'];
 }
 
@@ -201,6 +239,7 @@ export function parseProvidersConfig(
     config: {
       providers,
       tiers: { fast: tier('fast'), pro: tier('pro'), premium: tier('premium') },
+      extraction: parsed.data.extraction.providers,
       breaker: parsed.data.breaker,
     },
   };
@@ -214,14 +253,23 @@ export function keySecretOf(
   return { secretId: entry.api_key_secret, field: entry.api_key_secret_field };
 }
 
-/** The ids of the providers some tier uses (the only ones ever built), each once. */
+/**
+ * The ids of the providers some tier or the extraction chain uses (the only ones ever built),
+ * each once: tiers first, in configuration order.
+ */
 export function usedProviderIds(config: {
   tiers: Readonly<Record<Tier, { providers: readonly string[] }>>;
+  extraction?: readonly string[];
 }): string[] {
-  return [...new Set(Object.values(config.tiers).flatMap((tier) => tier.providers))];
+  return [
+    ...new Set([
+      ...Object.values(config.tiers).flatMap((tier) => tier.providers),
+      ...(config.extraction ?? []),
+    ]),
+  ];
 }
 
-/** Whether a provider some tier uses reads its key from Secrets Manager. */
+/** Whether a provider some tier or the extraction chain uses reads its key from Secrets Manager. */
 export function usesKeySecrets(config: ProvidersConfig): boolean {
   return usedProviderIds(config).some((id) => {
     const entry = Object.hasOwn(config.providers, id) ? config.providers[id] : undefined;
@@ -238,6 +286,23 @@ export function isGenerative(kind: ProviderKind): boolean {
     kind === 'bedrock-converse' ||
     kind === 'mistral-ocr'
   );
+}
+
+/** The kinds whose adapters fill a JSON Schema with their vendor's structured-output feature. */
+const EXTRACTION_KINDS = [
+  'openai-compatible',
+  'anthropic',
+  'gemini',
+  'bedrock-converse',
+  'mistral-ocr',
+] as const satisfies readonly ProviderKind[];
+
+/**
+ * Providers that can be in the extraction chain (`StructuredExtractor`s): the remote models.
+ * The offline engines and Textract read pages but fill no schema.
+ */
+export function supportsExtraction(kind: ProviderKind): boolean {
+  return (EXTRACTION_KINDS as readonly ProviderKind[]).includes(kind);
 }
 
 /** Providers that read the PDF text layer cannot parse pages without a usable one. */

@@ -1,11 +1,10 @@
-import type { PageProvider } from '../core/ports/page-provider.js';
 import { AnthropicProvider } from './anthropic.js';
 import { BedrockConverseProvider, bedrockClient } from './bedrock-converse.js';
 import { GeminiProvider } from './gemini.js';
 import { MistralOcrProvider } from './mistral-ocr.js';
 import { OpenAiCompatibleProvider } from './openai-compatible.js';
 import type { ConfiguredProvider } from './provider-config.js';
-import type { ProviderRuntime } from './provider-registry.js';
+import type { BuiltProvider, ProviderRuntime } from './provider-registry.js';
 import type { RemoteProviderSettings } from './remote-provider.js';
 import { TextractProvider, textractClient } from './textract.js';
 
@@ -14,13 +13,14 @@ type HttpEntry = Exclude<RemoteEntry, { kind: 'bedrock-converse' | 'textract' }>
 
 /**
  * Builds a remote provider of the configuration: its adapter, its SDK client (Bedrock, Textract)
- * or HTTP client, and the page renderer it sends images from.
+ * or HTTP client, and the page renderer it sends images from. The adapters of the kinds that
+ * support extraction (all but Textract) are also the `StructuredExtractor` of their id.
  * @throws {Error} for the offline kinds, which come from the runtime's own providers.
  */
 export function instantiateProvider(
   entry: ConfiguredProvider,
   runtime: ProviderRuntime,
-): PageProvider {
+): BuiltProvider {
   switch (entry.kind) {
     case 'local-text':
     case 'local-ocr':

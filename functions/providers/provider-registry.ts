@@ -3,14 +3,25 @@ import type { ProviderPrice } from '../core/domain/pricing.js';
 import type { ProviderCapability } from '../core/domain/routing.js';
 import type { Tier } from '../core/domain/schemas.js';
 import type { PageProvider } from '../core/ports/page-provider.js';
+import type {
+  StructuredExtractionRequest,
+  StructuredExtractor,
+} from '../core/ports/structured-extractor.js';
 import type { PageRasterizer } from '../engines/raster.js';
 import {
   isGenerative,
   keySecretOf,
   needsTextLayer,
+  supportsExtraction,
   type ConfiguredProvider,
   type ProvidersConfig,
 } from './provider-config.js';
+
+/**
+ * A provider as built: its pages, and for the kinds that support extraction
+ * (`supportsExtraction`) the same object fills extraction schemas.
+ */
+export type BuiltProvider = PageProvider & Partial<Pick<StructuredExtractor, 'extract'>>;
 
 /** What running providers needs from the engines: the offline providers and the page renderer. */
 export interface ProviderRuntime {
@@ -22,7 +33,7 @@ export interface ProviderRuntime {
    * `provider-factory.ts`). Passed in rather than imported, so that functions that never parse
    * pages do not bundle the adapters and their SDKs.
    */
-  build: (entry: ConfiguredProvider, runtime: ProviderRuntime) => PageProvider;
+  build: (entry: ConfiguredProvider, runtime: ProviderRuntime) => BuiltProvider;
 }
 
 /** A provider registry with resources to release (remote clients' connections). */
@@ -33,19 +44,23 @@ export interface ConfiguredRegistry extends ProviderRegistry {
 /**
  * The providers of the configuration. Chains, ids and prices come from the configuration alone;
  * provider instances are built on first use from `runtime`, which functions that never parse
- * pages (the API, health) do not have: there `get` throws.
+ * pages (the API, health) do not have: there `get` and `extractor` throw.
  *
  * A provider whose key is in Secrets Manager (`api_key_secret`, no `apiKey` yet) is built on its
  * first page, with the key of `secretKeys` (the configuration with those keys, see
  * `providerSecretsOnce`): functions that load the engines but call no provider never read
  * secrets. Without `secretKeys`, `get` throws for such a provider.
+ *
+ * The extraction chain is the configuration's `extraction` list. `extractor(id)` gives the
+ * same instance as `get(id)`, built the same way (a key in Secrets Manager included), whether
+ * or not a tier uses the provider.
  */
 export function buildProviderRegistry(
   config: ProvidersConfig,
   runtime: ProviderRuntime | undefined,
   secretKeys?: () => Promise<ProvidersConfig>,
 ): ConfiguredRegistry {
-  const instances = new Map<string, PageProvider>();
+  const instances = new Map<string, BuiltProvider>();
   const configured = (id: string): ConfiguredProvider => {
     const entry = Object.hasOwn(config.providers, id) ? config.providers[id] : undefined;
     if (!entry) throw new Error(`provider ${id} is not configured`);
@@ -59,10 +74,35 @@ export function buildProviderRegistry(
         id,
         needsTextLayer: needsTextLayer(configured(id).kind),
         generative: isGenerative(configured(id).kind),
+        model: modelOf(configured(id)),
       })),
     );
   }
   const ids = [...new Set([...chains.values()].flat().map((c) => c.id))];
+  // Checked like the tiers' ids: a configuration not made by parseProvidersConfig fails here.
+  const extractionChain = config.extraction.map((id) => configured(id).id);
+  const instance = (id: string): BuiltProvider => {
+    const existing = instances.get(id);
+    if (existing) return existing;
+    if (!runtime) throw new Error(`provider ${id} cannot run in this function (no engines)`);
+    const entry = configured(id);
+    let provider: BuiltProvider;
+    if (keySecretOf(entry) === undefined || entry.apiKey !== undefined) {
+      provider = instantiate(entry, runtime);
+    } else if (secretKeys) {
+      provider = keyedOnFirstUse(entry, async () => {
+        const keyed = (await secretKeys()).providers[id];
+        if (keyed?.apiKey === undefined) throw new Error(`provider ${id} got no API key`);
+        return instantiate(keyed, runtime);
+      });
+    } else {
+      throw new Error(
+        `provider ${id} reads its API key from Secrets Manager (api_key_secret), which this registry was not given`,
+      );
+    }
+    instances.set(id, provider);
+    return provider;
+  };
   return {
     chain: (tier) => chains.get(tier) ?? [],
     ids: () => ids,
@@ -74,26 +114,20 @@ export function buildProviderRegistry(
         perOutputTokenUsd: price.per_output_token_usd,
       };
     },
-    get(id: string): PageProvider {
-      const existing = instances.get(id);
-      if (existing) return existing;
-      if (!runtime) throw new Error(`provider ${id} cannot run in this function (no engines)`);
-      const entry = configured(id);
-      let provider: PageProvider;
-      if (keySecretOf(entry) === undefined || entry.apiKey !== undefined) {
-        provider = instantiate(entry, runtime);
-      } else if (secretKeys) {
-        provider = keyedOnFirstUse(entry, async () => {
-          const keyed = (await secretKeys()).providers[id];
-          if (keyed?.apiKey === undefined) throw new Error(`provider ${id} got no API key`);
-          return instantiate(keyed, runtime);
-        });
-      } else {
-        throw new Error(
-          `provider ${id} reads its API key from Secrets Manager (api_key_secret), which this registry was not given`,
-        );
+    get: (id: string): PageProvider => instance(id),
+    extractionChain: () => extractionChain,
+    extractor(id: string): StructuredExtractor {
+      if (!extractionChain.includes(id)) {
+        throw new Error(`provider ${id} is not in the extraction chain (extraction.providers)`);
       }
-      instances.set(id, provider);
+      const { kind } = configured(id);
+      if (!supportsExtraction(kind)) {
+        throw new Error(`provider ${id} is of kind ${kind}, which cannot fill extraction schemas`);
+      }
+      const provider = instance(id);
+      if (!isExtractor(provider)) {
+        throw new Error(`provider ${id} (${kind}) was built without extraction`);
+      }
       return provider;
     },
     close: async () => {
@@ -108,14 +142,14 @@ export function buildProviderRegistry(
 }
 
 /**
- * A provider built by `build` on its first page (once; a failed build is tried again on the next
- * page). `build`'s errors are those of the page.
+ * A provider built by `build` on its first page or extraction (once; a failed build is tried
+ * again on the next call). `build`'s errors are those of the call.
  */
 function keyedOnFirstUse(
   entry: ConfiguredProvider,
-  build: () => Promise<PageProvider>,
-): PageProvider & { close(): Promise<void> } {
-  let built: Promise<PageProvider> | undefined;
+  build: () => Promise<BuiltProvider>,
+): BuiltProvider & { close(): Promise<void> } {
+  let built: Promise<BuiltProvider> | undefined;
   const provider = () =>
     (built ??= build().catch((error: unknown) => {
       built = undefined;
@@ -123,8 +157,19 @@ function keyedOnFirstUse(
     }));
   return {
     id: entry.id,
-    model: 'model' in entry ? entry.model : entry.kind,
+    model: modelOf(entry),
     parsePage: async (request) => (await provider()).parsePage(request),
+    ...(supportsExtraction(entry.kind)
+      ? {
+          extract: async (request: StructuredExtractionRequest) => {
+            const inner = await provider();
+            if (!isExtractor(inner)) {
+              throw new Error(`provider ${entry.id} (${entry.kind}) was built without extraction`);
+            }
+            return inner.extract(request);
+          },
+        }
+      : {}),
     close: async () => {
       const inner = await built?.catch(() => undefined);
       const close = (inner as { close?: () => Promise<void> } | undefined)?.close;
@@ -133,8 +178,12 @@ function keyedOnFirstUse(
   };
 }
 
+function isExtractor(provider: BuiltProvider): provider is PageProvider & StructuredExtractor {
+  return typeof provider.extract === 'function';
+}
+
 /** One provider of the configuration: an offline one from the runtime, else built by it. */
-function instantiate(entry: ConfiguredProvider, runtime: ProviderRuntime): PageProvider {
+function instantiate(entry: ConfiguredProvider, runtime: ProviderRuntime): BuiltProvider {
   if (entry.kind === 'local-text' || entry.kind === 'local-ocr') {
     const local = runtime.local.get(entry.kind);
     if (!local) throw new Error(`the offline provider ${entry.kind} is not available`);
@@ -144,4 +193,9 @@ function instantiate(entry: ConfiguredProvider, runtime: ProviderRuntime): PageP
       : { id: entry.id, model: local.model, parsePage: (request) => local.parsePage(request) };
   }
   return runtime.build(entry, runtime);
+}
+
+/** The model a configured provider runs: the configured model, or the kind for offline ones. */
+function modelOf(entry: ConfiguredProvider): string {
+  return 'model' in entry ? entry.model : entry.kind;
 }

@@ -1,6 +1,10 @@
 import { Agent, RetryAgent, request, type Dispatcher } from 'undici';
 import { ProviderUnavailableError } from '../core/domain/errors.js';
 import type { PageParseRequest, ProviderPageResult } from '../core/ports/page-provider.js';
+import type {
+  JsonSchemaObject,
+  StructuredExtractionRequest,
+} from '../core/ports/structured-extractor.js';
 import type { PageRasterizer, RasterPage } from '../engines/raster.js';
 
 /**
@@ -51,7 +55,7 @@ export interface EncodedPage {
 /** Renders the page at the requested DPI, or at `defaultDpi`, and encodes it for a JSON body. */
 export async function encodePage(
   rasterizer: PageRasterizer,
-  request: PageParseRequest,
+  request: Pick<PageParseRequest, 'document' | 'pageNumber' | 'dpi'>,
   defaultDpi: number,
 ): Promise<EncodedPage> {
   const raster = await rasterizer.rasterize(
@@ -60,6 +64,133 @@ export async function encodePage(
     request.dpi ?? defaultDpi,
   );
   return { raster, base64: Buffer.from(raster.png).toString('base64') };
+}
+
+/**
+ * The instruction every remote extractor gets with the parsed document: fill the schema from
+ * the document alone. Kept in one place so that extractors are compared on the same task.
+ */
+export const EXTRACTION_PROMPT = [
+  'Fill the given JSON Schema with data from the document below: its parsed Markdown, page by',
+  'page, and images of its first pages.',
+  'Use only values present in the document, copied as printed and converted only to the type',
+  'the schema asks for. Where the Markdown and a page image differ, trust the image.',
+  'Where the document holds no value for a field, leave the field out, or set it to null where',
+  'the schema allows null. Never invent, guess or compute a value the document does not show.',
+].join(' ');
+
+/** Name of the structured answer (OpenAI `json_schema.name`, the tool of Anthropic and Bedrock). */
+export const EXTRACTION_TOOL_NAME = 'record_extraction';
+
+/** What the tool of Anthropic and Bedrock is for, as the model reads it. */
+export const EXTRACTION_TOOL_DESCRIPTION =
+  'Records the values of the JSON Schema found in the document; fields the document does not show are left out.';
+
+/**
+ * How many pages, from the first, an extractor sends as images with the Markdown: enough for
+ * the headers, parties and totals most schemas ask for, few enough for every vendor's image cap.
+ */
+export const EXTRACTION_IMAGE_PAGES = 4;
+
+/**
+ * The parsed document as one text: each page's Markdown after a `<!-- page N -->` marker.
+ * @example extractionMarkdown([{ pageNumber: 3, markdown: '# Total\n' }]) // '<!-- page 3 -->\n# Total'
+ */
+export function extractionMarkdown(pages: StructuredExtractionRequest['pages']): string {
+  return pages
+    .map((page) => `<!-- page ${page.pageNumber} -->\n${page.markdown.trim()}`)
+    .join('\n\n');
+}
+
+/**
+ * The user text of an extraction call: which pages the images show, then the document's
+ * Markdown ({@link extractionMarkdown}); with `schema`, the schema too (for APIs that cannot
+ * take it in a structured-output field).
+ */
+export function extractionUserText(
+  request: StructuredExtractionRequest,
+  images: readonly EncodedPage[],
+  schema?: JsonSchemaObject,
+): string {
+  const shown = request.pages.slice(0, images.length).map((page) => page.pageNumber);
+  const parts = [
+    shown.length === 0
+      ? 'The document has no page images.'
+      : `The images show page${shown.length === 1 ? '' : 's'} ${shown.join(', ')}.`,
+  ];
+  if (schema !== undefined) {
+    parts.push(
+      `Answer with one JSON object that fills this JSON Schema, and nothing else:\n${JSON.stringify(schema)}`,
+    );
+  }
+  parts.push(`The parsed Markdown of the document:\n\n${extractionMarkdown(request.pages)}`);
+  return parts.join('\n\n');
+}
+
+/**
+ * The images of the first {@link EXTRACTION_IMAGE_PAGES} pages of the request, rendered at
+ * `defaultDpi` like the pages a provider parses.
+ * @throws {DocumentRejectedError} from the rasterizer when a page cannot be rendered.
+ */
+export function encodeExtractionPages(
+  rasterizer: PageRasterizer,
+  request: StructuredExtractionRequest,
+  defaultDpi: number,
+): Promise<EncodedPage[]> {
+  return Promise.all(
+    request.pages
+      .slice(0, EXTRACTION_IMAGE_PAGES)
+      .map((page) =>
+        encodePage(
+          rasterizer,
+          { document: request.document, pageNumber: page.pageNumber, dpi: null },
+          defaultDpi,
+        ),
+      ),
+  );
+}
+
+/**
+ * An extractor's answer as the object it must be. Not checked against the schema: the service
+ * does that, and reports each violation itself.
+ * @throws {ProviderUnavailableError} (`malformed answer`) for anything but a JSON object.
+ */
+export function extractionObject(providerId: string, value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    const found = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+    throw unavailable(
+      providerId,
+      `malformed answer: the extraction is ${found}, not a JSON object`,
+    );
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * An extraction answered as text (a JSON response format): the object it holds. A Markdown code
+ * fence around the JSON, which some servers add in JSON mode, is tolerated.
+ * @throws {ProviderUnavailableError} (`malformed answer`) when the text is absent, is not JSON or
+ *   is not a JSON object. The message never quotes the text (it holds document content), and
+ *   the parser's error, which does, is not kept as the cause.
+ */
+export function extractionFromText(
+  providerId: string,
+  text: string | null | undefined,
+): Record<string, unknown> {
+  if (text === null || text === undefined || !text.trim()) {
+    throw unavailable(providerId, 'malformed answer: the extraction is empty');
+  }
+  const json = text
+    .trim()
+    .replace(/^```(?:json)?\s*\n([\s\S]*?)\n?```$/i, '$1')
+    .trim();
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw unavailable(providerId, 'malformed answer: the extraction is not JSON');
+  }
+  return extractionObject(providerId, value);
 }
 
 /** HTTP status codes worth another attempt (rate limits and server-side failures). */

@@ -248,7 +248,8 @@ function secretResource(stack: Stack, secretId: string): string {
 }
 
 /**
- * Lets `fn` call the providers of the configuration that its tiers use, with its own role:
+ * Lets `fn` call the providers of the configuration that it uses (`uses`: those of the tiers, or
+ * those of the extraction chain), with its own role:
  * `bedrock:InvokeModel` (which the Converse API requires) on the models of its
  * `bedrock-converse` providers, in each provider's `region` (default: the stack's),
  * `textract:AnalyzeDocument` for its `textract` providers, and `secretsmanager:GetSecretValue`
@@ -267,11 +268,16 @@ export function grantProviderCalls(
   scope: Construct,
   fn: lambda.IFunction,
   providers: ProvidersFile,
+  uses: 'tiers' | 'extraction' = 'tiers',
 ): void {
   const role = fn.role;
   if (!role) throw new Error(`${fn.node.path} has no role to grant provider calls to`);
   const stack = Stack.of(fn);
-  const used = new Set(Object.values(providers.tiers).flatMap((tier) => tier.providers));
+  const used = new Set(
+    uses === 'tiers'
+      ? Object.values(providers.tiers).flatMap((tier) => tier.providers)
+      : providers.extraction.providers,
+  );
   // By resolved value: two providers of one model make one resource.
   const models = new Map<string, string>();
   const anyRegion = new Map<string, string>();

@@ -54,6 +54,7 @@ export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
   'get-parse.handler.ts': { table: 'read', objects: { read: ['results/'] } },
   'health.handler.ts': { table: 'read' },
   'list-providers.handler.ts': { table: 'read' },
+  'webhook-secret.handler.ts': { table: 'readWrite' },
   'live.handler.ts': {},
 };
 

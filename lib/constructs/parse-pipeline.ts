@@ -26,12 +26,16 @@ export interface ParsePipelineProps {
 }
 
 /**
- * The stages that call providers: ParsePage parses each page with its tier's chain (and again
- * one tier up when its confidence is low). Route reads only the breakers' states, and Verify
- * only the stored page results. The other stages load the engines too, but never build a
- * provider, so never read the providers' secrets (see `loadEngines` in functions/container.ts).
+ * The stages that call providers, and which: ParsePage parses each page with its tier's chain
+ * (and again one tier up when its confidence is low); Deliver fills `extraction_schema` with
+ * the extraction chain. Route reads only the breakers' states, and Verify only the stored page
+ * results. The other stages load the engines too, but never build a provider, so never read the
+ * providers' secrets (see `loadEngines` in functions/container.ts).
  */
-export const PROVIDER_STAGES: ReadonlySet<string> = new Set(['ParsePage']);
+export const PROVIDER_STAGES: ReadonlyMap<string, 'tiers' | 'extraction'> = new Map([
+  ['ParsePage', 'tiers'],
+  ['Deliver', 'extraction'],
+]);
 
 /** Per-stage settings: the page stage does the parsing and may OCR a dense page. */
 const STAGE_TIMEOUT: Partial<Record<string, Duration>> = {
@@ -39,7 +43,8 @@ const STAGE_TIMEOUT: Partial<Record<string, Duration>> = {
   Classify: Duration.minutes(5),
   ParsePage: Duration.minutes(5),
   Verify: Duration.minutes(2),
-  Deliver: Duration.minutes(2),
+  // Extraction by a remote model may take a minute or two on long documents.
+  Deliver: Duration.minutes(5),
 };
 
 /**
@@ -70,9 +75,8 @@ export class ParsePipeline extends Construct {
       });
       grantTable(fn, table, 'readWrite');
       grantObjects(fn, bucket, { read: ['uploads/', 'work/'], write: ['work/', 'results/'] });
-      if (props.providers && PROVIDER_STAGES.has(state)) {
-        grantProviderCalls(this, fn, props.providers);
-      }
+      const uses = PROVIDER_STAGES.get(state);
+      if (props.providers && uses) grantProviderCalls(this, fn, props.providers, uses);
       functions[state] = fn;
     }
     this.functions = functions;

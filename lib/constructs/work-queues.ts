@@ -1,4 +1,5 @@
 import { Duration, Stack } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
@@ -39,10 +40,21 @@ export interface WorkQueuesProps {
   readonly storage: DocumentStorage;
   readonly stateMachine: sfn.StateMachine;
   readonly environment?: Record<string, string>;
+  /**
+   * The functions that queue webhook events when parses end (the Deliver and RecordFailure
+   * stages): they get `WEBHOOK_QUEUE_URL` and may send to the webhook queue.
+   */
+  readonly webhookAnnouncers?: readonly lambda.Function[];
 }
 
 /** The consumer of the ingestion queue. */
 const INGEST_TIMEOUT = Duration.minutes(1);
+
+/**
+ * The webhook deliverer: up to 10 attempts at once, each at most 15 s (`WEBHOOK_TIMEOUT_MS`),
+ * plus the bookkeeping. The queue's visibility timeout is six times this.
+ */
+const WEBHOOK_DELIVERY_TIMEOUT = Duration.seconds(30);
 
 /**
  * The service's queues, each with a dead-letter queue: batch items (one message per document of
@@ -56,12 +68,17 @@ export class WorkQueues extends Construct {
   readonly webhooks: QueueWithDlq;
   readonly incoming: QueueWithDlq;
   readonly ingestFunction: ServiceFunction;
+  readonly webhookFunction: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: WorkQueuesProps) {
     super(scope, id);
     const { bucket, table } = props.storage;
     this.batchItems = new QueueWithDlq(this, 'BatchItems', Duration.minutes(15));
-    this.webhooks = new QueueWithDlq(this, 'Webhooks', Duration.minutes(3));
+    this.webhooks = new QueueWithDlq(
+      this,
+      'Webhooks',
+      Duration.seconds(WEBHOOK_DELIVERY_TIMEOUT.toSeconds() * 6),
+    );
     this.incoming = new QueueWithDlq(this, 'Incoming', Duration.minutes(6));
 
     bucket.addEventNotification(
@@ -100,5 +117,30 @@ export class WorkQueues extends Construct {
     this.ingestFunction.addEventSource(
       new SqsEventSource(this.incoming.queue, { batchSize: 10, reportBatchItemFailures: true }),
     );
+
+    const webhookQueueUrl = this.webhooks.queue.queueUrl;
+    this.webhookFunction = new ServiceFunction(this, 'WebhookDelivery', {
+      entry: 'functions/pipeline/webhook-delivery.handler.ts',
+      description: 'Delivers signed webhook events, one attempt per message, and schedules retries',
+      timeout: WEBHOOK_DELIVERY_TIMEOUT,
+      environment: {
+        ...props.environment,
+        TABLE_NAME: table.tableName,
+        BUCKET_NAME: bucket.bucketName,
+        WEBHOOK_QUEUE_URL: webhookQueueUrl,
+        WEBHOOK_DLQ_URL: this.webhooks.deadLetterQueue.queueUrl,
+      },
+    });
+    // Secrets and request records (attempts) live in the table; no object is read.
+    grantTable(this.webhookFunction, table, 'readWrite');
+    this.webhooks.queue.grantSendMessages(this.webhookFunction);
+    this.webhooks.deadLetterQueue.grantSendMessages(this.webhookFunction);
+    this.webhookFunction.addEventSource(
+      new SqsEventSource(this.webhooks.queue, { batchSize: 10, reportBatchItemFailures: true }),
+    );
+    for (const announcer of props.webhookAnnouncers ?? []) {
+      announcer.addEnvironment('WEBHOOK_QUEUE_URL', webhookQueueUrl);
+      this.webhooks.queue.grantSendMessages(announcer);
+    }
   }
 }

@@ -47,6 +47,7 @@ import { detectFormat } from '../../functions/engines/image/detect-format.js';
 import {
   FakeUploadSigner,
   InMemoryApiKeyStore,
+  InMemoryWebhookSecretStore,
   InMemoryEventLog,
   InMemoryObjectStore,
   InMemoryRequestStore,
@@ -272,6 +273,10 @@ export function providerRegistry(
       if (!entry) throw new Error(`provider ${id} is not registered`);
       return entry.price ?? { perPageUsd: 0, perInputTokenUsd: 0, perOutputTokenUsd: 0 };
     },
+    extractionChain: () => [],
+    extractor(id) {
+      throw new Error(`extractor ${id} is not registered`);
+    },
   };
 }
 
@@ -457,6 +462,7 @@ export function anAppWorld(
     apiKeys,
     workflow: new InProcessWorkflow(pipeline),
     uploads: new FakeUploadSigner(),
+    webhookSecrets: new InMemoryWebhookSecretStore(),
     detectFormat,
     newId: () => `id${String(++next).padStart(4, '0')}`,
     limits: { maxUploadBytes: options.maxUploadBytes ?? 1024 * 1024, pageConcurrency: 2 },

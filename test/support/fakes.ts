@@ -15,6 +15,7 @@ import type { Clock } from '../../functions/core/ports/clock.js';
 import type { EventLog, LoggedEvent, ProgressEvent } from '../../functions/core/ports/event-log.js';
 import type { ObjectStore } from '../../functions/core/ports/object-store.js';
 import type { RequestStore } from '../../functions/core/ports/request-store.js';
+import type { WebhookSecretStore } from '../../functions/core/ports/webhook-sender.js';
 import type {
   SignedUpload,
   UploadPolicy,
@@ -211,6 +212,32 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
     return settle(() => {
       const record = this.#keys.get(keyHash);
       return record && stored(record);
+    });
+  }
+}
+
+/** WebhookSecretStore in memory; new secrets are `whsec_` and a counter in base64. */
+export class InMemoryWebhookSecretStore implements WebhookSecretStore {
+  readonly #secrets = new Map<string, string>();
+  #made = 0;
+
+  get(tenant: string): Promise<string> {
+    return settle(() => {
+      const secret = this.#secrets.get(tenant);
+      if (secret === undefined) throw new NotFoundError(`no webhook secret for tenant ${tenant}`);
+      return secret;
+    });
+  }
+
+  getOrCreate(tenant: string): Promise<string> {
+    return settle(() => {
+      let secret = this.#secrets.get(tenant);
+      if (secret === undefined) {
+        this.#made += 1;
+        secret = `whsec_${Buffer.from(`secret-${this.#made}`.padEnd(24, '.')).toString('base64')}`;
+        this.#secrets.set(tenant, secret);
+      }
+      return secret;
     });
   }
 }

@@ -57,6 +57,12 @@ export const apiKeyPk = (keyHash: string): string => `KEY#${keyHash}`;
 /** Sort key of an API key item. */
 export const API_KEY_SK = 'KEY';
 
+/** Partition key of a tenant's own items. */
+export const tenantPk = (tenant: string): string => `TENANT#${tenant}`;
+
+/** Sort key of a tenant's webhook signing secret. */
+export const WEBHOOK_SECRET_SK = 'WEBHOOK_SECRET';
+
 /** The item without the key and other internal attributes: the stored domain object. */
 export function fromItem(item: Item): Item {
   return Object.fromEntries(

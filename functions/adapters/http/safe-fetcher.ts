@@ -100,8 +100,8 @@ const RANGE_DESCRIPTIONS: Readonly<Record<string, string>> = {
 
 const TLS_ERROR_CODE = /^(ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_SSL_)/;
 
-/** One hop that passed every check, with the addresses it may connect to. */
-interface CheckedHop {
+/** A URL that passed every check of {@link UrlGuard}, with the addresses it may connect to. */
+export interface CheckedUrl {
   url: URL;
   /** Host name or IP without brackets. */
   host: string;
@@ -110,6 +110,98 @@ interface CheckedHop {
 }
 
 type HopOutcome = { kind: 'document'; document: FetchedDocument } | { kind: 'redirect'; to: URL };
+
+/**
+ * The address rules of outgoing requests to URLs a client gave (documents to fetch, webhook
+ * receivers): https on port 443, no credentials, and only public unicast addresses: loopback,
+ * private, link-local (the metadata service), carrier-grade NAT, unique local, multicast,
+ * reserved and the IPv6 forms that embed IPv4 addresses are refused, for literal addresses and
+ * for every address a name resolves to. Hosts of the allowlist are exempt (tests, local demos).
+ */
+export class UrlGuard {
+  readonly #allowlist: readonly UrlAllowlistEntry[];
+  readonly #resolve: HostResolver;
+  readonly #verb: string;
+
+  /** @param options.verb ends the refusal messages ("only https URLs can be fetched"). */
+  constructor(
+    options: Pick<SafeDocumentFetcherOptions, 'allowlist' | 'resolve'> & { verb?: string } = {},
+  ) {
+    this.#allowlist = options.allowlist ?? [];
+    this.#resolve =
+      options.resolve ?? ((hostname) => dnsLookup(hostname, { all: true, verbatim: true }));
+    this.#verb = options.verb ?? 'fetched';
+  }
+
+  /**
+   * Runs every check on one URL (one hop of a download): scheme, credentials, host and its
+   * addresses, then port. Connect only to the returned `addresses` (see {@link pinnedLookup}),
+   * never resolve the name again: the answer could differ (DNS rebinding).
+   * @throws {UrlRefusedError} (400) saying why, with `details.reason` a {@link UrlRefusalReason}.
+   */
+  async check(input: URL | string): Promise<CheckedUrl> {
+    const url = typeof input === 'string' ? parseUrl(input) : input;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const defaultPort = url.protocol === 'http:' ? 80 : 443;
+    const port = url.port === '' ? defaultPort : Number(url.port);
+    const allowlisted = this.#allowlist.some(
+      (entry) => entry.host === host.replace(/\.$/, '') && (entry.port ?? port) === port,
+    );
+
+    if (url.protocol !== 'https:' && !(allowlisted && url.protocol === 'http:')) {
+      throw refused(
+        'scheme',
+        `only https URLs can be ${this.#verb}, not ${url.protocol.slice(0, -1)}`,
+      );
+    }
+    if (url.username !== '' || url.password !== '') {
+      throw refused('credentials', 'URLs with credentials (user:password@) are not accepted');
+    }
+    // The address before the port: it is the reason that matters, and the one to report.
+    const addresses = await this.#addressesOf(host, !allowlisted);
+    if (!allowlisted && port !== 443) {
+      throw refused('port', `only port 443 can be ${this.#verb}, not ${port}`);
+    }
+    return { url, host, addresses };
+  }
+
+  /** Resolves `host` (IP literals as they are) and, when `classify`, refuses any non-public address. */
+  async #addressesOf(host: string, classify: boolean): Promise<readonly LookupAddress[]> {
+    if (isIP(host) !== 0) {
+      if (classify) assertPublic(host, null, this.#verb);
+      return [];
+    }
+    const name = host.replace(/\.$/, '');
+    if (classify && (LOOPBACK_NAMES.has(name) || name.endsWith('.localhost'))) {
+      throw refused(
+        'host',
+        `host ${name} is a loopback name; only public hosts can be ${this.#verb}`,
+        {
+          host: name,
+        },
+      );
+    }
+    let addresses: readonly LookupAddress[];
+    try {
+      addresses = await this.#resolve(host);
+    } catch (error) {
+      const code = errorCode(error) ?? 'lookup failed';
+      throw refused('dns', `host ${name} does not resolve (${code})`, { host: name }, error);
+    }
+    if (addresses.length === 0) {
+      throw refused('dns', `host ${name} does not resolve to any address`, { host: name });
+    }
+    for (const { address } of addresses) {
+      if (isIP(address) === 0) {
+        throw refused('dns', `host ${name} resolved to something that is not an address`, {
+          host: name,
+        });
+      }
+      if (classify) assertPublic(address, name, this.#verb);
+    }
+    return addresses;
+  }
+}
 
 /**
  * Parses `URL_FETCH_ALLOWLIST`: comma-separated `host`, `host:port`, `[v6]` or `[v6]:port`.
@@ -149,16 +241,13 @@ export function parseUrlAllowlist(value: string | undefined): UrlAllowlistEntry[
  * a deadline for the whole download.
  */
 export class SafeDocumentFetcher implements DocumentFetcher {
-  readonly #allowlist: readonly UrlAllowlistEntry[];
-  readonly #resolve: HostResolver;
+  readonly #guard: UrlGuard;
   readonly #headersTimeoutMs: number;
   readonly #totalTimeoutMs: number;
   readonly #ca: string | string[] | undefined;
 
   constructor(options: SafeDocumentFetcherOptions = {}) {
-    this.#allowlist = options.allowlist ?? [];
-    this.#resolve =
-      options.resolve ?? ((hostname) => dnsLookup(hostname, { all: true, verbatim: true }));
+    this.#guard = new UrlGuard(options);
     this.#headersTimeoutMs = options.headersTimeoutMs ?? 10_000;
     this.#totalTimeoutMs = options.totalTimeoutMs ?? 60_000;
     this.#ca = options.ca;
@@ -190,7 +279,7 @@ export class SafeDocumentFetcher implements DocumentFetcher {
   async #download(input: string, maxBytes: number, signal: AbortSignal): Promise<FetchedDocument> {
     let url = parseUrl(input);
     for (let redirects = 0; ; redirects += 1) {
-      const hop = await this.#check(url);
+      const hop = await this.#guard.check(url);
       const outcome = await this.#get(hop, maxBytes, signal);
       if (outcome.kind === 'document') return outcome.document;
       if (redirects === MAX_REDIRECTS) {
@@ -203,68 +292,12 @@ export class SafeDocumentFetcher implements DocumentFetcher {
     }
   }
 
-  /** Runs every check on one hop: scheme, credentials, host and addresses, then port. */
-  async #check(url: URL): Promise<CheckedHop> {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    const defaultPort = url.protocol === 'http:' ? 80 : 443;
-    const port = url.port === '' ? defaultPort : Number(url.port);
-    const allowlisted = this.#allowlist.some(
-      (entry) => entry.host === host.replace(/\.$/, '') && (entry.port ?? port) === port,
-    );
-
-    if (url.protocol !== 'https:' && !(allowlisted && url.protocol === 'http:')) {
-      throw refused('scheme', `only https URLs can be fetched, not ${url.protocol.slice(0, -1)}`);
-    }
-    if (url.username !== '' || url.password !== '') {
-      throw refused('credentials', 'URLs with credentials (user:password@) are not accepted');
-    }
-    // The address before the port: it is the reason that matters, and the one to report.
-    const addresses = await this.#addressesOf(host, !allowlisted);
-    if (!allowlisted && port !== 443) {
-      throw refused('port', `only port 443 can be fetched, not ${port}`);
-    }
-    return { url, host, addresses };
-  }
-
-  /** Resolves `host` (IP literals as they are) and, when `classify`, refuses any non-public address. */
-  async #addressesOf(host: string, classify: boolean): Promise<readonly LookupAddress[]> {
-    if (isIP(host) !== 0) {
-      if (classify) assertPublic(host, null);
-      return [];
-    }
-    const name = host.replace(/\.$/, '');
-    if (classify && (LOOPBACK_NAMES.has(name) || name.endsWith('.localhost'))) {
-      throw refused('host', `host ${name} is a loopback name; only public hosts can be fetched`, {
-        host: name,
-      });
-    }
-    let addresses: readonly LookupAddress[];
-    try {
-      addresses = await this.#resolve(host);
-    } catch (error) {
-      const code = errorCode(error) ?? 'lookup failed';
-      throw refused('dns', `host ${name} does not resolve (${code})`, { host: name }, error);
-    }
-    if (addresses.length === 0) {
-      throw refused('dns', `host ${name} does not resolve to any address`, { host: name });
-    }
-    for (const { address } of addresses) {
-      if (isIP(address) === 0) {
-        throw refused('dns', `host ${name} resolved to something that is not an address`, {
-          host: name,
-        });
-      }
-      if (classify) assertPublic(address, name);
-    }
-    return addresses;
-  }
-
   /**
    * Sends the GET of one hop over a fresh connection (no pooled socket) whose `lookup` answers
    * only the hop's checked addresses; TLS is still verified for the host name (SNI and
    * certificate), since Node checks the certificate against `servername`, not the IP.
    */
-  async #get(hop: CheckedHop, maxBytes: number, signal: AbortSignal): Promise<HopOutcome> {
+  async #get(hop: CheckedUrl, maxBytes: number, signal: AbortSignal): Promise<HopOutcome> {
     const https = hop.url.protocol === 'https:';
     let response: IncomingMessage;
     try {
@@ -310,7 +343,7 @@ export class SafeDocumentFetcher implements DocumentFetcher {
     }
   }
 
-  async #outcome(hop: CheckedHop, body: IncomingMessage, maxBytes: number): Promise<HopOutcome> {
+  async #outcome(hop: CheckedUrl, body: IncomingMessage, maxBytes: number): Promise<HopOutcome> {
     const statusCode = body.statusCode ?? 0;
     const { headers } = body;
     if (REDIRECT_STATUSES.has(statusCode)) {
@@ -383,7 +416,7 @@ export class SafeDocumentFetcher implements DocumentFetcher {
   }
 
   /** Turns a socket, timeout or TLS failure into a refusal that names the cause. */
-  #transportRefusal(error: unknown, hop: CheckedHop): unknown {
+  #transportRefusal(error: unknown, hop: CheckedUrl): unknown {
     const code = errorCode(error);
     if (code === undefined) return error;
     const where = hop.url.host;
@@ -421,7 +454,7 @@ function parseUrl(input: string): URL {
 }
 
 /** @throws {UrlRefusedError} unless `address` is public unicast (IPv4-mapped IPv6 unwrapped first). */
-function assertPublic(address: string, resolvedFrom: string | null): void {
+function assertPublic(address: string, resolvedFrom: string | null, verb: string): void {
   const parsed = ipaddr.process(address);
   let range: string = parsed.range();
   if (range === 'unicast' && parsed.kind() === 'ipv6' && isIpv4Compatible(parsed.toByteArray())) {
@@ -434,7 +467,7 @@ function assertPublic(address: string, resolvedFrom: string | null): void {
     resolvedFrom === null
       ? `host ${shown} is ${description}`
       : `host ${resolvedFrom} resolves to ${shown}, ${description}`;
-  throw refused('address', `${subject}; only public addresses can be fetched`, {
+  throw refused('address', `${subject}; only public addresses can be ${verb}`, {
     address,
     range,
     ...(resolvedFrom === null ? {} : { host: resolvedFrom }),
@@ -447,7 +480,7 @@ function isIpv4Compatible(bytes: readonly number[]): boolean {
 }
 
 /** A `lookup` for net/tls that answers `host` with the checked addresses and nothing else. */
-function pinnedLookup(host: string, addresses: readonly LookupAddress[]): LookupFunction {
+export function pinnedLookup(host: string, addresses: readonly LookupAddress[]): LookupFunction {
   return (requested, options, callback) => {
     const family =
       options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : (options.family ?? 0);

@@ -1,5 +1,7 @@
-import { request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
+import { AppError } from '../../core/domain/errors.js';
 import { WEBHOOK_TIMEOUT_MS } from '../../core/domain/webhooks.js';
+import { pinnedLookup, type CheckedUrl, type UrlGuard } from './safe-fetcher.js';
 import {
   WebhookSendError,
   type WebhookResponse,
@@ -17,6 +19,13 @@ export interface HttpWebhookSenderOptions {
    * @default - undici's global dispatcher
    */
   readonly dispatcher?: Dispatcher;
+  /**
+   * Checks each URL before each attempt (https, public addresses only) and connects to the
+   * addresses it checked, through a connection of its own. A refused URL is an attempt without
+   * an answer (`WebhookSendError` with reason `refused`).
+   * @default - no check (the dispatcher's)
+   */
+  readonly guard?: UrlGuard;
   /**
    * Time limit of one attempt, from connecting to the end of the answer.
    * @default 15_000
@@ -36,6 +45,7 @@ type RequestOptions = NonNullable<Parameters<typeof request>[1]> & { maxRedirect
  */
 export class HttpWebhookSender implements WebhookSender {
   readonly #dispatcher: Dispatcher | undefined;
+  readonly #guard: UrlGuard | undefined;
   readonly #timeoutMs: number;
   readonly #userAgent: string;
 
@@ -45,6 +55,7 @@ export class HttpWebhookSender implements WebhookSender {
       throw new RangeError(`timeoutMs must be a positive integer; got ${timeoutMs}`);
     }
     this.#dispatcher = options.dispatcher;
+    this.#guard = options.guard;
     this.#timeoutMs = timeoutMs;
     this.#userAgent = options.userAgent ?? 'docparse-webhooks/1';
   }
@@ -53,6 +64,31 @@ export class HttpWebhookSender implements WebhookSender {
     url: string,
     headers: Readonly<Record<string, string>>,
     body: string,
+  ): Promise<WebhookResponse> {
+    if (!this.#guard) return this.#send(url, headers, body, this.#dispatcher);
+    let checked: CheckedUrl;
+    try {
+      checked = await this.#guard.check(url);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      throw new WebhookSendError(error.message, 'refused', { cause: error });
+    }
+    if (checked.addresses.length === 0) return this.#send(url, headers, body, this.#dispatcher);
+    const pinned = new Agent({
+      connect: { lookup: pinnedLookup(checked.host, checked.addresses) },
+    });
+    try {
+      return await this.#send(url, headers, body, pinned);
+    } finally {
+      await pinned.destroy().catch(() => undefined);
+    }
+  }
+
+  async #send(
+    url: string,
+    headers: Readonly<Record<string, string>>,
+    body: string,
+    dispatcher: Dispatcher | undefined,
   ): Promise<WebhookResponse> {
     const signal = AbortSignal.timeout(this.#timeoutMs);
     const options: RequestOptions = {
@@ -63,7 +99,7 @@ export class HttpWebhookSender implements WebhookSender {
       headersTimeout: this.#timeoutMs,
       bodyTimeout: this.#timeoutMs,
       maxRedirections: 0,
-      ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
+      ...(dispatcher ? { dispatcher } : {}),
     };
     let response: Dispatcher.ResponseData<unknown>;
     try {

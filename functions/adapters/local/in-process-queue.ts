@@ -79,6 +79,10 @@ export class InProcessQueue implements Queue {
   readonly #ready: Pending[] = [];
   readonly #deadLetters: DeadLetter[] = [];
   #idleWaiters: (() => void)[] = [];
+  /** Timers of delayed messages and backoffs, cleared by {@link stop}. */
+  readonly #timers = new Set<NodeJS.Timeout>();
+  /** Deliveries under way, awaited by {@link stop}. */
+  readonly #deliveries = new Set<Promise<void>>();
   /** Messages accepted and not yet handled or dead-lettered (due, delayed, backing off, running). */
   #outstanding = 0;
   #running = 0;
@@ -147,6 +151,22 @@ export class InProcessQueue implements Queue {
     this.#closed = true;
   }
 
+  /**
+   * Refuses further messages, forgets the ones not yet due (delayed, backing off, waiting) and
+   * resolves once the deliveries under way have ended. For queues whose messages may wait for
+   * hours (webhook retries), where {@link close} would wait for them all.
+   * @returns the number of messages forgotten.
+   */
+  async stop(): Promise<number> {
+    this.#closed = true;
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    this.#ready.length = 0;
+    const forgotten = this.#outstanding - this.#running;
+    await Promise.all(this.#deliveries);
+    return forgotten;
+  }
+
   /** The dead-lettered messages, oldest first (the most recent 1000). */
   get deadLetters(): readonly DeadLetter[] {
     return [...this.#deadLetters];
@@ -165,12 +185,20 @@ export class InProcessQueue implements Queue {
     };
     this.#outstanding += 1;
     if (encoded.delaySeconds > 0) {
-      setTimeout(() => {
+      this.#later(() => {
         this.#enqueue(pending);
       }, encoded.delaySeconds * 1000);
     } else {
       this.#enqueue(pending);
     }
+  }
+
+  #later(run: () => void, ms: number): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      run();
+    }, ms);
+    this.#timers.add(timer);
   }
 
   #enqueue(pending: Pending): void {
@@ -183,7 +211,9 @@ export class InProcessQueue implements Queue {
       const next = this.#ready.shift();
       if (!next) return;
       this.#running += 1;
-      void this.#deliver(next);
+      const delivery = this.#deliver(next);
+      this.#deliveries.add(delivery);
+      void delivery.finally(() => this.#deliveries.delete(delivery));
     }
   }
 
@@ -208,7 +238,7 @@ export class InProcessQueue implements Queue {
           this.#backoffMs * 2 ** (pending.receiveCount - 1),
           this.#maxBackoffMs,
         );
-        setTimeout(() => {
+        this.#later(() => {
           this.#enqueue(pending);
         }, wait);
       }

@@ -1,7 +1,9 @@
 import type { PipelinePorts } from '../domain/pipeline/pipeline-ports.js';
 import type { DocumentFormat } from '../domain/schemas.js';
 import type { ApiKeyStore } from '../ports/api-key-store.js';
+import type { Queue } from '../ports/queue.js';
 import type { UploadSigner } from '../ports/upload-signer.js';
+import type { WebhookSecretStore } from '../ports/webhook-sender.js';
 import type { Workflow } from '../ports/workflow.js';
 
 /** Result of sniffing a document's format from its first bytes. */
@@ -18,4 +20,11 @@ export interface AppDeps extends PipelinePorts {
   /** New random id suffix (alphanumeric). */
   newId: () => string;
   limits: { maxUploadBytes: number; pageConcurrency: number };
+  /** The tenants' webhook signing secrets. */
+  webhookSecrets: WebhookSecretStore;
+  /**
+   * Where the webhook deliverer puts events after their last failed attempt. Absent where no
+   * webhook is delivered (with `webhooks`, the webhook queue of `PipelinePorts`).
+   */
+  webhookDeadLetters?: Queue;
 }

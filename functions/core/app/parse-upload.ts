@@ -2,15 +2,20 @@ import { createHash } from 'node:crypto';
 import {
   AppError,
   BadRequestError,
+  ExtractionStrictError,
+  InvalidExtractionSchemaError,
+  ValidationError,
   NotFoundError,
   PayloadTooLargeError,
   UnsupportedDocumentError,
   type ErrorKind,
 } from '../domain/errors.js';
+import { compileExtractionSchema } from '../domain/extraction/extraction-schema.js';
 import { workKeys } from '../domain/pipeline/pipeline-ports.js';
-import type { ParseOptions, RequestRecord } from '../domain/request.js';
+import type { ParseOptions, RequestRecord, RequestWebhook } from '../domain/request.js';
 import type { Page, ParseResponse } from '../domain/schemas.js';
 import type { DocumentFetcher } from '../ports/document-fetcher.js';
+import type { JsonSchemaObject } from '../ports/structured-extractor.js';
 import type { AppDeps } from './app-deps.js';
 import { readUpload } from './uploads.js';
 
@@ -20,6 +25,18 @@ export interface UploadedDocument {
   bytes: Uint8Array;
   filename: string | null;
   options: ParseOptions;
+  /** The `extraction_schema` as received (checked by {@link submitUpload}); null or absent for none. */
+  extractionSchema?: unknown;
+  /** Providers named by the request (already resolved with {@link resolveProvider}). */
+  providers?: ProviderChoice;
+  /** Where to announce the end of the parse (`webhook_url`, already checked). */
+  webhook?: WebhookTarget;
+}
+
+/** A webhook receiver given with a request, and the API base URL the event's `result_url` uses. */
+export interface WebhookTarget {
+  url: string;
+  apiBaseUrl: string;
 }
 
 /** A document sent beforehand to an upload slot (POST /v1/uploads), parsed by its upload id. */
@@ -27,6 +44,8 @@ export interface UploadReference {
   tenant: string;
   uploadId: string;
   options: ParseOptions;
+  /** As {@link UploadedDocument.extractionSchema}. */
+  extractionSchema?: unknown;
 }
 
 /** Request ids: `req_` and letters or digits (the ParseResponse `id` rule). */
@@ -78,13 +97,87 @@ export async function parseUpload(
   const record = await submitUpload(deps, upload);
   const { executionId } = await startParse(deps, record.id);
   const outcome = await deps.workflow.wait(executionId);
+  let result: ParseResponse | undefined;
   if (outcome.status === 'SUCCEEDED') {
     // Deliver stores the response under a key derived from the request.
     const key = workKeys.resultJson(record.tenant, record.id);
-    const result = await readResult(deps, key).catch(() => undefined);
-    if (result) return resultView(result, upload.options.include_warnings);
+    result = await readResult(deps, key).catch(() => undefined);
   }
-  return readOutcome(deps, record.id, upload.options.include_warnings);
+  result ??= await readOutcome(deps, record.id);
+  if (upload.options.extraction_strict && result.errors.length > 0) {
+    throw new ExtractionStrictError(result.errors);
+  }
+  return resultView(result, upload.options.include_warnings);
+}
+
+/**
+ * The `extraction_schema` of a request, checked against its `operation_mode`: required (a JSON
+ * Schema object) by `extract` and `hybrid`, refused with `ocr`, and compiled once so that a
+ * broken schema is refused before anything is stored or downloaded.
+ * @returns the schema, or undefined in `ocr` mode.
+ * @throws {InvalidExtractionSchemaError} (422) saying what is wrong.
+ */
+export function checkedExtractionSchema(
+  mode: ParseOptions['operation_mode'],
+  schema: unknown,
+): JsonSchemaObject | undefined {
+  const given = schema !== undefined && schema !== null;
+  if (mode === 'ocr') {
+    if (!given) return undefined;
+    throw new InvalidExtractionSchemaError(
+      'extraction_schema is only used by operation_mode extract or hybrid; set operation_mode, or leave the schema out for ocr',
+    );
+  }
+  if (!given) {
+    throw new InvalidExtractionSchemaError(
+      `operation_mode ${mode} needs an extraction_schema: a JSON Schema object describing the fields to extract`,
+    );
+  }
+  return compileExtractionSchema(schema).schema;
+}
+
+/** A ParseURLRequest as the core takes it. */
+export interface UrlParseRequest {
+  tenant: string;
+  fileUrl: string;
+  options: ParseOptions;
+  /** As {@link UploadedDocument.extractionSchema}. */
+  extractionSchema?: unknown;
+  /** As {@link UploadedDocument.providers}. */
+  providers?: ProviderChoice;
+}
+
+/** Providers a request names (`preferred_model`, `compare_provider`), as configured ids. */
+export interface ProviderChoice {
+  preferred?: string;
+  compare?: string;
+}
+
+/**
+ * The configured provider a ParseURLRequest field names: by provider id, or by model (the first
+ * provider of the tiers' chains that runs it). Only providers some tier uses can be named.
+ * @throws {ValidationError} (422) at `body.<field>`, listing what can be named.
+ */
+export function resolveProvider(
+  providers: AppDeps['providers'],
+  field: 'preferred_model' | 'compare_provider',
+  value: string,
+): string {
+  const known = (['fast', 'pro', 'premium'] as const).flatMap((tier) => providers.chain(tier));
+  const match =
+    known.find((p) => p.id === value) ??
+    known.find((p) => p.model !== undefined && p.model === value);
+  if (match) return match.id;
+  const listed = [...new Map(known.map((p) => [p.id, p.model ?? p.id])).entries()]
+    .map(([id, model]) => (model === id ? id : `${id} (${model})`))
+    .join(', ');
+  throw new ValidationError([
+    {
+      loc: ['body', field],
+      msg: `no configured provider or model is named "${value}"; name one of: ${listed} (GET /v1/providers lists them)`,
+      type: 'value_error',
+    },
+  ]);
 }
 
 /**
@@ -97,15 +190,46 @@ export async function parseUpload(
 export async function parseUrl(
   deps: AppDeps,
   fetcher: DocumentFetcher,
-  request: { tenant: string; fileUrl: string; options: ParseOptions },
+  request: UrlParseRequest,
 ): Promise<ParseResponse> {
+  checkedExtractionSchema(request.options.operation_mode, request.extractionSchema);
   const document = await fetcher.fetch(request.fileUrl, { maxBytes: deps.limits.maxUploadBytes });
   return parseUpload(deps, {
     tenant: request.tenant,
     bytes: document.bytes,
     filename: document.filename,
     options: request.options,
+    extractionSchema: request.extractionSchema,
+    ...(request.providers ? { providers: request.providers } : {}),
   });
+}
+
+/**
+ * POST /v1/parse with a `webhook_url`: downloads the document like {@link parseUrl}, submits it
+ * with the webhook and starts the parse without waiting; the end of the parse is announced to
+ * the webhook, signed with the tenant's secret (created here on the tenant's first webhook).
+ * @returns the request's status view (`queued`), for a 202 answer.
+ * @throws the errors of {@link parseUrl} that come before the parse starts.
+ */
+export async function submitUrlParse(
+  deps: AppDeps,
+  fetcher: DocumentFetcher,
+  request: UrlParseRequest & { webhook: WebhookTarget },
+): Promise<Record<string, unknown>> {
+  checkedExtractionSchema(request.options.operation_mode, request.extractionSchema);
+  const document = await fetcher.fetch(request.fileUrl, { maxBytes: deps.limits.maxUploadBytes });
+  await deps.webhookSecrets.getOrCreate(request.tenant);
+  const record = await submitUpload(deps, {
+    tenant: request.tenant,
+    bytes: document.bytes,
+    filename: document.filename,
+    options: request.options,
+    extractionSchema: request.extractionSchema,
+    ...(request.providers ? { providers: request.providers } : {}),
+    webhook: request.webhook,
+  });
+  await startParse(deps, record.id);
+  return statusView(record);
 }
 
 /** Options of {@link submitUpload}. */
@@ -136,6 +260,10 @@ export async function submitUpload(
   if (options.requestId !== undefined && !REQUEST_ID_PATTERN.test(options.requestId)) {
     throw new Error(`not a request id: ${options.requestId}`);
   }
+  const extractionSchema = checkedExtractionSchema(
+    upload.options.operation_mode,
+    upload.extractionSchema,
+  );
   const { bytes, filename } =
     'uploadId' in upload ? await readUpload(deps, upload.tenant, upload.uploadId) : upload;
   const size = bytes.byteLength;
@@ -163,6 +291,16 @@ export async function submitUpload(
     updatedAt: now,
     options: upload.options,
     executionId: deps.workflow.executionIdFor(id),
+    ...(extractionSchema ? { extractionSchema } : {}),
+    ...('providers' in upload && upload.providers?.preferred
+      ? { preferredProvider: upload.providers.preferred }
+      : {}),
+    ...('providers' in upload && upload.providers?.compare
+      ? { compareProvider: upload.providers.compare }
+      : {}),
+    ...('webhook' in upload && upload.webhook
+      ? { webhook: { ...upload.webhook, status: 'pending', attempts: [] } }
+      : {}),
     document: {
       key,
       format: detection.format,
@@ -191,14 +329,10 @@ export function startParse(
 }
 
 /** The outcome of a finished parse: the ParseResponse, or the recorded failure thrown. */
-async function readOutcome(
-  deps: AppDeps,
-  requestId: string,
-  includeWarnings: boolean,
-): Promise<ParseResponse> {
+async function readOutcome(deps: AppDeps, requestId: string): Promise<ParseResponse> {
   const record = await deps.requests.get(requestId);
   if (record?.status === 'completed' && record.resultKey) {
-    return resultView(await readResult(deps, record.resultKey), includeWarnings);
+    return readResult(deps, record.resultKey);
   }
   if (record?.status === 'failed' && record.error) throw failureOf(record.error);
   throw new Error(`parse ${requestId} ended in status ${record?.status ?? 'unknown'}`);
@@ -252,9 +386,21 @@ export async function getParseResult(
   if (!record || record.tenant !== tenant) {
     throw new NotFoundError(`parse request ${requestId} not found`);
   }
+  const delivery = record.webhook ? { webhook: webhookView(record.webhook) } : {};
   if (record.status === 'completed' && record.resultKey) {
-    return resultView(await readResult(deps, record.resultKey), includeWarnings);
+    return {
+      ...resultView(await readResult(deps, record.resultKey), includeWarnings),
+      ...delivery,
+    };
   }
+  return { ...statusView(record), ...delivery };
+}
+
+/**
+ * A request that has no stored result (yet): the ParseResponse shape with its status, no pages,
+ * and the failure's `detail` when it failed.
+ */
+export function statusView(record: RequestRecord): Record<string, unknown> {
   return {
     id: record.id,
     status: record.status,
@@ -273,4 +419,9 @@ export async function getParseResult(
     errors: [],
     ...(record.error ? { detail: record.error.message } : {}),
   };
+}
+
+/** A request's webhook as GET /v1/parse/{id} shows it (an extension): where, status, attempts. */
+function webhookView(webhook: RequestWebhook): Record<string, unknown> {
+  return { url: webhook.url, status: webhook.status, attempts: webhook.attempts };
 }

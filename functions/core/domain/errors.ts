@@ -1,3 +1,4 @@
+import type { ExtractionValidationError } from './schemas.js';
 /**
  * Transport-neutral error kinds; the HTTP layer maps kinds (never class names) to status codes:
  * invalid 400, unauthenticated 401, plan_limit 402, not_found 404, too_large 413,
@@ -140,6 +141,7 @@ export const ERROR_KIND_BY_NAME: Readonly<Record<string, ErrorKind>> = {
   ProviderUnavailableError: 'unavailable',
   TierUnavailableError: 'unavailable',
   UrlRefusedError: 'invalid',
+  InvalidExtractionSchemaError: 'unprocessable',
 };
 
 /**
@@ -150,4 +152,35 @@ export const ERROR_KIND_BY_NAME: Readonly<Record<string, ErrorKind>> = {
 export class UrlRefusedError extends AppError {
   override readonly name = 'UrlRefusedError';
   override readonly kind = 'invalid';
+}
+
+/**
+ * The `extraction_schema` of an extract or hybrid request cannot be used: not a JSON object, not
+ * a valid JSON Schema, not an object schema at the root, too large, or referring to a remote
+ * document. `detail` (the message) says which and how to fix it. 422.
+ */
+export class InvalidExtractionSchemaError extends AppError {
+  override readonly name = 'InvalidExtractionSchemaError';
+  override readonly kind = 'unprocessable';
+
+  /** What is wrong with the schema, as one sentence; the same text as `message`. */
+  get detail(): string {
+    return this.message;
+  }
+}
+
+/**
+ * `extraction_strict` is set and the extracted object fails its schema: 422 whose body is the
+ * list of failures (spec §7), each `{ extraction_validation: { pointer, schema_rule, message } }`
+ * as in the ParseResponse `errors`.
+ */
+export class ExtractionStrictError extends AppError {
+  override readonly name = 'ExtractionStrictError';
+  override readonly kind = 'unprocessable';
+  readonly errors: readonly { extraction_validation: ExtractionValidationError }[];
+
+  constructor(errors: readonly { extraction_validation: ExtractionValidationError }[]) {
+    super(`the extracted object fails its extraction_schema (${errors.length} errors)`);
+    this.errors = errors;
+  }
 }

@@ -1,5 +1,7 @@
 import type { DocumentFormat, OperationMode, Tier } from './schemas.js';
 import type { Page } from './schemas.js';
+import type { WebhookAttemptRecord } from './webhooks.js';
+import type { JsonSchemaObject } from '../ports/structured-extractor.js';
 
 export type Plan = 'free' | 'pro' | 'scale';
 
@@ -72,6 +74,43 @@ export interface RequestRecord {
   timings?: StageTimings;
   /** Epoch milliseconds at which processing of pages began (end of routing). */
   pagesStartedAt?: number;
+  /**
+   * The `extraction_schema` of an `extract` or `hybrid` parse (checked when accepted; at most
+   * 64 KB as JSON), filled by Deliver.
+   */
+  extractionSchema?: JsonSchemaObject;
+  /**
+   * The provider every page is sent to first (`preferred_model`, resolved to a provider id),
+   * where it can parse the page and its circuit is closed; the tier's chain follows it.
+   */
+  preferredProvider?: string;
+  /** The provider each page is also parsed by, for comparison (`compare_provider`, resolved). */
+  compareProvider?: string;
+  /** The webhook to call when the parse ends (`webhook_url`), and its deliveries. */
+  webhook?: RequestWebhook;
+  /**
+   * The id of the webhook event queued for this request (`webhook-id` is `msg_` + this). Its own
+   * attribute, so that announcing never overwrites the attempts the deliverer records.
+   */
+  webhookEventId?: string;
+}
+
+/**
+ * Delivery state of a request's webhook: `pending` until the event is delivered (or while it is
+ * retried), `delivered` on a 2xx, `dead_letter` after the last attempt failed, `disabled` when
+ * the receiver answered 410 Gone.
+ */
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'dead_letter' | 'disabled';
+
+/** A request's webhook (`REQ#<id>` / `META`, attribute `webhook`). */
+export interface RequestWebhook {
+  /** The receiver, checked when the request was accepted and again before every attempt. */
+  url: string;
+  /** The API's base URL when the request was accepted; the event's `result_url` starts with it. */
+  apiBaseUrl: string;
+  status: WebhookDeliveryStatus;
+  /** Every attempt so far, by attempt number. */
+  attempts: WebhookAttemptRecord[];
 }
 
 /** Where one page goes: its complexity score, tier and provider. */

@@ -65,6 +65,8 @@ export interface ProviderCapability {
    * on the page (text layer, OCR, Textract) are left as they are: a repetition there is real.
    */
   generative?: boolean;
+  /** The model it runs (for remote providers, the configured model; offline ones, their kind). */
+  model?: string;
 }
 
 /**

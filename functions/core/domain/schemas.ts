@@ -90,6 +90,24 @@ export const PostprocessWarning = z.strictObject({
 });
 export type PostprocessWarning = z.infer<typeof PostprocessWarning>;
 
+/**
+ * Extension: the page as parsed by the request's `compare_provider` as well, and how far the two
+ * texts agree (1 − normalised edit distance of their plain text, in [0, 1]). `failed` when that
+ * provider failed or its circuit was open; the page itself is unaffected.
+ */
+export const PageComparison = z.object({
+  provider_id: z.string(),
+  model_id: z.string().nullable(),
+  status: z.enum(['completed', 'failed']),
+  content_markdown: z.string().nullable(),
+  agreement: unit.nullable(),
+  tokens: TokenUsage,
+  estimated_cost_usd: z.number().min(0),
+  latency_ms: count,
+  detail: z.string().optional(),
+});
+export type PageComparison = z.infer<typeof PageComparison>;
+
 export const Page = z.object({
   page_number: z.number().int().min(1),
   content_markdown: z.string(),
@@ -110,6 +128,7 @@ export const Page = z.object({
   dpi: z.number().int().positive().optional(),
   /** Extension: what this page cost in USD (tier price, provider price, tokens). */
   estimated_cost_usd: z.number().min(0).optional(),
+  comparison: PageComparison.optional(),
 });
 export type Page = z.infer<typeof Page>;
 

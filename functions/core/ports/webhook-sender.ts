@@ -7,13 +7,13 @@ export interface WebhookResponse {
   retryAfter: string | null;
 }
 
-/** No answer came from a webhook receiver: a network error or the time limit. */
+/** No answer came from a webhook receiver: a network error, the time limit, or a refused address. */
 export class WebhookSendError extends AppError {
   override readonly name = 'WebhookSendError';
   override readonly kind = 'transient';
-  readonly reason: 'network' | 'timeout';
+  readonly reason: 'network' | 'timeout' | 'refused';
 
-  constructor(message: string, reason: 'network' | 'timeout', options?: ErrorOptions) {
+  constructor(message: string, reason: 'network' | 'timeout' | 'refused', options?: ErrorOptions) {
     super(message, { ...options, details: { reason } });
     this.reason = reason;
   }
@@ -64,4 +64,13 @@ export interface WebhookSecrets {
    * @throws {NotFoundError} when nothing is stored under `secretRef`.
    */
   get(secretRef: string): Promise<string>;
+}
+
+/** The per-tenant signing secrets, created on first use. */
+export interface WebhookSecretStore extends WebhookSecrets {
+  /**
+   * The tenant's secret, created (a new random `whsec_` secret) when it has none. Concurrent
+   * first calls agree on one secret.
+   */
+  getOrCreate(tenant: string): Promise<string>;
 }

@@ -5,6 +5,8 @@ import { join, resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbWebhookSecretStore } from '../../../functions/adapters/aws/dynamodb-webhook-secrets.js';
+import { newWebhookSecret } from '../../../functions/adapters/http/webhook-signer.js';
 import { DynamoDbApiKeyStore } from '../../../functions/adapters/aws/dynamodb-api-key-store.js';
 import { DynamoDbEventLog } from '../../../functions/adapters/aws/dynamodb-event-log.js';
 import { DynamoDbRequestStore } from '../../../functions/adapters/aws/dynamodb-request-store.js';
@@ -155,6 +157,7 @@ function sourceDeps(workflow: LocalStepFunctionsWorkflow): Deps {
     requests: new DynamoDbRequestStore(dynamo.documentClient, TABLE),
     events: new DynamoDbEventLog(dynamo.documentClient, TABLE),
     apiKeys: new DynamoDbApiKeyStore(dynamo.documentClient, TABLE),
+    webhookSecrets: new DynamoDbWebhookSecretStore(dynamo.documentClient, TABLE, newWebhookSecret),
     objects: new S3ObjectStore(s3.client, BUCKET),
     workflow,
     // Never used here: the bundles parse.

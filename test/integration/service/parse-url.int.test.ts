@@ -112,17 +112,52 @@ describe('POST /v1/parse', () => {
     expect(String(result.body.detail)).toMatch(/404/);
   });
 
-  it('answers 422 for a missing file_url and for fields this deployment cannot honour yet', async () => {
+  it('answers 422 for a missing file_url and for a provider or model nobody configured', async () => {
     // Act
     const missing = await parse({ operation_mode: 'ocr' });
-    const webhook = await parse({
+    const unknown = await parse({
       file_url: `http://127.0.0.1:${portOf(origin)}/papers/tableformer.pdf`,
-      webhook_url: 'https://hooks.example.com/docparse',
+      preferred_model: 'gpt-imaginary',
     });
     // Assert
     expect(missing.status).toBe(422);
     expect(HTTPValidationError.parse(missing.body).detail[0]?.loc).toContain('file_url');
-    expect(webhook.status).toBe(422);
-    expect(HTTPValidationError.parse(webhook.body).detail[0]?.loc).toContain('webhook_url');
+    expect(unknown.status).toBe(422);
+    const issue = HTTPValidationError.parse(unknown.body).detail[0];
+    expect(issue?.loc).toEqual(['body', 'preferred_model']);
+    expect(issue?.msg).toContain('local-text');
+  });
+
+  it('sends every page to the preferred_model first, keeping its tier', async () => {
+    // Act
+    const result = await parse({
+      file_url: `http://127.0.0.1:${portOf(origin)}/papers/tableformer.pdf`,
+      preferred_model: 'local-ocr',
+    });
+    // Assert: OCR parsed a page the router gives to the text layer.
+    expect(result.status).toBe(200);
+    const response = ParseResponse.parse(result.body);
+    expect(response.pages.map((p) => [p.provider, p.tier_used])).toEqual([['local-ocr', 'fast']]);
+    expect(response.pages[0]?.content_markdown).toMatch(/TableFormer/i);
+  });
+
+  it('parses every page with compare_provider too and reports how far the two agree', async () => {
+    // Act
+    const result = await parse({
+      file_url: `http://127.0.0.1:${portOf(origin)}/papers/tableformer.pdf`,
+      compare_provider: 'local-ocr',
+    });
+    // Assert
+    expect(result.status).toBe(200);
+    const page = ParseResponse.parse(result.body).pages[0]!;
+    expect(page.provider).toBe('local-text');
+    expect(page.comparison).toMatchObject({
+      provider_id: 'local-ocr',
+      status: 'completed',
+      content_markdown: expect.stringMatching(/TableFormer/i) as unknown,
+    });
+    // The text layer and OCR of a born-digital page mostly agree, but not exactly.
+    expect(page.comparison?.agreement).toBeGreaterThan(0.7);
+    expect(page.comparison?.agreement).toBeLessThan(1);
   });
 });

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { Agent, interceptors } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { UrlGuard } from '../../../functions/adapters/http/safe-fetcher.js';
 import { HttpWebhookSender } from '../../../functions/adapters/http/webhook-http-sender.js';
 import {
   StandardWebhookSigner,
@@ -323,5 +324,48 @@ describe('HttpWebhookSender', () => {
   it('throws RangeError for a time limit that is not a positive integer', () => {
     // Act / Assert
     expect(() => new HttpWebhookSender({ timeoutMs: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('HttpWebhookSender with a UrlGuard', () => {
+  const port = () => Number(new URL(base).port);
+
+  it.each([
+    ['a loopback literal', () => `${base}/target`, undefined],
+    ['a name resolving to loopback', () => `http://hooks.test:${port()}/target`, '127.0.0.1'],
+    ['a name resolving to the metadata address', () => 'https://meta.test/x', '169.254.169.254'],
+  ])('refuses %s before connecting', async (_, url, resolvedTo) => {
+    // Arrange
+    const guard = new UrlGuard({
+      resolve: () => Promise.resolve([{ address: resolvedTo ?? '127.0.0.1', family: 4 }]),
+      verb: 'called for webhooks',
+    });
+    const sender = new HttpWebhookSender({ guard });
+    // Act
+    const sent = sender.send(url(), {}, '{}');
+    // Assert
+    await expect(sent).rejects.toThrow(
+      expect.objectContaining({ name: 'WebhookSendError', reason: 'refused' }) as Error,
+    );
+    expect(received).toEqual([]);
+  });
+
+  it('connects to the address it checked, not to a second answer of the resolver', async () => {
+    // Arrange: an allowlisted name whose first lookup answers the receiver's address.
+    let lookups = 0;
+    const guard = new UrlGuard({
+      allowlist: [{ host: 'hooks.test', port: port() }],
+      resolve: () => {
+        lookups += 1;
+        return Promise.resolve([{ address: lookups === 1 ? '127.0.0.1' : '10.9.9.9', family: 4 }]);
+      },
+    });
+    const sender = new HttpWebhookSender({ guard });
+    // Act
+    const response = await sender.send(`http://hooks.test:${port()}/target`, {}, '{}');
+    // Assert
+    expect(response.status).toBe(200);
+    expect(lookups).toBe(1);
+    expect(received.map((r) => r.path)).toEqual(['/target']);
   });
 });

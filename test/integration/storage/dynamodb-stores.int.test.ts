@@ -24,6 +24,9 @@ import {
   describeBreakerStoreContract,
 } from '../../contract/breaker-store.contract.js';
 import { describeEventLogContract } from '../../contract/event-log.contract.js';
+import { describeWebhookSecretStoreContract } from '../../contract/webhook-secret-store.contract.js';
+import { DynamoDbWebhookSecretStore } from '../../../functions/adapters/aws/dynamodb-webhook-secrets.js';
+import { newWebhookSecret } from '../../../functions/adapters/http/webhook-signer.js';
 import {
   aPage,
   aRequestRecord,
@@ -62,6 +65,10 @@ describeApiKeyStoreContract(
 describeApiKeyStoreContract(
   'DynamoDbApiKeyStore on dynalite, as the only writer',
   () => new DynamoDbApiKeyStore(ddb.documentClient, TABLE, { onlyWriter: true }),
+);
+describeWebhookSecretStoreContract(
+  'DynamoDbWebhookSecretStore on dynalite',
+  () => new DynamoDbWebhookSecretStore(ddb.documentClient, TABLE, newWebhookSecret),
 );
 describeBreakerStoreContract(
   'DynamoDbBreakerStore on dynalite',

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { describeApiKeyStoreContract } from '../../contract/api-key-store.contract.js';
+import { describeWebhookSecretStoreContract } from '../../contract/webhook-secret-store.contract.js';
 import { describeBreakerStoreContract } from '../../contract/breaker-store.contract.js';
 import { describeEventLogContract } from '../../contract/event-log.contract.js';
 import { describeObjectStoreContract } from '../../contract/object-store.contract.js';
 import { describeRequestStoreContract } from '../../contract/request-store.contract.js';
 import {
   InMemoryApiKeyStore,
+  InMemoryWebhookSecretStore,
   InMemoryEventLog,
   InMemoryObjectStore,
   InMemoryRequestStore,
@@ -17,6 +19,10 @@ describeObjectStoreContract('InMemoryObjectStore', () => new InMemoryObjectStore
 describeRequestStoreContract('InMemoryRequestStore', () => new InMemoryRequestStore());
 describeEventLogContract('InMemoryEventLog', () => new InMemoryEventLog());
 describeApiKeyStoreContract('InMemoryApiKeyStore', () => new InMemoryApiKeyStore());
+describeWebhookSecretStoreContract(
+  'InMemoryWebhookSecretStore',
+  () => new InMemoryWebhookSecretStore(),
+);
 describeBreakerStoreContract('FakeBreakerStore', () => new FakeBreakerStore());
 
 describe('InMemoryObjectStore', () => {

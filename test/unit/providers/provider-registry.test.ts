@@ -81,7 +81,7 @@ function aRuntime(): ProviderRuntime & { text: FakePageProvider; ocr: FakePagePr
 }
 
 describe('buildProviderRegistry', () => {
-  it('gives each tier its chain in order, marking the text-layer and the generative providers', () => {
+  it('gives each tier its chain in order, marking the text-layer and the generative providers and their models', () => {
     // Arrange
     const registry = buildProviderRegistry(aConfig(), undefined);
     // Act
@@ -93,16 +93,16 @@ describe('buildProviderRegistry', () => {
     // Assert
     expect(chains).toEqual({
       fast: [
-        { id: 'local-text', needsTextLayer: true, generative: false },
-        { id: 'ocr', needsTextLayer: false, generative: false },
+        { id: 'local-text', needsTextLayer: true, generative: false, model: 'local-text' },
+        { id: 'ocr', needsTextLayer: false, generative: false, model: 'local-ocr' },
       ],
       pro: [
-        { id: 'vision', needsTextLayer: false, generative: true },
-        { id: 'ocr', needsTextLayer: false, generative: false },
+        { id: 'vision', needsTextLayer: false, generative: true, model: 'gpt-4.1-mini' },
+        { id: 'ocr', needsTextLayer: false, generative: false, model: 'local-ocr' },
       ],
       premium: [
-        { id: 'claude', needsTextLayer: false, generative: true },
-        { id: 'vision', needsTextLayer: false, generative: true },
+        { id: 'claude', needsTextLayer: false, generative: true, model: 'claude-sonnet-4-5' },
+        { id: 'vision', needsTextLayer: false, generative: true, model: 'gpt-4.1-mini' },
       ],
     });
   });

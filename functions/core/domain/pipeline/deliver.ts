@@ -1,6 +1,8 @@
 import type { ProgressSink } from '../../ports/event-log.js';
 import type { Page, ParseResponse, Tier } from '../schemas.js';
 import { detectDocumentType } from '../document-type.js';
+import { announceFinished } from './announce.js';
+import { extractDocument } from './extract.js';
 import { renumberHeadings } from '../postprocess.js';
 import { readInspection } from './classify.js';
 import { loadRequest } from './load-request.js';
@@ -15,11 +17,21 @@ import { workKeys, type PipelinePorts, type StageInput } from './pipeline-ports.
  * completed. Warnings are kept in the stored result; the API drops them unless
  * `include_warnings` is set.
  *
+ * In `extract` and `hybrid` modes the `extraction_schema` is filled from the pages (see
+ * `extractDocument`): `extracted`, its validation `errors`, the extractor's tokens and cost in
+ * `usage`, and an `extraction` object (extractor, model, latency, failovers). In `extract` mode
+ * pages keep their tier, provider, confidence, tokens and cost, without Markdown or grounding.
+ *
+ * When the request has a webhook, queues its `parse.completed` event (see `announceFinished`).
+ *
  * Safe to retry: the result keys derive from the request.
  */
 export async function deliver(
   input: StageInput,
-  ports: Pick<PipelinePorts, 'requests' | 'objects' | 'clock' | 'settings'>,
+  ports: Pick<
+    PipelinePorts,
+    'requests' | 'objects' | 'clock' | 'settings' | 'webhooks' | 'providers' | 'breakers'
+  >,
   progress: ProgressSink,
 ): Promise<{ requestId: string }> {
   const record = await loadRequest(ports.requests, input.requestId);
@@ -27,7 +39,16 @@ export async function deliver(
     readCheckpoints(ports, input.requestId),
     readInspection(ports.objects, input.requestId),
   ]);
-  const pages = record.options.maintain_format ? withConsistentHeadings(checkpoints) : checkpoints;
+  const parsed = record.options.maintain_format ? withConsistentHeadings(checkpoints) : checkpoints;
+  const extraction =
+    record.options.operation_mode !== 'ocr' && record.extractionSchema
+      ? await extractDocument(ports, record.extractionSchema, parsed, record.document)
+      : null;
+  // extract mode answers with the object: pages keep their accounting, not their content.
+  const pages =
+    record.options.operation_mode === 'extract'
+      ? parsed.map((page) => ({ ...page, content_markdown: '', grounding: [] }))
+      : parsed;
   const pagesByTier: Record<Tier, number> = { fast: 0, pro: 0, premium: 0 };
   let cost = 0;
   for (const page of pages) {
@@ -35,6 +56,7 @@ export async function deliver(
     // Each page's cost is set when it is parsed (tier price, provider price, tokens).
     cost += page.estimated_cost_usd ?? ports.settings.priceByTier[page.tier_used];
   }
+  if (extraction) cost += extraction.costUsd;
   const timings = record.timings ?? {};
   const now = ports.clock.now();
   const response: ParseResponse = {
@@ -49,10 +71,14 @@ export async function deliver(
       size_bytes: record.document.sizeBytes,
     },
     pages,
-    extracted: null,
+    extracted: extraction?.extracted ?? null,
     usage: {
-      total_input_tokens: pages.reduce((n, p) => n + p.tokens.input_tokens, 0),
-      total_output_tokens: pages.reduce((n, p) => n + p.tokens.output_tokens, 0),
+      total_input_tokens:
+        pages.reduce((n, p) => n + p.tokens.input_tokens, 0) +
+        (extraction?.tokens.input_tokens ?? 0),
+      total_output_tokens:
+        pages.reduce((n, p) => n + p.tokens.output_tokens, 0) +
+        (extraction?.tokens.output_tokens ?? 0),
       estimated_cost_usd: Math.round(cost * 1e6) / 1e6,
       pages_by_tier: pagesByTier,
     },
@@ -68,7 +94,17 @@ export async function deliver(
       pages: inspection.pages,
     }),
     created_at: record.createdAt,
-    errors: [],
+    errors: extraction?.errors ?? [],
+    ...(extraction
+      ? {
+          extraction: {
+            provider_id: extraction.providerId,
+            model_id: extraction.model,
+            latency_ms: extraction.latencyMs,
+            failovers: extraction.failovers,
+          },
+        }
+      : {}),
   };
   const resultKey = workKeys.resultJson(record.tenant, record.id);
   const encoder = new TextEncoder();
@@ -80,11 +116,12 @@ export async function deliver(
       'text/markdown',
     ),
   ]);
-  await ports.requests.update(input.requestId, {
+  const completed = await ports.requests.update(input.requestId, {
     status: 'completed',
     resultKey,
     updatedAt: now.toISOString(),
   });
+  await announceFinished(ports, completed, { status: 'completed' });
   progress.emit({ event: 'result.final', result_key: resultKey });
   return { requestId: input.requestId };
 }

@@ -1,12 +1,17 @@
 import type { ProgressSink } from '../../ports/event-log.js';
 import { confidenceReport, GRADE_THRESHOLDS } from '../confidence.js';
-import { NotFoundError, ProviderUnavailableError, TierUnavailableError } from '../errors.js';
+import {
+  AppError,
+  NotFoundError,
+  ProviderUnavailableError,
+  TierUnavailableError,
+} from '../errors.js';
 import { postprocessPage } from '../postprocess.js';
 import { pageCostUsd } from '../pricing.js';
 import type { ProviderCapability } from '../routing.js';
 import { plainText, tableIntegrity, textSimilarity } from '../markdown.js';
 import type { PageCheckpoint } from '../request.js';
-import type { GroundingEntry, Page, Tier } from '../schemas.js';
+import type { GroundingEntry, Page, PageComparison, Tier } from '../schemas.js';
 import type { PageParseRequest, ProviderPageResult } from '../../ports/page-provider.js';
 import { readInspection } from './classify.js';
 import { documentRef, loadRequest } from './load-request.js';
@@ -92,6 +97,15 @@ export async function parsePage(
     },
   );
   page = { ...page, content_markdown: cleaned.markdown, warnings: cleaned.warnings };
+  if (record.compareProvider) {
+    const comparison = await comparePage(ports, record.compareProvider, request, page);
+    page = {
+      ...page,
+      comparison,
+      estimated_cost_usd:
+        Math.round(((page.estimated_cost_usd ?? 0) + comparison.estimated_cost_usd) * 1e6) / 1e6,
+    };
+  }
 
   await writeCheckpoint(ports, input.requestId, page);
   progress.emit({
@@ -100,6 +114,57 @@ export async function parsePage(
     confidence: Math.round(meanScore(page) * 1000) / 1000,
   });
   return { pageNumber: input.pageNumber };
+}
+
+/**
+ * The page as parsed by the request's `compare_provider` too, and the agreement of the two plain
+ * texts (see {@link PageComparison}). Its cost is the provider's own (no tier price). A failure or
+ * an open circuit gives a `failed` comparison, never a failed page.
+ */
+async function comparePage(
+  ports: Pick<PipelinePorts, 'providers' | 'breakers' | 'clock'>,
+  providerId: string,
+  request: PageParseRequest,
+  page: Page,
+): Promise<PageComparison> {
+  const started = ports.clock.now().getTime();
+  const failed = (detail: string): PageComparison => ({
+    provider_id: providerId,
+    model_id: null,
+    status: 'failed',
+    content_markdown: null,
+    agreement: null,
+    tokens: { input_tokens: 0, output_tokens: 0 },
+    estimated_cost_usd: 0,
+    latency_ms: Math.max(0, ports.clock.now().getTime() - started),
+    detail,
+  });
+  if (ports.breakers && !(await ports.breakers.tryAcquire(providerId))) {
+    return failed(`the circuit of ${providerId} is open`);
+  }
+  let result: ProviderPageResult;
+  try {
+    result = await ports.providers.get(providerId).parsePage(request);
+    await ports.breakers?.succeeded(providerId);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    if (error instanceof ProviderUnavailableError) {
+      await ports.breakers?.failed(providerId, error.message);
+    }
+    return failed(error.message);
+  }
+  const tokens = { input_tokens: result.tokens.input, output_tokens: result.tokens.output };
+  const agreement = textSimilarity(plainText(page.content_markdown), plainText(result.markdown));
+  return {
+    provider_id: providerId,
+    model_id: result.model,
+    status: 'completed',
+    content_markdown: result.markdown,
+    agreement: Math.round(agreement * 1000) / 1000,
+    tokens,
+    estimated_cost_usd: pageCostUsd(0, ports.providers.price(providerId), tokens),
+    latency_ms: Math.max(0, ports.clock.now().getTime() - started),
+  };
 }
 
 /** Whether a generative model writes the provider's answers (any tier's chain says so). */

@@ -4,7 +4,9 @@ import type { DocumentEngine } from '../../ports/document-engine.js';
 import type { EventLog } from '../../ports/event-log.js';
 import type { ObjectStore } from '../../ports/object-store.js';
 import type { PageProvider } from '../../ports/page-provider.js';
+import type { Queue } from '../../ports/queue.js';
 import type { RequestStore } from '../../ports/request-store.js';
+import type { StructuredExtractor } from '../../ports/structured-extractor.js';
 import type { ProviderPrice } from '../pricing.js';
 import type { ProviderCapability, TierThresholds } from '../routing.js';
 import type { CircuitBreakerState, DocumentFormat, Tier } from '../schemas.js';
@@ -19,6 +21,13 @@ export interface ProviderRegistry {
   ids(): readonly string[];
   /** What the provider charges. @throws {Error} for an unregistered id. */
   price(id: string): ProviderPrice;
+  /**
+   * The providers that fill `extraction_schema` (`extract` and `hybrid` modes), in the order they
+   * are tried; empty when only the offline extractor is configured, which is always the last resort.
+   */
+  extractionChain(): readonly string[];
+  /** @throws {Error} for an id not in the extraction chain, or where providers cannot run. */
+  extractor(id: string): StructuredExtractor;
 }
 
 /**
@@ -55,6 +64,11 @@ export interface PipelinePorts {
   breakers?: CircuitBreakers;
   clock: Clock;
   settings: PipelineSettings;
+  /**
+   * Where webhook deliveries are queued (see `announceFinished`). Absent: requests with a webhook
+   * are not announced (a deployment without the webhook queue refuses `webhook_url` up front).
+   */
+  webhooks?: Queue;
 }
 
 /** Input of the document-level stages (Ingest, Classify, Route, Verify, Deliver). */

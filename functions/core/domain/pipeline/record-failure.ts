@@ -1,28 +1,30 @@
 import { ERROR_KIND_BY_NAME } from '../errors.js';
+import { announceFinished } from './announce.js';
 import type { FailureStageInput, PipelinePorts } from './pipeline-ports.js';
 
 /**
  * RecordFailure: the state machine's Catch target. Marks the request failed with the caught
  * error's name, kind (from its name; unknown names are server errors) and message, so the API
- * answers with the matching status. Returns the error for the Fail state.
+ * answers with the matching status, and queues the `parse.failed` webhook event when the request
+ * has a webhook. Returns the error for the Fail state.
  */
 export async function recordFailure(
   input: FailureStageInput,
-  ports: Pick<PipelinePorts, 'requests' | 'clock'>,
+  ports: Pick<PipelinePorts, 'requests' | 'clock' | 'webhooks'>,
 ): Promise<{ requestId: string; error: string; cause: string }> {
   const name = input.failure.Error;
   const message = causeMessage(input.failure.Cause);
-  await ports.requests.update(input.requestId, {
+  const kind = Object.hasOwn(ERROR_KIND_BY_NAME, name)
+    ? (ERROR_KIND_BY_NAME[name] ?? 'internal')
+    : 'internal';
+  const failed = await ports.requests.update(input.requestId, {
     status: 'failed',
-    error: {
-      name,
-      kind: Object.hasOwn(ERROR_KIND_BY_NAME, name)
-        ? (ERROR_KIND_BY_NAME[name] ?? 'internal')
-        : 'internal',
-      message,
-    },
+    error: { name, kind, message },
     updatedAt: ports.clock.now().toISOString(),
   });
+  // Internal failures are not described to the receiver beyond their kind.
+  const detail = kind === 'internal' ? 'the parse failed' : message;
+  await announceFinished(ports, failed, { status: 'failed', error: { kind, detail } });
   return { requestId: input.requestId, error: name, cause: message };
 }
 

@@ -13,7 +13,8 @@ const TIERS: readonly Tier[] = ['fast', 'pro', 'premium'];
  * Route: picks each page's tier from its complexity with the two fixed thresholds, then the first
  * provider of that tier's chain able to parse it whose circuit is not open (pages without a
  * usable text layer skip text-layer providers; when a tier has none that fits, the next tier up
- * is tried). Records the routes, emits `route.page` per page, and returns the ProcessPages map
+ * is tried). The request's preferred provider (`preferred_model`) takes the page instead when
+ * it can parse it and its circuit is closed; the page keeps its tier. Records the routes, emits `route.page` per page, and returns the ProcessPages map
  * items.
  *
  * @throws {TierUnavailableError} when every provider of a page's tier able to parse it has its
@@ -33,6 +34,9 @@ export async function route(
   const inspection = await readInspection(ports.objects, input.requestId);
   const states = ports.breakers ? await ports.breakers.states(ports.providers.ids()) : undefined;
   const closed = (id: string) => states?.get(id)?.healthy ?? true;
+  const preferred = record.preferredProvider
+    ? TIERS.flatMap((t) => ports.providers.chain(t)).find((p) => p.id === record.preferredProvider)
+    : undefined;
   const routes: PageRoute[] = [];
   for (const features of inspection.pages) {
     const complexity = inspection.complexity[features.pageNumber] ?? 0;
@@ -56,6 +60,9 @@ export async function route(
       throw new ProviderUnavailableError(
         `no provider of tier ${tier} or above can parse page ${features.pageNumber}`,
       );
+    }
+    if (preferred && chooseProvider([preferred], features) && closed(preferred.id)) {
+      chosen = { ...chosen, provider: preferred.id };
     }
     routes.push({ pageNumber: features.pageNumber, complexity, ...chosen });
   }

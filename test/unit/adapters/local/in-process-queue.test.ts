@@ -232,6 +232,23 @@ describe('InProcessQueue', () => {
     await expect(queue.sendMany([{ id: 'a', body: 1 }])).rejects.toThrow('the queue is closed');
   });
 
+  it('on stop, forgets delayed messages, waits for the running one and refuses new ones', async () => {
+    // Arrange
+    const held = gate();
+    const { seen, consumer } = recorder(() => held.opened);
+    const queue = new InProcessQueue({ consumer });
+    await queue.send({ body: { now: true } });
+    await queue.send({ body: { later: true }, delaySeconds: 900 });
+    // Act
+    const stopping = queue.stop();
+    held.open();
+    const forgotten = await stopping;
+    // Assert
+    expect(forgotten).toBe(1);
+    expect(seen.map((m) => m.body)).toEqual(['{"now":true}']);
+    await expect(queue.send({ body: {} })).rejects.toThrow('the queue is closed');
+  });
+
   it('drains at once when nothing was sent', async () => {
     // Arrange
     const queue = new InProcessQueue({ consumer: () => Promise.resolve() });

@@ -1,0 +1,193 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
+import { loadConfig } from '../../../functions/config.js';
+import { ParseResponse } from '../../../functions/core/domain/schemas.js';
+import { WebhookEvent } from '../../../functions/core/domain/webhooks.js';
+
+/**
+ * Webhooks end to end on the local service: POST /v1/parse with a `webhook_url` answers 202 at
+ * once; when the parse ends the deliverer (the queue consumer's Lambda handler, run in process)
+ * POSTs the signed event to a receiver that verifies it with the `standardwebhooks` package, as
+ * a customer's endpoint would. The receiver fails the first attempt, so the event comes again
+ * after the schedule's first delay (5 s), under the same `webhook-id`.
+ */
+
+const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
+const KEY = 'key-webhooks-001';
+const OTHER_KEY = 'key-webhooks-002';
+const PDF = readFileSync(join(DEV, 'files/docling-2305.03393v1-pg9.pdf'));
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+let dataDir: string;
+let service: LocalServer;
+/** Serves the corpus PDF and receives webhooks; allowlisted. */
+let peer: Server;
+const received: Received[] = [];
+/** Requests per receiver path so far. */
+const hits = new Map<string, number>();
+
+const portOf = (server: Server) => (server.address() as AddressInfo).port;
+const peerUrl = (path: string) => `http://127.0.0.1:${portOf(peer)}${path}`;
+
+beforeAll(async () => {
+  peer = createServer((req, res) => {
+    const path = req.url ?? '/';
+    if (req.method === 'GET' && path === '/doc.pdf') {
+      res.writeHead(200, { 'content-type': 'application/pdf' });
+      res.end(PDF);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const n = (hits.get(path) ?? 0) + 1;
+      hits.set(path, n);
+      // `/hooks/flaky` fails its first request; the others accept everything.
+      res.writeHead(path === '/hooks/flaky' && n === 1 ? 503 : 204);
+      res.end();
+    });
+  });
+  await new Promise<void>((ready) => peer.listen(0, '127.0.0.1', ready));
+  dataDir = mkdtempSync(join(tmpdir(), 'docparse-webhooks-'));
+  const config = loadConfig({
+    RUNTIME_MODE: 'local',
+    DATA_DIR: dataDir,
+    PORT: '0',
+    API_KEYS: `${KEY}=hooks:pro,${OTHER_KEY}=others:pro`,
+    URL_FETCH_ALLOWLIST: `127.0.0.1:${portOf(peer)}`,
+  });
+  if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
+  service = await startLocalServer(config);
+});
+
+afterAll(async () => {
+  await service.close();
+  peer.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function call(method: string, path: string, key: string, body?: unknown) {
+  const res = await fetch(`${service.url}${path}`, {
+    method,
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** Polls GET /v1/parse/{id} until `done` holds for its body. */
+async function pollUntil(
+  id: string,
+  done: (body: Record<string, unknown>) => boolean,
+  timeoutMs = 60_000,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await call('GET', `/v1/parse/${id}`, KEY);
+    if (done(body)) return body;
+    if (Date.now() > deadline) throw new Error(`timed out; last body ${JSON.stringify(body)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+interface Delivery {
+  status: string;
+  attempts: { attempt: number; status: number | null; at: string }[];
+}
+
+describe('webhooks of URL parses', () => {
+  it('answers 202 at once, then delivers a signed parse.completed event, retried after a 503 under one webhook-id', async () => {
+    // Arrange
+    const { body: secretBody } = await call('GET', '/v1/webhooks/secret', KEY);
+    const verifier = new Webhook(secretBody.secret as string);
+    // Act
+    const accepted = await call('POST', '/v1/parse', KEY, {
+      file_url: peerUrl('/doc.pdf'),
+      webhook_url: peerUrl('/hooks/flaky'),
+    });
+    const id = accepted.body.id as string;
+    const final = await pollUntil(
+      id,
+      (b) => (b.webhook as Delivery | undefined)?.status === 'delivered',
+    );
+    // Assert: accepted at once, with the request's status.
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toMatchObject({
+      id: expect.stringMatching(/^req_/) as unknown,
+      status: 'queued',
+    });
+    // Two requests reached the receiver, the same event under the same webhook-id.
+    const deliveries = received.filter((r) => r.path === '/hooks/flaky');
+    expect(deliveries).toHaveLength(2);
+    const ids = new Set(deliveries.map((d) => d.headers['webhook-id']));
+    expect([...ids]).toEqual([`msg_${id}_completed`]);
+    // Each verifies with the tenant's secret, and carries the event of the finished parse.
+    for (const delivery of deliveries) {
+      const headers = {
+        'webhook-id': String(delivery.headers['webhook-id']),
+        'webhook-timestamp': String(delivery.headers['webhook-timestamp']),
+        'webhook-signature': String(delivery.headers['webhook-signature']),
+      };
+      const event = WebhookEvent.parse(verifier.verify(delivery.body, headers));
+      expect(event).toMatchObject({
+        type: 'parse.completed',
+        data: { request_id: id, status: 'completed', result_url: `${service.url}/v1/parse/${id}` },
+      });
+    }
+    // The retry came after the schedule's first delay.
+    const webhook = final.webhook as Delivery;
+    expect(webhook.attempts.map((a) => [a.attempt, a.status])).toEqual([
+      [1, 503],
+      [2, 204],
+    ]);
+    const gap = Date.parse(webhook.attempts[1]!.at) - Date.parse(webhook.attempts[0]!.at);
+    expect(gap).toBeGreaterThanOrEqual(5000);
+    // The result the event points to is the full ParseResponse.
+    const result = ParseResponse.parse(final);
+    expect(result.status).toBe('completed');
+    expect(result.pages.length).toBe(1);
+  });
+
+  it('signs with a secret per tenant: another tenant has another secret', async () => {
+    // Act
+    const mine = await call('GET', '/v1/webhooks/secret', KEY);
+    const theirs = await call('GET', '/v1/webhooks/secret', OTHER_KEY);
+    // Assert
+    expect(mine.status).toBe(200);
+    expect(mine.body.secret).toMatch(/^whsec_/);
+    expect(theirs.body.secret).toMatch(/^whsec_/);
+    expect(theirs.body.secret).not.toBe(mine.body.secret);
+  });
+
+  it.each([
+    ['a loopback address', 'https://127.0.0.1/hook', 'loopback'],
+    ['the metadata service', 'https://169.254.169.254/latest', 'link-local'],
+    ['plain http to a public host', 'http://example.com/hook', 'only https'],
+    ['an IPv4-mapped private address', 'https://[::ffff:10.0.0.1]/hook', 'private'],
+  ])('refuses a webhook_url at %s with 400 before downloading anything', async (_, url, why) => {
+    // Arrange
+    const before = received.length;
+    // Act
+    const refused = await call('POST', '/v1/parse', KEY, {
+      file_url: peerUrl('/doc.pdf'),
+      webhook_url: url,
+    });
+    // Assert
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toMatch(/^webhook_url refused: /);
+    expect(String(refused.body.detail)).toContain(why);
+    expect(received.length).toBe(before);
+  });
+});
