@@ -487,6 +487,28 @@ describe('permissions for provider keys in Secrets Manager', () => {
     }
   });
 
+  it('let Deliver read exactly the secrets of the extraction chain, and ParsePage not those', () => {
+    // Arrange: the idle Mistral provider (on no tier) extracts.
+    const file = providersFile('secrets-extraction.json', {
+      ...secretProviders,
+      extraction: { providers: ['idle'] },
+    });
+    // Act
+    const res = Template.fromStack(
+      stackFrom(appWith({ [CONTEXT_KEYS.providers]: file }), 'SecretsExtraction'),
+    ).toJSON().Resources as Resources;
+    // Assert
+    const reads = (statements: Statement[]) =>
+      statements
+        .filter((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))
+        .flatMap((s) => [s.Resource].flat().map(flat));
+    const deliver = statementsOf(res, functionIdOf(res, 'Parse pipeline: the Deliver state'));
+    expect(reads(deliver)).toEqual([
+      'arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:docparse/mistral-??????',
+    ]);
+    expect(reads(parsePageOf(res)).join()).not.toContain('docparse/mistral');
+  });
+
   it('grant the secret of the example configuration', () => {
     // Arrange
     const example = join(import.meta.dirname, '../../config/providers.example.json');

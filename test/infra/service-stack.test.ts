@@ -164,6 +164,48 @@ describe('the queues', () => {
     });
   });
 
+  it('feed the webhook deliverer, which may send to the webhook queue and its DLQ only', () => {
+    // Act
+    const [deliverer] = ofType('AWS::Lambda::Function').filter(([id]) =>
+      id.startsWith('QueuesWebhookDelivery'),
+    );
+    const [policy] = ofType('AWS::IAM::Policy').filter(([id]) =>
+      id.startsWith('QueuesWebhookDeliveryRoleDefaultPolicy'),
+    );
+    // Assert
+    expect(deliverer).toBeDefined();
+    const variables = (
+      deliverer![1].Properties.Environment as { Variables: Record<string, unknown> }
+    ).Variables;
+    expect(Object.keys(variables)).toEqual(
+      expect.arrayContaining(['WEBHOOK_QUEUE_URL', 'WEBHOOK_DLQ_URL', 'TABLE_NAME']),
+    );
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: deliverer![0] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const statements = (policy![1].Properties.PolicyDocument as { Statement: Statement[] })
+      .Statement;
+    const sends = statements.filter((s) => [s.Action].flat().includes('sqs:SendMessage'));
+    expect(sends).toHaveLength(2);
+    expect(JSON.stringify(statements)).not.toContain('s3:');
+  });
+
+  it('are announced to by Deliver and RecordFailure, and by no other stage', () => {
+    // Act
+    const withQueue = ofType('AWS::Lambda::Function')
+      .filter(([id]) => id.startsWith('Pipeline'))
+      .filter(([, fn]) =>
+        Object.hasOwn(
+          (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables,
+          'WEBHOOK_QUEUE_URL',
+        ),
+      )
+      .map(([id]) => id.replace(/[0-9A-F]{8}$/, ''));
+    // Assert
+    expect(withQueue.sort()).toEqual(['PipelineDeliver', 'PipelineRecordFailure']);
+  });
+
   it('receive the bucket notifications of objects created under incoming/', () => {
     // Assert
     template.hasResourceProperties('Custom::S3BucketNotifications', {
