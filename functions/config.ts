@@ -3,6 +3,7 @@ import { z } from 'zod';
 import defaultProviders from '../config/providers.json' with { type: 'json' };
 import type { Plan } from './core/domain/request.js';
 import { isTenantId } from './core/domain/tenant.js';
+import { PlanLimitsOverrides, planLimits } from './core/domain/plans.js';
 import { parseProvidersConfig, type ProvidersConfig } from './providers/provider-config.js';
 import type { Tier } from './core/domain/schemas.js';
 
@@ -33,10 +34,45 @@ const ApiKeysEnv = z
     return keys;
   });
 
+/**
+ * `PLAN_LIMITS`: JSON overrides of the plans' limits (see `core/domain/plans.ts`), resolved
+ * against the defaults; unset: the defaults.
+ */
+const PlanLimitsEnv = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    if (raw === undefined) return planLimits();
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch (error) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be JSON such as {"scale":{"requests_per_minute":600,"pages_per_day":null}} (${(error as Error).message})`,
+      });
+      return z.NEVER;
+    }
+    const parsed = PlanLimitsOverrides.safeParse(json);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        ctx.addIssue({
+          code: 'custom',
+          path: issue.path.map(String),
+          message: `${issue.message} (plans free, pro, scale; fields requests_per_minute, pages_per_day: a positive integer, or null for no limit)`,
+        });
+      }
+      return z.NEVER;
+    }
+    return planLimits(parsed.data);
+  });
+
 const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const common = {
   API_KEYS: ApiKeysEnv,
+  /** Per-plan request and page limits (spec §8); overrides as JSON, see {@link PlanLimitsEnv}. */
+  PLAN_LIMITS: PlanLimitsEnv,
   /** Largest accepted upload in bytes (spec §8: 50 MB by default). */
   MAX_UPLOAD_BYTES: int(50 * 1024 * 1024),
   /** Largest page count parsed in one request; longer documents need `max_pages`. */
@@ -79,6 +115,11 @@ const common = {
 
 const LocalEnv = z.object({
   RUNTIME_MODE: z.literal('local'),
+  /**
+   * Documents of batches parsed at once by the in-process batch consumer. On AWS the batch
+   * consumer's event source `maxConcurrency` bounds it instead (`WorkQueues`).
+   */
+  BATCH_CONCURRENCY: int(4),
   DATA_DIR: z.string().min(1).default('.data'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
@@ -98,6 +139,8 @@ const AwsEnv = z.object({
   WEBHOOK_QUEUE_URL: z.url().optional(),
   /** The webhook queue's dead-letter queue, where the deliverer puts events after the last attempt. */
   WEBHOOK_DLQ_URL: z.url().optional(),
+  /** The batch queue (one message per document of a batch): set on the function accepting batches. */
+  BATCH_QUEUE_URL: z.url().optional(),
   ...common,
 });
 

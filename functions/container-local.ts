@@ -1,11 +1,13 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDbApiKeyStore } from './adapters/aws/dynamodb-api-key-store.js';
+import { DynamoDbBatchStore } from './adapters/aws/dynamodb-batch-store.js';
 import { DynamoDbEventLog } from './adapters/aws/dynamodb-event-log.js';
 import { DynamoDbRequestStore } from './adapters/aws/dynamodb-request-store.js';
+import { DynamoDbUsageStore } from './adapters/aws/dynamodb-usage-store.js';
 import { serviceTable } from './adapters/aws/service-table.js';
 import { lockDataDir } from './adapters/local/data-dir-lock.js';
-import { startEmbeddedDynamo } from './adapters/local/embedded-dynamo.js';
+import { LOCAL_TABLE_NAME, startEmbeddedDynamo } from './adapters/local/embedded-dynamo.js';
 import { FsObjectStore } from './adapters/local/fs-object-store.js';
 import { InProcessQueue, toSqsEvent } from './adapters/local/in-process-queue.js';
 import { JsonLinesQueue } from './adapters/local/json-lines-queue.js';
@@ -15,6 +17,7 @@ import { lambdaContext } from './adapters/local/lambda-context.js';
 import { LocalStepFunctionsWorkflow, type LocalTask } from './adapters/local/local-workflow.js';
 import { LocalUploadSigner, loadUploadSecret } from './adapters/local/local-upload-signer.js';
 import { circuitBreakers, common, loadEngines, type Deps, type LocalConfig } from './container.js';
+import { BATCH_ITEM_MAX_RECEIVES } from './core/app/batch.js';
 import { PARSE_DOCUMENT_ASL, stages } from './pipeline/stages.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -37,7 +40,7 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
       throw error;
     },
   );
-  const tableName = 'docparse';
+  const tableName = LOCAL_TABLE_NAME;
   await dynamo.ensureTable(serviceTable(tableName));
   // The local server is the only writer of its data directory.
   const objects = new FsObjectStore(join(dataDir, 'objects'), { onlyWriter: true });
@@ -78,11 +81,31 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
   });
   const webhookDeadLetters = new JsonLinesQueue(join(dataDir, 'dead-letters', 'webhooks.jsonl'));
 
+  // Documents of batches, BATCH_CONCURRENCY at a time, through the consumer's own Lambda
+  // handler; delayed waves (priorities) not yet released are forgotten when the server stops.
+  const batchItems = new InProcessQueue({
+    concurrency: config.BATCH_CONCURRENCY,
+    maxReceiveCount: BATCH_ITEM_MAX_RECEIVES,
+    consumer: async (message) => {
+      const { handler } = await import('./pipeline/batch-item.handler.js');
+      const { batchItemFailures } = await handler(
+        toSqsEvent(message, 'batch-items'),
+        lambdaContext('BatchItem'),
+      );
+      if (batchItemFailures.length > 0) {
+        throw new Error(`batch message ${message.messageId} failed`);
+      }
+    },
+  });
+
   // Event writes still running after their stage returned; close() waits for them.
   const pendingEvents = new Set<Promise<void>>();
   return {
     ...common(config),
     requests,
+    batches: new DynamoDbBatchStore(dynamo.documentClient, tableName),
+    batchItems,
+    usage: new DynamoDbUsageStore(dynamo.documentClient, tableName),
     // Stages do not wait for their events here (deferEvents), so a short linger costs them
     // nothing and lets a stage's burst of events share one item.
     events: new DynamoDbEventLog(dynamo.documentClient, tableName, { lingerMs: EVENT_LINGER_MS }),
@@ -112,6 +135,7 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
       await Promise.all([engines.warmUp(), workflow.warmUp()]);
     },
     close: async () => {
+      await batchItems.stop();
       await webhooks.stop();
       await Promise.all(pendingEvents);
       await engines.close();

@@ -6,10 +6,12 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoDbApiKeyStore } from './adapters/aws/dynamodb-api-key-store.js';
+import { DynamoDbBatchStore } from './adapters/aws/dynamodb-batch-store.js';
 import { DynamoDbBreakerStore } from './adapters/aws/dynamodb-breaker-store.js';
 import { DynamoDbEventLog } from './adapters/aws/dynamodb-event-log.js';
 import { createDocumentClient } from './adapters/aws/dynamodb-items.js';
 import { DynamoDbRequestStore } from './adapters/aws/dynamodb-request-store.js';
+import { DynamoDbUsageStore } from './adapters/aws/dynamodb-usage-store.js';
 import { S3ObjectStore } from './adapters/aws/s3-object-store.js';
 import { S3UploadSigner } from './adapters/aws/s3-upload-signer.js';
 import { SqsQueue } from './adapters/aws/sqs-queue.js';
@@ -157,6 +159,7 @@ export function common(config: Config) {
       maxDocumentPages: config.MAX_DOCUMENT_PAGES,
       thresholds: { fastCeiling: config.FAST_CEILING, proCeiling: config.PRO_CEILING },
       priceByTier: config.priceByTier,
+      planLimits: config.PLAN_LIMITS,
     },
     limits: { maxUploadBytes: config.MAX_UPLOAD_BYTES, pageConcurrency: config.PAGE_CONCURRENCY },
   };
@@ -188,6 +191,11 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
       ? {}
       : { webhookDeadLetters: new SqsQueue(sqs, config.WEBHOOK_DLQ_URL) }),
     requests: new DynamoDbRequestStore(documentClient, config.TABLE_NAME),
+    batches: new DynamoDbBatchStore(documentClient, config.TABLE_NAME),
+    ...(config.BATCH_QUEUE_URL === undefined
+      ? {}
+      : { batchItems: new SqsQueue(sqs, config.BATCH_QUEUE_URL) }),
+    usage: new DynamoDbUsageStore(documentClient, config.TABLE_NAME),
     events: new DynamoDbEventLog(documentClient, config.TABLE_NAME),
     breakers: circuitBreakers(config, documentClient, config.TABLE_NAME),
     apiKeys: new DynamoDbApiKeyStore(documentClient, config.TABLE_NAME),
@@ -216,7 +224,7 @@ function unavailableWorkflow(reason: string): Workflow {
   const fail = (): never => {
     throw new ConfigError(reason);
   };
-  return { executionIdFor: fail, start: fail, wait: fail, stop: fail };
+  return { executionIdFor: fail, start: fail, wait: fail, running: fail, stop: fail };
 }
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';

@@ -53,7 +53,6 @@ export class DocparseStack extends Stack {
       ...(providers ? { providers: providers.config } : {}),
     });
     const stateMachine = this.pipeline.stateMachine;
-    this.api = new ParseApi(this, 'Api', { storage: this.storage, stateMachine, environment });
     this.queues = new WorkQueues(this, 'Queues', {
       storage: this.storage,
       stateMachine,
@@ -62,6 +61,14 @@ export class DocparseStack extends Stack {
         this.pipeline.functions.Deliver,
         this.pipeline.functions.RecordFailure,
       ].filter((fn) => fn !== undefined),
+    });
+    // After the queues: the batch submitter sends to the batch queue (no cycle: the queues
+    // know nothing of the API).
+    this.api = new ParseApi(this, 'Api', {
+      storage: this.storage,
+      stateMachine,
+      environment,
+      batchQueue: this.queues.batchItems.queue,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API' });

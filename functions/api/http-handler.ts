@@ -4,6 +4,7 @@ import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { z } from 'zod';
 import { authenticate } from '../core/app/authenticate.js';
+import { checkRequestRate } from '../core/app/limits.js';
 import { BadRequestError, PayloadTooLargeError } from '../core/domain/errors.js';
 import { parseWith } from '../core/domain/validation.js';
 import type { ApiKeyRecord } from '../core/ports/api-key-store.js';
@@ -77,8 +78,9 @@ interface HandlerSpec<P extends Schema, Q extends Schema, F extends Schema, B ex
 }
 
 /**
- * The one place where middy is composed: error responses first, then the multipart parser when a
- * form schema is given, then authentication and validation, then the handler.
+ * The one place where middy is composed: error responses first, then authentication and the
+ * key's request rate (429 with `Retry-After` above its plan's requests per minute), then the
+ * multipart parser when a form schema is given, then validation, then the handler.
  * Validation failures become 422 with the HTTPValidationError body (`loc` starts with `path`,
  * `query` or `body`); a file above `MAX_UPLOAD_BYTES` becomes 413; a JSON body that does not
  * parse, or is not sent as `application/json`, becomes 400.
@@ -103,7 +105,10 @@ export function httpHandler<
       before: async (request) => {
         const deps = await getDeps();
         const key = lowerCaseHeaders(request.event.headers)['x-api-key'];
-        callers.set(request.event, await authenticate(deps.apiKeys, key));
+        const caller = await authenticate(deps.apiKeys, key);
+        // Before the body is read: a refused upload costs nothing more.
+        await checkRequestRate(deps, caller);
+        callers.set(request.event, caller);
       },
     };
     handler.use(authentication);

@@ -31,6 +31,7 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing = SSE_TIMING)
         deps,
         {
           tenant: caller?.tenant ?? '',
+          ...(caller ? { plan: caller.plan } : {}),
           options: { ...fields, ...query },
           extractionSchema,
           ...documentOf(uploadId, file),

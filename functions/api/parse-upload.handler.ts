@@ -97,6 +97,7 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTim
       const document = documentOf(uploadId, file);
       const upload = {
         tenant: caller?.tenant ?? '',
+        ...(caller ? { plan: caller.plan } : {}),
         options: { ...fields, ...query },
         extractionSchema,
         ...document,

@@ -62,6 +62,7 @@ export const createHandler = (
       }
       const request = {
         tenant: caller?.tenant ?? '',
+        ...(caller ? { plan: caller.plan } : {}),
         fileUrl: body.file_url,
         extractionSchema: body.extraction_schema,
         providers: {
@@ -105,7 +106,7 @@ export const handler = createHandler(deps);
  * again before every attempt: the name may resolve elsewhere by then).
  * @throws {UrlRefusedError} (400) naming `webhook_url` and why.
  */
-async function checkedWebhookUrl(guard: UrlGuard, url: string): Promise<string> {
+export async function checkedWebhookUrl(guard: UrlGuard, url: string): Promise<string> {
   try {
     return (await guard.check(url)).url.href;
   } catch (error) {

@@ -13,12 +13,26 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/v1/parse/upload', entry: 'parse-upload.handler.ts', streaming: true },
   { method: 'POST', path: '/v1/parse', entry: 'parse-url.handler.ts', streaming: true },
   { method: 'POST', path: '/v1/parse/stream', entry: 'parse-stream.handler.ts', streaming: true },
+  { method: 'POST', path: '/v1/parse/batch', entry: 'parse-batch.handler.ts', streaming: false },
+  { method: 'GET', path: '/v1/batch/{batch_id}', entry: 'get-batch.handler.ts', streaming: false },
   { method: 'POST', path: '/v1/uploads', entry: 'create-upload.handler.ts', streaming: false },
   {
     method: 'GET',
     path: '/v1/parse/{request_id}',
     entry: 'get-parse.handler.ts',
     streaming: false,
+  },
+  {
+    method: 'POST',
+    path: '/v1/parse/{request_id}/cancel',
+    entry: 'cancel-parse.handler.ts',
+    streaming: false,
+  },
+  {
+    method: 'POST',
+    path: '/v1/parse/{request_id}/resume',
+    entry: 'resume-parse.handler.ts',
+    streaming: true,
   },
   { method: 'GET', path: '/v1/providers', entry: 'list-providers.handler.ts', streaming: false },
   {

@@ -39,6 +39,7 @@ export const createHandler = (getDeps: () => Promise<Deps>, log: Log = sharedLog
           secrets: d.webhookSecrets,
           clock: d.clock,
           requests: d.requests,
+          batches: d.batches,
           webhooks: d.webhooks,
           deadLetters: d.webhookDeadLetters,
         },

@@ -53,6 +53,22 @@ export function grantTable(
 }
 
 /**
+ * Lets `grantee` update the per-key request counters (`KEY#<sha256>` / `RATE#<minute>`) that
+ * every authenticated request increments, and no other item: `dynamodb:UpdateItem` on the
+ * table, only for partition keys starting with `KEY#` (`dynamodb:LeadingKeys`). For functions
+ * that otherwise only read the table.
+ */
+export function grantRateCounters(grantee: iam.IGrantable, table: dynamodb.ITable): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:UpdateItem'],
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['KEY#*'] } },
+    }),
+  );
+}
+
+/**
  * Lets `grantee` read and/or write objects under the given key prefixes of the bucket (each
  * ending in `/`), and nothing else of S3. Object keys are per request, so each grant covers a
  * prefix (`<prefix>*`), never the whole bucket.
@@ -108,7 +124,18 @@ export function grantExecutions(
       resources: [stateMachine.stateMachineArn],
     }),
   );
-  if (!follow) return;
+  if (follow) grantExecutionControl(grantee, stateMachine);
+}
+
+/**
+ * Lets `grantee` read and stop the executions of the state machine (not start them): the cancel
+ * endpoint. Executions are named per request, so the grant covers this state machine's
+ * executions (`execution:<name>:*`) and no other's.
+ */
+export function grantExecutionControl(
+  grantee: iam.IGrantable & IConstruct,
+  stateMachine: sfn.StateMachine,
+): void {
   const executions = Arn.format(
     {
       service: 'states',

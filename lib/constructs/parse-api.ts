@@ -2,12 +2,19 @@ import { join } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { routes, type Route } from '../../functions/api/routes.js';
 import { acknowledge } from './acknowledge.js';
 import type { DocumentStorage } from './document-storage.js';
-import { grantExecutions, grantObjects, grantTable } from './grants.js';
+import {
+  grantExecutionControl,
+  grantExecutions,
+  grantObjects,
+  grantRateCounters,
+  grantTable,
+} from './grants.js';
 import { ServiceFunction } from './service-function.js';
 
 export interface ParseApiProps {
@@ -17,6 +24,12 @@ export interface ParseApiProps {
   readonly environment?: Record<string, string>;
   /** @default the route table of `functions/api/routes.ts` */
   readonly routes?: readonly Route[];
+  /**
+   * The batch queue (`WorkQueues.batchItems`), which the handlers with `batchQueue` access send
+   * to (they get `BATCH_QUEUE_URL`).
+   * @default - none: a route whose handler needs it fails the synth
+   */
+  readonly batchQueue?: sqs.IQueue;
 }
 
 /** What one API handler module touches, and so all its function's role may do. */
@@ -25,8 +38,13 @@ export interface HandlerAccess {
   readonly table?: 'read' | 'readWrite';
   /** Object key prefixes read and written. */
   readonly objects?: { readonly read?: readonly string[]; readonly write?: readonly string[] };
-  /** Executions of the parse state machine: started, or started and then awaited or stopped. */
-  readonly executions?: 'start' | 'follow';
+  /**
+   * Executions of the parse state machine: started; started and then awaited or stopped; or
+   * only read and stopped.
+   */
+  readonly executions?: 'start' | 'follow' | 'stop';
+  /** Messages sent to the batch queue (`sqs:SendMessage`, and `BATCH_QUEUE_URL`). */
+  readonly batchQueue?: 'send';
 }
 
 /**
@@ -55,8 +73,22 @@ export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
   'health.handler.ts': { table: 'read' },
   'list-providers.handler.ts': { table: 'read' },
   'webhook-secret.handler.ts': { table: 'readWrite' },
+  // Marks the request cancelled, deletes its checkpoints, stops its execution.
+  'cancel-parse.handler.ts': { table: 'readWrite', executions: 'stop' },
+  // Starts the next run of the pipeline, waits for it, reads the result.
+  'resume-parse.handler.ts': {
+    table: 'readWrite',
+    objects: { read: ['results/'] },
+    executions: 'follow',
+  },
+  // Stores the batch and its items (and the tenant's webhook secret), queues one message per item.
+  'parse-batch.handler.ts': { table: 'readWrite', batchQueue: 'send' },
+  'get-batch.handler.ts': { table: 'read' },
   'live.handler.ts': {},
 };
+
+/** Handler modules that serve callers without an API key (no rate limit to count). */
+const UNAUTHENTICATED: ReadonlySet<string> = new Set(['live.handler.ts', 'health.handler.ts']);
 
 /** The longest a streaming response may last on API Gateway (REST response streaming). */
 const STREAMING_TIMEOUT = Duration.minutes(15);
@@ -120,9 +152,22 @@ export class ParseApi extends Construct {
         },
       });
       if (access.table) grantTable(fn, table, access.table);
+      // Authenticated routes count each request against the key's rate limit.
+      if (access.table === 'read' && !UNAUTHENTICATED.has(route.entry)) {
+        grantRateCounters(fn, table);
+      }
       if (access.objects) grantObjects(fn, bucket, access.objects);
-      if (access.executions) {
+      if (access.executions === 'stop') {
+        grantExecutionControl(fn, props.stateMachine);
+      } else if (access.executions) {
         grantExecutions(fn, props.stateMachine, access.executions === 'follow');
+      }
+      if (access.batchQueue) {
+        if (!props.batchQueue) {
+          throw new Error(`${route.entry} sends to the batch queue: pass batchQueue to ParseApi`);
+        }
+        fn.addEnvironment('BATCH_QUEUE_URL', props.batchQueue.queueUrl);
+        props.batchQueue.grantSendMessages(fn);
       }
       functions.set(route.entry, fn);
       return fn;

@@ -45,10 +45,25 @@ export interface WorkQueuesProps {
    * stages): they get `WEBHOOK_QUEUE_URL` and may send to the webhook queue.
    */
   readonly webhookAnnouncers?: readonly lambda.Function[];
+  /**
+   * Documents of batches parsed at once: the batch consumer's `maxConcurrency` (2 to 1000), each
+   * invocation one document (batch size 1) that waits for its parse. Bounds the load batches put
+   * on the state machine and the providers; `BATCH_CONCURRENCY` is the local runtime's value.
+   * @default 10
+   */
+  readonly batchConcurrency?: number;
 }
 
 /** The consumer of the ingestion queue. */
 const INGEST_TIMEOUT = Duration.minutes(1);
+
+/**
+ * The batch consumer: downloads one document, starts its parse and waits for it, up to Lambda's
+ * 15 minutes. A parse still running then is followed by the message's next delivery (after the
+ * queue's visibility timeout, six times this: 90 minutes), which finds the item's request and
+ * records its end without parsing again.
+ */
+const BATCH_ITEM_TIMEOUT = Duration.minutes(15);
 
 /**
  * The webhook deliverer: up to 10 attempts at once, each at most 15 s (`WEBHOOK_TIMEOUT_MS`),
@@ -69,11 +84,22 @@ export class WorkQueues extends Construct {
   readonly incoming: QueueWithDlq;
   readonly ingestFunction: ServiceFunction;
   readonly webhookFunction: ServiceFunction;
+  readonly batchItemFunction: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: WorkQueuesProps) {
     super(scope, id);
     const { bucket, table } = props.storage;
-    this.batchItems = new QueueWithDlq(this, 'BatchItems', Duration.minutes(15));
+    const batchConcurrency = props.batchConcurrency ?? 10;
+    if (!Number.isInteger(batchConcurrency) || batchConcurrency < 2 || batchConcurrency > 1000) {
+      throw new Error(
+        `batchConcurrency must be an integer from 2 to 1000; got ${batchConcurrency}`,
+      );
+    }
+    this.batchItems = new QueueWithDlq(
+      this,
+      'BatchItems',
+      Duration.seconds(BATCH_ITEM_TIMEOUT.toSeconds() * 6),
+    );
     this.webhooks = new QueueWithDlq(
       this,
       'Webhooks',
@@ -137,6 +163,33 @@ export class WorkQueues extends Construct {
     this.webhooks.deadLetterQueue.grantSendMessages(this.webhookFunction);
     this.webhookFunction.addEventSource(
       new SqsEventSource(this.webhooks.queue, { batchSize: 10, reportBatchItemFailures: true }),
+    );
+
+    this.batchItemFunction = new ServiceFunction(this, 'BatchItem', {
+      entry: 'functions/pipeline/batch-item.handler.ts',
+      description: 'Parses one document of a batch per message and records how it ended',
+      timeout: BATCH_ITEM_TIMEOUT,
+      environment: {
+        ...props.environment,
+        TABLE_NAME: table.tableName,
+        BUCKET_NAME: bucket.bucketName,
+        STATE_MACHINE_ARN: props.stateMachine.stateMachineArn,
+        WEBHOOK_QUEUE_URL: webhookQueueUrl,
+      },
+    });
+    // Batches, items and request records in the table; the downloaded document under uploads/
+    // (nothing is read back: the end of a parse is read from its request record); executions
+    // started and awaited; the batch's webhook event queued when its last item ends.
+    grantTable(this.batchItemFunction, table, 'readWrite');
+    grantObjects(this.batchItemFunction, bucket, { write: ['uploads/'] });
+    grantExecutions(this.batchItemFunction, props.stateMachine, true);
+    this.webhooks.queue.grantSendMessages(this.batchItemFunction);
+    this.batchItemFunction.addEventSource(
+      new SqsEventSource(this.batchItems.queue, {
+        batchSize: 1,
+        maxConcurrency: batchConcurrency,
+        reportBatchItemFailures: true,
+      }),
     );
     for (const announcer of props.webhookAnnouncers ?? []) {
       announcer.addEnvironment('WEBHOOK_QUEUE_URL', webhookQueueUrl);

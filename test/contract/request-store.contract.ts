@@ -337,6 +337,51 @@ export function describeRequestStoreContract(
       });
     });
 
+    describe('claimRun', () => {
+      it('lets exactly one of 20 concurrent claims of run 1 win, and applies its patch', async () => {
+        // Arrange
+        const store = await factory();
+        const record = aRequestRecord({ status: 'processing' });
+        await store.create(record);
+        // Act
+        const claims = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.claimRun(record.id, 1, { status: 'queued', executionId: `run-${i}` }),
+          ),
+        );
+        // Assert
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        const stored = await store.get(record.id);
+        expect(stored?.runs).toBe(1);
+        expect(stored?.status).toBe('queued');
+        expect(stored?.executionId).toBe(`run-${claims.indexOf(true)}`);
+      });
+
+      it('claims run 2 only after run 1, and never the same run twice', async () => {
+        // Arrange
+        const store = await factory();
+        const record = aRequestRecord();
+        await store.create(record);
+        // Act
+        const early = await store.claimRun(record.id, 2, {});
+        const first = await store.claimRun(record.id, 1, {});
+        const again = await store.claimRun(record.id, 1, {});
+        const second = await store.claimRun(record.id, 2, { error: undefined });
+        // Assert
+        expect([early, first, again, second]).toEqual([false, true, false, true]);
+        expect((await store.get(record.id))?.runs).toBe(2);
+      });
+
+      it('throws NotFoundError for an unknown id', async () => {
+        // Arrange
+        const store = await factory();
+        // Act
+        const claiming = store.claimRun(randomUUID(), 1, {});
+        // Assert
+        await expect(claiming).rejects.toBeInstanceOf(NotFoundError);
+      });
+    });
+
     describe('page checkpoints', () => {
       it('lists the stored checkpoints by ascending page number', async () => {
         // Arrange

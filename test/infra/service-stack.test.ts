@@ -269,15 +269,22 @@ describe('the API functions', () => {
     const parseUpload = actionsOf('POST /v1/parse/upload');
     // Assert: liveness touches no data at all.
     expect(live.filter((a) => /^(dynamodb|s3|states):/.test(a))).toEqual([]);
-    // Reads only, and no executions, except for the upload that starts and awaits parses.
+    // Reads only (and, for authenticated routes, the key's rate counter), and no executions,
+    // except for the upload that starts and awaits parses.
+    const reads = [
+      'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+    ];
+    expect(ofService(health, 'dynamodb').sort()).toEqual(reads);
     for (const actions of [health, getParse, createUpload]) {
-      expect(ofService(actions, 'dynamodb').sort()).toEqual([
-        'dynamodb:BatchGetItem',
-        'dynamodb:ConditionCheckItem',
-        'dynamodb:GetItem',
-        'dynamodb:Query',
-      ]);
       expect(ofService(actions, 'states')).toEqual([]);
+    }
+    for (const actions of [getParse, createUpload]) {
+      expect(ofService(actions, 'dynamodb').sort()).toEqual(
+        [...reads, 'dynamodb:UpdateItem'].sort(),
+      );
     }
     expect(ofService(health, 's3')).toEqual([]);
     expect(ofService(getParse, 's3').sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
@@ -288,6 +295,25 @@ describe('the API functions', () => {
       'states:StopExecution',
     ]);
     expect(parseUpload).toContain('dynamodb:PutItem');
+  });
+
+  it('let read-only handlers update only the rate counters of API keys', () => {
+    // Act
+    const [, fn] =
+      ofType('AWS::Lambda::Function').find(([, f]) =>
+        String(f.Properties.Description).includes('GET /v1/parse/{request_id}'),
+      ) ?? [];
+    const roleId = (fn?.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+    const updates = ofType('AWS::IAM::Policy')
+      .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
+      .filter((s) => [s.Action].flat().includes('dynamodb:UpdateItem'));
+    // Assert
+    expect(updates).toHaveLength(1);
+    expect(updates[0]).toMatchObject({
+      Action: 'dynamodb:UpdateItem',
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['KEY#*'] } },
+    });
   });
 });
 

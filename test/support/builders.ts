@@ -29,6 +29,7 @@ import type { Clock } from '../../functions/core/ports/clock.js';
 import type { EventLog, ProgressSink } from '../../functions/core/ports/event-log.js';
 import type { ProviderPrice } from '../../functions/core/domain/pricing.js';
 import { DEFAULT_BREAKER_POLICY } from '../../functions/core/domain/circuit-breaker.js';
+import { DEFAULT_PLAN_LIMITS } from '../../functions/core/domain/plans.js';
 import { ProviderBreakers } from '../../functions/core/domain/provider-breakers.js';
 import { FakeBreakerStore } from './fake-breaker-store.js';
 import type {
@@ -47,10 +48,12 @@ import { detectFormat } from '../../functions/engines/image/detect-format.js';
 import {
   FakeUploadSigner,
   InMemoryApiKeyStore,
+  InMemoryBatchStore,
   InMemoryWebhookSecretStore,
   InMemoryEventLog,
   InMemoryObjectStore,
   InMemoryRequestStore,
+  InMemoryUsageStore,
 } from './fakes.js';
 
 export { lambdaContext };
@@ -285,6 +288,7 @@ export const SETTINGS: PipelineSettings = {
   maxDocumentPages: 1000,
   thresholds: { fastCeiling: 0.35, proCeiling: 0.7 },
   priceByTier: { fast: 0.001, pro: 0.01, premium: 0.03 },
+  planLimits: DEFAULT_PLAN_LIMITS,
 };
 
 /** The in-memory ports of a pipeline, with the fakes exposed for assertions. */
@@ -298,6 +302,7 @@ export interface PipelineWorld extends PipelinePorts {
   ocrProvider: FakePageProvider;
   breakers: ProviderBreakers;
   breakerStore: FakeBreakerStore;
+  usage: InMemoryUsageStore;
 }
 
 export interface PipelineOptions {
@@ -331,6 +336,7 @@ export function aPipeline(options: PipelineOptions = {}): PipelineWorld {
     breakerStore,
     breakers: new ProviderBreakers(breakerStore, DEFAULT_BREAKER_POLICY, clock),
     objects: new InMemoryObjectStore(),
+    usage: new InMemoryUsageStore(),
     clock,
     engine,
     textProvider,
@@ -376,6 +382,7 @@ export class InProcessWorkflow implements Workflow {
   readonly inputs: Record<string, unknown>[] = [];
   readonly #ports: PipelinePorts;
   readonly #runs = new Map<string, Promise<ExecutionOutcome>>();
+  readonly #ended = new Set<string>();
 
   constructor(ports: PipelinePorts) {
     this.#ports = ports;
@@ -388,8 +395,18 @@ export class InProcessWorkflow implements Workflow {
   start(requestId: string, input: Record<string, unknown>): Promise<{ executionId: string }> {
     const executionId = this.executionIdFor(requestId);
     this.inputs.push(input);
-    if (!this.#runs.has(executionId)) this.#runs.set(executionId, this.#run(requestId));
+    if (!this.#runs.has(executionId)) {
+      // The name is the request id, or a resume's run name; the input names the request.
+      const id = typeof input.requestId === 'string' ? input.requestId : requestId;
+      const run = this.#run(id);
+      this.#runs.set(executionId, run);
+      void run.then(() => this.#ended.add(executionId));
+    }
     return Promise.resolve({ executionId });
+  }
+
+  running(executionId: string): Promise<boolean> {
+    return Promise.resolve(this.#runs.has(executionId) && !this.#ended.has(executionId));
   }
 
   async wait(executionId: string): Promise<ExecutionOutcome> {
@@ -463,6 +480,7 @@ export function anAppWorld(
     workflow: new InProcessWorkflow(pipeline),
     uploads: new FakeUploadSigner(),
     webhookSecrets: new InMemoryWebhookSecretStore(),
+    batches: new InMemoryBatchStore(),
     detectFormat,
     newId: () => `id${String(++next).padStart(4, '0')}`,
     limits: { maxUploadBytes: options.maxUploadBytes ?? 1024 * 1024, pageConcurrency: 2 },

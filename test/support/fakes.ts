@@ -10,11 +10,25 @@ import type {
   RequestRecord,
   RequestStatus,
 } from '../../functions/core/domain/request.js';
-import type { ApiKeyRecord, ApiKeyStore } from '../../functions/core/ports/api-key-store.js';
+import { byCreation, withKeyId } from '../../functions/core/app/api-keys.js';
+import type {
+  ApiKeyInput,
+  ApiKeyRecord,
+  ApiKeyStore,
+} from '../../functions/core/ports/api-key-store.js';
+import type {
+  BatchEndStatus,
+  BatchItem,
+  BatchItemStatus,
+  BatchRecord,
+  CountMove,
+} from '../../functions/core/domain/batch.js';
+import type { BatchStore, ItemTransition } from '../../functions/core/ports/batch-store.js';
 import type { Clock } from '../../functions/core/ports/clock.js';
 import type { EventLog, LoggedEvent, ProgressEvent } from '../../functions/core/ports/event-log.js';
 import type { ObjectStore } from '../../functions/core/ports/object-store.js';
 import type { RequestStore } from '../../functions/core/ports/request-store.js';
+import type { UsageStore } from '../../functions/core/ports/usage-store.js';
 import type { WebhookSecretStore } from '../../functions/core/ports/webhook-sender.js';
 import type {
   SignedUpload,
@@ -145,6 +159,31 @@ export class InMemoryRequestStore implements RequestStore {
     });
   }
 
+  claimRun(
+    id: string,
+    run: number,
+    patch: Partial<Omit<RequestRecord, 'id' | 'tenant' | 'runs'>>,
+  ): Promise<boolean> {
+    return settle(() => {
+      const record = this.#records.get(id);
+      if (!record) {
+        throw new NotFoundError(`request ${id} does not exist`, { details: { requestId: id } });
+      }
+      if ((record.runs ?? 0) !== run - 1) return false;
+      const changes = (Object.entries(patch) as [string, unknown][]).filter(
+        ([name]) => !IMMUTABLE_FIELDS.has(name),
+      );
+      const changed = new Set(changes.map(([name]) => name));
+      const updated = Object.fromEntries([
+        ...Object.entries(record).filter(([name]) => !changed.has(name)),
+        ...changes.filter(([, value]) => value !== undefined),
+        ['runs', run],
+      ]);
+      this.#records.set(id, stored(updated as unknown as RequestRecord));
+      return true;
+    });
+  }
+
   putPage(requestId: string, checkpoint: PageCheckpoint): Promise<void> {
     return settle(() => {
       let pages = this.#pages.get(requestId);
@@ -202,8 +241,13 @@ export class InMemoryEventLog implements EventLog {
 export class InMemoryApiKeyStore implements ApiKeyStore {
   readonly #keys = new Map<string, ApiKeyRecord>();
 
-  put(record: ApiKeyRecord): Promise<void> {
+  put(input: ApiKeyInput): Promise<void> {
     return settle(() => {
+      const record = withKeyId(input);
+      const holder = this.#byId(record.keyId);
+      if (holder && holder.keyHash !== record.keyHash) {
+        throw new ConflictError(`API key id ${record.keyId} is taken by another key`);
+      }
       this.#keys.set(record.keyHash, stored(record));
     });
   }
@@ -213,6 +257,35 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
       const record = this.#keys.get(keyHash);
       return record && stored(record);
     });
+  }
+
+  getById(keyId: string): Promise<ApiKeyRecord | undefined> {
+    return settle(() => {
+      const record = this.#byId(keyId);
+      return record && stored(record);
+    });
+  }
+
+  list(tenant?: string): Promise<ApiKeyRecord[]> {
+    return settle(() =>
+      [...this.#keys.values()]
+        .filter((record) => tenant === undefined || record.tenant === tenant)
+        .map(stored)
+        .sort(byCreation),
+    );
+  }
+
+  revoke(keyId: string, at: Date): Promise<ApiKeyRecord | undefined> {
+    return settle(() => {
+      const record = this.#byId(keyId);
+      if (!record) return undefined;
+      record.revokedAt ??= at.toISOString();
+      return stored(record);
+    });
+  }
+
+  #byId(keyId: string): ApiKeyRecord | undefined {
+    return [...this.#keys.values()].find((record) => record.keyId === keyId);
   }
 }
 
@@ -254,5 +327,222 @@ export class FakeUploadSigner implements UploadSigner {
         fields: { key: policy.key, policy: `fake:${policy.uploadId}` },
       };
     });
+  }
+}
+
+/**
+ * UsageStore in memory, with the DynamoDB adapter's semantics; `expiresAt` of every counter is
+ * kept for assertions (nothing expires).
+ */
+export class InMemoryUsageStore implements UsageStore {
+  readonly #requests = new Map<string, number>();
+  readonly #pages = new Map<string, number>();
+  readonly #refunds = new Set<string>();
+  /** The latest `expiresAt` written per counter (`rate:<hash>:<minute>`, `pages:<tenant>:<day>`, `refund:<tenant>:<id>`). */
+  readonly expiries = new Map<string, Date>();
+
+  consumeRequest(
+    keyHash: string,
+    windowStart: Date,
+    limit: number,
+    expiresAt: Date,
+  ): Promise<{ allowed: boolean; count: number }> {
+    return settle(() => {
+      const key = `rate:${keyHash}:${Math.floor(windowStart.getTime() / 60_000)}`;
+      const count = this.#requests.get(key) ?? 0;
+      if (count >= limit) return { allowed: false, count };
+      this.#requests.set(key, count + 1);
+      this.expiries.set(key, expiresAt);
+      return { allowed: true, count: count + 1 };
+    });
+  }
+
+  reservePages(
+    tenant: string,
+    day: string,
+    pages: number,
+    limit: number | null,
+    expiresAt: Date,
+  ): Promise<{ allowed: boolean; used: number }> {
+    return settle(() => {
+      checkPages(pages);
+      const key = `pages:${tenant}:${day}`;
+      const used = this.#pages.get(key) ?? 0;
+      if (limit !== null && used + pages > limit) return { allowed: false, used };
+      this.#pages.set(key, used + pages);
+      this.expiries.set(key, expiresAt);
+      return { allowed: true, used: used + pages };
+    });
+  }
+
+  refundPages(
+    tenant: string,
+    day: string,
+    pages: number,
+    refundId: string,
+    expiresAt: Date,
+  ): Promise<boolean> {
+    return settle(() => {
+      checkPages(pages);
+      const marker = `refund:${tenant}:${refundId}`;
+      if (this.#refunds.has(marker)) return false;
+      this.#refunds.add(marker);
+      this.expiries.set(marker, expiresAt);
+      const key = `pages:${tenant}:${day}`;
+      const used = this.#pages.get(key);
+      if (used !== undefined) this.#pages.set(key, Math.max(0, used - pages));
+      return true;
+    });
+  }
+
+  pagesUsed(tenant: string, day: string): Promise<number> {
+    return settle(() => this.#pages.get(`pages:${tenant}:${day}`) ?? 0);
+  }
+}
+
+function checkPages(pages: number): void {
+  if (!Number.isSafeInteger(pages) || pages < 1) {
+    throw new RangeError(`pages must be a positive integer, got ${pages}`);
+  }
+}
+
+/** BatchStore in memory, with the DynamoDB adapter's semantics (copies in and out, moves once). */
+export class InMemoryBatchStore implements BatchStore {
+  readonly #batches = new Map<string, { record: BatchRecord; moves: Set<string> }>();
+  readonly #items = new Map<string, Map<number, BatchItem>>();
+
+  create(batch: BatchRecord, items: readonly BatchItem[]): Promise<void> {
+    return settle(() => {
+      if (this.#batches.has(batch.id) || this.#items.has(batch.id)) {
+        throw new ConflictError(`batch ${batch.id} exists already`, {
+          details: { batchId: batch.id },
+        });
+      }
+      this.#items.set(batch.id, new Map(items.map((item) => [item.index, stored(item)])));
+      this.#batches.set(batch.id, { record: stored(batch), moves: new Set() });
+    });
+  }
+
+  get(batchId: string): Promise<BatchRecord | undefined> {
+    return settle(() => {
+      const entry = this.#batches.get(batchId);
+      return entry && stored(entry.record);
+    });
+  }
+
+  getItem(batchId: string, index: number): Promise<BatchItem | undefined> {
+    return settle(() => {
+      const item = this.#items.get(batchId)?.get(index);
+      return item && stored(item);
+    });
+  }
+
+  listItems(batchId: string): Promise<BatchItem[]> {
+    return settle(() =>
+      [...(this.#items.get(batchId)?.values() ?? [])].map(stored).sort((a, b) => a.index - b.index),
+    );
+  }
+
+  transitionItem(batchId: string, index: number, change: ItemTransition): Promise<BatchItem> {
+    return settle(() => {
+      const item = this.#itemIn(batchId, index, change.from);
+      const next: BatchItem = {
+        ...item,
+        status: change.to,
+        updatedAt: change.at.toISOString(),
+        ...(change.requestId === undefined ? {} : { requestId: change.requestId }),
+        ...(change.error === undefined ? {} : { error: change.error }),
+      };
+      this.#items.get(batchId)?.set(index, stored(next));
+      return stored(next);
+    });
+  }
+
+  setItemRequest(
+    batchId: string,
+    index: number,
+    change: { expected: BatchItemStatus; requestId: string; at: Date },
+  ): Promise<BatchItem> {
+    return settle(() => {
+      const item = this.#itemIn(batchId, index, change.expected);
+      const next: BatchItem = {
+        ...item,
+        requestId: change.requestId,
+        updatedAt: change.at.toISOString(),
+      };
+      this.#items.get(batchId)?.set(index, stored(next));
+      return stored(next);
+    });
+  }
+
+  applyMove(
+    batchId: string,
+    move: CountMove,
+    at: Date,
+  ): Promise<{ applied: boolean; batch: BatchRecord }> {
+    return settle(() => {
+      const entry = this.#entry(batchId);
+      if (entry.moves.has(move.id)) return { applied: false, batch: stored(entry.record) };
+      entry.moves.add(move.id);
+      const { record } = entry;
+      record.totals[move.from] -= 1;
+      record.totals[move.to] += 1;
+      record.updatedAt = at.toISOString();
+      if (move.to === 'in_progress') record.status = 'in_progress';
+      return { applied: true, batch: stored(record) };
+    });
+  }
+
+  finish(batchId: string, status: BatchEndStatus, at: Date): Promise<BatchRecord> {
+    return settle(() => {
+      const { record } = this.#entry(batchId);
+      if (record.status === 'completed' || record.status === 'failed') {
+        throw new ConflictError(`batch ${batchId} has ended already (${record.status})`, {
+          details: { batchId, status: record.status },
+        });
+      }
+      record.status = status;
+      record.endedAt = at.toISOString();
+      record.updatedAt = at.toISOString();
+      return stored(record);
+    });
+  }
+
+  update(
+    batchId: string,
+    patch: Partial<Pick<BatchRecord, 'webhook' | 'webhookEventId'>>,
+  ): Promise<BatchRecord> {
+    return settle(() => {
+      const entry = this.#entry(batchId);
+      const defined = Object.fromEntries(
+        (Object.entries(patch) as [string, unknown][]).filter(([, value]) => value !== undefined),
+      );
+      entry.record = stored({ ...entry.record, ...defined });
+      return stored(entry.record);
+    });
+  }
+
+  #entry(batchId: string): { record: BatchRecord; moves: Set<string> } {
+    const entry = this.#batches.get(batchId);
+    if (!entry) {
+      throw new NotFoundError(`batch ${batchId} does not exist`, { details: { batchId } });
+    }
+    return entry;
+  }
+
+  #itemIn(batchId: string, index: number, expected: BatchItemStatus): BatchItem {
+    const item = this.#items.get(batchId)?.get(index);
+    if (!item) {
+      throw new NotFoundError(`item ${index} of batch ${batchId} does not exist`, {
+        details: { batchId, index },
+      });
+    }
+    if (item.status !== expected) {
+      throw new ConflictError(
+        `item ${index} of batch ${batchId} is ${item.status}, not ${expected}`,
+        { details: { batchId, index, status: item.status, expected } },
+      );
+    }
+    return item;
   }
 }

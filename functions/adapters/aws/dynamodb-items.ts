@@ -60,8 +60,32 @@ export const API_KEY_SK = 'KEY';
 /** Partition key of a tenant's own items. */
 export const tenantPk = (tenant: string): string => `TENANT#${tenant}`;
 
+/** Partition key of the directory of all API keys by public id (`APIKEYS` / `KEY#<keyId>`). */
+export const API_KEY_DIRECTORY_PK = 'APIKEYS';
+
+/** Sort key prefix of API key entries by id, in a tenant's partition and in the directory. */
+export const API_KEY_ID_SK_PREFIX = 'KEY#';
+
+/** Sort key of an API key's entries by id: `KEY#<keyId>`. */
+export const apiKeyIdSk = (keyId: string): string => `${API_KEY_ID_SK_PREFIX}${keyId}`;
+
 /** Sort key of a tenant's webhook signing secret. */
 export const WEBHOOK_SECRET_SK = 'WEBHOOK_SECRET';
+
+/**
+ * Sort key of an API key's request count in one fixed minute (under `apiKeyPk`):
+ * `RATE#<minutes since the epoch>`.
+ */
+export const rateWindowSk = (epochMinute: number): string => `RATE#${epochMinute}`;
+
+/** Sort key of a tenant's page count of one UTC day (under `tenantPk`): `PAGES#<yyyy-mm-dd>`. */
+export const pagesDaySk = (day: string): string => `PAGES#${day}`;
+
+/**
+ * Sort key of the marker of one page refund (under `tenantPk`): `REFUND#<refund id>`. Its
+ * conditional creation makes the refund happen at most once.
+ */
+export const pageRefundSk = (refundId: string): string => `REFUND#${refundId}`;
 
 /** The item without the key and other internal attributes: the stored domain object. */
 export function fromItem(item: Item): Item {

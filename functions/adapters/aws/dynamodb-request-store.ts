@@ -195,6 +195,57 @@ export class DynamoDbRequestStore implements RequestStore {
     }
   }
 
+  async claimRun(
+    id: string,
+    run: number,
+    patch: Partial<Omit<RequestRecord, 'id' | 'tenant' | 'runs'>>,
+  ): Promise<boolean> {
+    if (!Number.isInteger(run) || run < 1)
+      throw new RangeError(`run must be 1 or more; got ${run}`);
+    const names: Record<string, string> = { '#pk': PARTITION_KEY, '#runs': 'runs' };
+    const values: Record<string, unknown> = { ':run': run };
+    const sets = ['#runs = :run'];
+    const removes: string[] = [];
+    (Object.entries(patch) as [string, unknown][])
+      .filter(([name]) => !IMMUTABLE_FIELDS.has(name) && name !== 'runs')
+      .forEach(([name, value], index) => {
+        names[`#f${index}`] = name;
+        if (value === undefined) {
+          removes.push(`#f${index}`);
+        } else {
+          values[`:f${index}`] = value;
+          sets.push(`#f${index} = :f${index}`);
+        }
+      });
+    let condition = 'attribute_exists(#pk) AND ';
+    if (run === 1) {
+      condition += '(attribute_not_exists(#runs) OR #runs = :previous)';
+      values[':previous'] = 0;
+    } else {
+      condition += '#runs = :previous';
+      values[':previous'] = run - 1;
+    }
+    try {
+      const { Attributes: attributes } = await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#tableName,
+          Key: this.#metaKey(id),
+          UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      if (attributes) this.#remember(fromItem(attributes) as unknown as RequestRecord);
+      return true;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      if ((await this.get(id)) === undefined) throw notFound(id, error);
+      return false;
+    }
+  }
+
   /**
    * The page is stored as one JSON string attribute (`pageJson`): a page holds hundreds of
    * grounding entries, and a nested map costs far more to marshal and validate than a string,

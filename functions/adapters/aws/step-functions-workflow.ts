@@ -1,6 +1,7 @@
 import {
   DescribeExecutionCommand,
   ExecutionAlreadyExists,
+  ExecutionDoesNotExist,
   StartExecutionCommand,
   StopExecutionCommand,
   type SFNClient,
@@ -94,6 +95,19 @@ export class StepFunctionsWorkflow implements Workflow {
         case undefined:
           await new Promise((wake) => setTimeout(wake, this.#pollIntervalMs));
       }
+    }
+  }
+
+  /** Whether DescribeExecution reads RUNNING; false for an execution that does not exist. */
+  async running(executionId: string): Promise<boolean> {
+    try {
+      const { status } = await this.#client.send(
+        new DescribeExecutionCommand({ executionArn: executionId }),
+      );
+      return status === 'RUNNING';
+    } catch (error) {
+      if (error instanceof ExecutionDoesNotExist) return false;
+      throw error;
     }
   }
 

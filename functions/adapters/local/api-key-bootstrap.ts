@@ -9,9 +9,12 @@ import type { ApiKeyStore } from '../../core/ports/api-key-store.js';
 export const demoKeyFile = (dataDir: string): string => join(dataDir, 'demo-api-key');
 
 /**
- * Registers the configured API keys (stored as SHA-256 hashes only). With no `API_KEYS`, the
- * first start creates one demo key (tenant `demo`, plan `pro`), keeps it in `DATA_DIR/demo-api-key`
- * (mode 0600) and registers it; later starts reuse it.
+ * Registers the configured API keys (stored as SHA-256 hashes only, labelled `API_KEYS`). A key
+ * registered before keeps its id, creation time and label, and stays revoked once revoked
+ * (`npm run keys -- revoke`); its tenant and plan follow the configuration. With no `API_KEYS`,
+ * the first start creates one demo key (tenant `demo`, plan `pro`, label `demo`), keeps it in
+ * `DATA_DIR/demo-api-key` (mode 0600) and registers it; later starts reuse it, unless it was
+ * revoked: then a new one replaces it in the file.
  * @returns the demo key when one is in use, so the caller can print it.
  */
 export async function bootstrapApiKeys(
@@ -22,28 +25,41 @@ export async function bootstrapApiKeys(
 ): Promise<{ demoKey: string | undefined }> {
   if (configured && configured.length > 0) {
     for (const k of configured) {
+      const keyHash = hashApiKey(k.key);
+      const known = await store.get(keyHash);
+      if (known?.tenant === k.tenant && known.plan === k.plan) continue;
       await store.put({
-        keyHash: hashApiKey(k.key),
+        keyHash,
+        createdAt: now.toISOString(),
+        label: 'API_KEYS',
+        ...known,
         tenant: k.tenant,
         plan: k.plan,
-        createdAt: now.toISOString(),
       });
     }
     return { demoKey: undefined };
   }
   const file = demoKeyFile(dataDir);
-  let demoKey: string;
+  let demoKey: string | undefined;
   try {
-    demoKey = (await readFile(file, 'utf8')).trim();
+    demoKey = (await readFile(file, 'utf8')).trim() || undefined;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const known = demoKey === undefined ? undefined : await store.get(hashApiKey(demoKey));
+  if (demoKey === undefined || known?.revokedAt !== undefined) {
     demoKey = `dp_demo_${randomBytes(18).toString('base64url')}`;
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, `${demoKey}\n`, { mode: 0o600 });
   }
-  const keyHash = hashApiKey(demoKey);
-  if (!(await store.get(keyHash))) {
-    await store.put({ keyHash, tenant: 'demo', plan: 'pro', createdAt: now.toISOString() });
+  if (!known || known.revokedAt !== undefined) {
+    await store.put({
+      keyHash: hashApiKey(demoKey),
+      tenant: 'demo',
+      plan: 'pro',
+      createdAt: now.toISOString(),
+      label: 'demo',
+    });
   }
   return { demoKey };
 }

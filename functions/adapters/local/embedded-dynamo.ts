@@ -15,6 +15,9 @@ import { createDocumentClient } from '../aws/dynamodb-items.js';
 import { createTableInput, type ServiceTableDefinition } from '../aws/service-table.js';
 import { InProcessHttpHandler, type RequestListener } from './in-process-http-handler.js';
 
+/** The service table's name in the embedded DynamoDB under `DATA_DIR` (the local server's, `npm run keys`). */
+export const LOCAL_TABLE_NAME = 'docparse';
+
 /** The subset of dynalite's options used here (dynalite ships no types). */
 interface DynaliteOptions {
   path?: string;

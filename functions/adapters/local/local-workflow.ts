@@ -13,6 +13,7 @@ export type LocalTask = (input: unknown) => Promise<unknown>;
 interface Running {
   abort: () => void;
   outcome: Promise<ExecutionOutcome>;
+  ended: boolean;
 }
 
 /**
@@ -57,7 +58,9 @@ export class LocalStepFunctionsWorkflow implements Workflow {
         };
       },
     );
-    this.#executions.set(executionId, { abort: run.abort, outcome });
+    const running: Running = { abort: run.abort, outcome, ended: false };
+    this.#executions.set(executionId, running);
+    void outcome.then(() => (running.ended = true));
     // Finished executions are forgotten after a while; their results live in the stores.
     void outcome.then(() => setTimeout(() => this.#executions.delete(executionId), 60_000).unref());
     return { executionId };
@@ -72,6 +75,11 @@ export class LocalStepFunctionsWorkflow implements Workflow {
   /** Parses the definition and loads the stage handlers now instead of on the first execution. */
   async warmUp(): Promise<void> {
     await this.#load();
+  }
+
+  running(executionId: string): Promise<boolean> {
+    const execution = this.#executions.get(executionId);
+    return Promise.resolve(execution !== undefined && !execution.ended);
   }
 
   stop(executionId: string): Promise<void> {

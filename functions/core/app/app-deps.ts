@@ -1,6 +1,7 @@
 import type { PipelinePorts } from '../domain/pipeline/pipeline-ports.js';
 import type { DocumentFormat } from '../domain/schemas.js';
 import type { ApiKeyStore } from '../ports/api-key-store.js';
+import type { BatchStore } from '../ports/batch-store.js';
 import type { Queue } from '../ports/queue.js';
 import type { UploadSigner } from '../ports/upload-signer.js';
 import type { WebhookSecretStore } from '../ports/webhook-sender.js';
@@ -27,4 +28,11 @@ export interface AppDeps extends PipelinePorts {
    * webhook is delivered (with `webhooks`, the webhook queue of `PipelinePorts`).
    */
   webhookDeadLetters?: Queue;
+  /** Batches and their items (POST /v1/parse/batch, GET /v1/batch/{batch_id}). */
+  batches: BatchStore;
+  /**
+   * The batch queue: one message per document of a batch, consumed by the batch item consumer.
+   * Absent where no batch is accepted.
+   */
+  batchItems?: Queue;
 }

@@ -7,7 +7,8 @@ export const hashApiKey = (key: string): string => createHash('sha256').update(k
 
 /**
  * Resolves the `X-API-Key` header to its tenant and plan.
- * @throws {UnauthenticatedError} when the header is missing or the key is unknown (401).
+ * @throws {UnauthenticatedError} when the header is missing, the key is unknown or the key is
+ *   revoked (401).
  */
 export async function authenticate(
   apiKeys: ApiKeyStore,
@@ -17,5 +18,6 @@ export async function authenticate(
   if (!key) throw new UnauthenticatedError('missing API key: send it in the X-API-Key header');
   const record = await apiKeys.get(hashApiKey(key));
   if (!record) throw new UnauthenticatedError('invalid API key');
+  if (record.revokedAt !== undefined) throw new UnauthenticatedError('API key revoked');
   return record;
 }

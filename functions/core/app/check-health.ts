@@ -52,7 +52,9 @@ export async function checkHealth(
   };
   if (options.withProviders && options.apiKey && storeUp) {
     const caller = await deps.apiKeys.get(hashApiKey(options.apiKey.trim()));
-    if (caller) response.providers = Object.fromEntries(states);
+    if (caller && caller.revokedAt === undefined) {
+      response.providers = Object.fromEntries(states);
+    }
   }
   return response;
 }

@@ -77,6 +77,10 @@ const PERMANENT_KINDS: ReadonlySet<ErrorKind> = new Set(['invalid', 'too_large',
  *    is dropped with the reason), and starts the parse without waiting for it. The result is
  *    delivered under `results/<tenant>/<id>.json` and `.md`.
  *
+ * These parses carry no plan and are not metered (no request rate, no daily pages): no API key
+ * authorises them, only write access to the bucket's `incoming/` prefix, which the operator
+ * grants; there is no tenant-to-plan record to look the tenant's plan up in.
+ *
  * Outcomes are returned for the caller to log; dropping never throws.
  * @returns one outcome per record (one for a body that is not a notification).
  * @throws the store's or workflow's error for failures worth retrying (the message is then

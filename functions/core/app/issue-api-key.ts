@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import type { Plan } from '../domain/request.js';
-import { isTenantId } from '../domain/tenant.js';
 import type { ApiKeyStore } from '../ports/api-key-store.js';
-import { hashApiKey } from './authenticate.js';
+import { createApiKey } from './api-keys.js';
 
 /**
- * Creates a new API key for `tenant` on `plan` and stores only its SHA-256.
+ * Creates a new API key for `tenant` on `plan` and stores only its SHA-256 (see `createApiKey`,
+ * which also returns the key's record).
  * @returns the key (`dp_<32 base64url characters>`), shown to the caller once and never stored.
- * @throws {Error} for an invalid tenant id (see `isTenantId`).
+ * @throws {BadRequestError} for an invalid tenant id (see `isTenantId`).
  */
 export async function issueApiKey(
   store: ApiKeyStore,
@@ -15,10 +14,5 @@ export async function issueApiKey(
   plan: Plan,
   now: Date,
 ): Promise<string> {
-  if (!isTenantId(tenant)) {
-    throw new Error(`tenant "${tenant}" must be letters, digits, "_", "." or "-" (not only dots)`);
-  }
-  const key = `dp_${randomBytes(24).toString('base64url')}`;
-  await store.put({ keyHash: hashApiKey(key), tenant, plan, createdAt: now.toISOString() });
-  return key;
+  return (await createApiKey(store, { tenant, plan }, now)).key;
 }

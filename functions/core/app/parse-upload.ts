@@ -4,6 +4,7 @@ import {
   BadRequestError,
   ExtractionStrictError,
   InvalidExtractionSchemaError,
+  ParseCancelledError,
   ValidationError,
   NotFoundError,
   PayloadTooLargeError,
@@ -12,7 +13,7 @@ import {
 } from '../domain/errors.js';
 import { compileExtractionSchema } from '../domain/extraction/extraction-schema.js';
 import { workKeys } from '../domain/pipeline/pipeline-ports.js';
-import type { ParseOptions, RequestRecord, RequestWebhook } from '../domain/request.js';
+import type { ParseOptions, Plan, RequestRecord, RequestWebhook } from '../domain/request.js';
 import type { Page, ParseResponse } from '../domain/schemas.js';
 import type { DocumentFetcher } from '../ports/document-fetcher.js';
 import type { JsonSchemaObject } from '../ports/structured-extractor.js';
@@ -22,6 +23,11 @@ import { readUpload } from './uploads.js';
 /** A document received by the upload endpoint. */
 export interface UploadedDocument {
   tenant: string;
+  /**
+   * The caller's plan (its API key's), whose daily pages the parse counts against. Absent: the
+   * parse is not metered (event-driven ingestion, which no key authorises).
+   */
+  plan?: Plan;
   bytes: Uint8Array;
   filename: string | null;
   options: ParseOptions;
@@ -42,6 +48,8 @@ export interface WebhookTarget {
 /** A document sent beforehand to an upload slot (POST /v1/uploads), parsed by its upload id. */
 export interface UploadReference {
   tenant: string;
+  /** As {@link UploadedDocument.plan}. */
+  plan?: Plan;
   uploadId: string;
   options: ParseOptions;
   /** As {@link UploadedDocument.extractionSchema}. */
@@ -88,7 +96,7 @@ export class ParseFailedError extends AppError {
  * @throws {PayloadTooLargeError} above the configured maximum upload size (413).
  * @throws {BadRequestError} for an empty file (400).
  * @throws {UnsupportedDocumentError} when the bytes are not a supported format (400).
- * @throws {ParseFailedError} with the kind of the stage failure (400, 422, 503).
+ * @throws {ParseFailedError} with the kind of the stage failure (400, 402, 422, 503).
  */
 export async function parseUpload(
   deps: AppDeps,
@@ -139,6 +147,8 @@ export function checkedExtractionSchema(
 /** A ParseURLRequest as the core takes it. */
 export interface UrlParseRequest {
   tenant: string;
+  /** As {@link UploadedDocument.plan}. */
+  plan?: Plan;
   fileUrl: string;
   options: ParseOptions;
   /** As {@link UploadedDocument.extractionSchema}. */
@@ -196,6 +206,7 @@ export async function parseUrl(
   const document = await fetcher.fetch(request.fileUrl, { maxBytes: deps.limits.maxUploadBytes });
   return parseUpload(deps, {
     tenant: request.tenant,
+    ...(request.plan === undefined ? {} : { plan: request.plan }),
     bytes: document.bytes,
     filename: document.filename,
     options: request.options,
@@ -221,6 +232,7 @@ export async function submitUrlParse(
   await deps.webhookSecrets.getOrCreate(request.tenant);
   const record = await submitUpload(deps, {
     tenant: request.tenant,
+    ...(request.plan === undefined ? {} : { plan: request.plan }),
     bytes: document.bytes,
     filename: document.filename,
     options: request.options,
@@ -286,6 +298,7 @@ export async function submitUpload(
   const record: RequestRecord = {
     id,
     tenant: upload.tenant,
+    ...(upload.plan === undefined ? {} : { plan: upload.plan }),
     status: 'queued',
     createdAt: now,
     updatedAt: now,
@@ -335,6 +348,7 @@ async function readOutcome(deps: AppDeps, requestId: string): Promise<ParseRespo
     return readResult(deps, record.resultKey);
   }
   if (record?.status === 'failed' && record.error) throw failureOf(record.error);
+  if (record?.status === 'cancelled') throw new ParseCancelledError(requestId);
   throw new Error(`parse ${requestId} ended in status ${record?.status ?? 'unknown'}`);
 }
 
@@ -346,7 +360,13 @@ export async function readResult(
   return JSON.parse(new TextDecoder().decode(await deps.objects.get(key))) as ParseResponse;
 }
 
-const API_KINDS = new Set<ErrorKind>(['invalid', 'unprocessable', 'too_large', 'unavailable']);
+const API_KINDS = new Set<ErrorKind>([
+  'invalid',
+  'plan_limit',
+  'unprocessable',
+  'too_large',
+  'unavailable',
+]);
 
 /** Maps a recorded stage failure to the error the API answers with; unknown failures are 500s. */
 export function failureOf(error: NonNullable<RequestRecord['error']>): Error {

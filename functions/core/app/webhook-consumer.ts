@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RequestWebhook, WebhookDeliveryStatus } from '../domain/request.js';
 import { queueDelaySeconds, WebhookDelivery, type WebhookDecision } from '../domain/webhooks.js';
+import type { BatchStore } from '../ports/batch-store.js';
 import type { Queue } from '../ports/queue.js';
 import type { RequestStore } from '../ports/request-store.js';
 import { deliverWebhook, type DeliverWebhookDeps } from './deliver-webhook.js';
@@ -8,6 +9,8 @@ import { deliverWebhook, type DeliverWebhookDeps } from './deliver-webhook.js';
 /** What {@link handleWebhookMessage} needs. */
 export interface WebhookConsumerDeps extends DeliverWebhookDeps {
   requests: RequestStore;
+  /** Where the deliveries of batch events are recorded; absent: they are not recorded. */
+  batches?: BatchStore;
   /** The webhook queue itself: next attempts and hops of long delays go back on it. */
   webhooks: Queue;
   /** Where events go after their last failed attempt, for an operator to inspect or redrive. */
@@ -31,8 +34,8 @@ const STATUS_AFTER: Readonly<Record<WebhookDecision['action'], WebhookDeliverySt
  * Handles one message of the webhook queue (a {@link WebhookDelivery} as JSON text):
  * 1. a malformed message is reported and dropped (sending it again cannot help);
  * 2. a message received before its `notBefore` goes back on the queue with the next hop's delay;
- * 3. otherwise one attempt is made (`deliverWebhook`), recorded with the request under its
- *    attempt number (a redelivered message overwrites its own record rather than adding one),
+ * 3. otherwise one attempt is made (`deliverWebhook`), recorded with the request (or the batch,
+ *    for a `batch.completed` event) under its attempt number (a redelivered message overwrites its own record rather than adding one),
  *    and then: `retry` queues the next attempt with its delay, `dead_letter` puts the message on
  *    the dead-letter queue, `delivered` and `disabled` end it.
  *
@@ -63,19 +66,25 @@ export async function handleWebhookMessage(
   }
 
   const { decision, record, next } = await deliverWebhook(deps, message);
-  const requestId = message.payload.data.request_id;
-  const request = await deps.requests.get(requestId);
-  if (request?.webhook) {
-    const attempts = [
-      ...request.webhook.attempts.filter((a) => a.attempt !== record.attempt),
-      record,
-    ].sort((a, b) => a.attempt - b.attempt);
-    const webhook: RequestWebhook = {
-      ...request.webhook,
-      status: STATUS_AFTER[decision.action],
-      attempts,
-    };
-    await deps.requests.update(requestId, { webhook });
+  const recorded = (webhook: RequestWebhook): RequestWebhook => ({
+    ...webhook,
+    status: STATUS_AFTER[decision.action],
+    attempts: [...webhook.attempts.filter((a) => a.attempt !== record.attempt), record].sort(
+      (a, b) => a.attempt - b.attempt,
+    ),
+  });
+  const { payload } = message;
+  if (payload.type === 'batch.completed') {
+    const batch = await deps.batches?.get(payload.data.batch_id);
+    if (batch?.webhook) {
+      await deps.batches?.update(batch.id, { webhook: recorded(batch.webhook) });
+    }
+  } else {
+    const requestId = payload.data.request_id;
+    const request = await deps.requests.get(requestId);
+    if (request?.webhook) {
+      await deps.requests.update(requestId, { webhook: recorded(request.webhook) });
+    }
   }
   if (next) {
     await deps.webhooks.send({

@@ -60,6 +60,35 @@ export class UnauthenticatedError extends AppError {
   override readonly kind = 'unauthenticated';
 }
 
+/**
+ * The API key used up its plan's requests of the current one-minute window. 429 with
+ * `Retry-After`: the whole seconds until the next window (at least 1).
+ */
+export class RateLimitedError extends AppError {
+  override readonly name = 'RateLimitedError';
+  override readonly kind = 'rate_limited';
+  /** Seconds until the next window, as sent in `Retry-After`. */
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number, options?: ErrorOptions) {
+    super(message, {
+      ...options,
+      details: { retryAfterSeconds },
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    });
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/**
+ * The tenant's plan does not allow this document today (its daily page quota). The message says
+ * which limit, how much of it is used and when it resets. 402.
+ */
+export class PlanLimitError extends AppError {
+  override readonly name = 'PlanLimitError';
+  override readonly kind = 'plan_limit';
+}
+
 /** Unknown id, or an id owned by another tenant (never disclosed). 404. */
 export class NotFoundError extends AppError {
   override readonly name = 'NotFoundError';
@@ -76,6 +105,19 @@ export class PayloadTooLargeError extends AppError {
 export class ConflictError extends AppError {
   override readonly name = 'ConflictError';
   override readonly kind = 'conflict';
+}
+
+/**
+ * The request was cancelled (POST /v1/parse/{id}/cancel): the stages stop before the next page
+ * or provider call. 409 for a caller still waiting on the parse.
+ */
+export class ParseCancelledError extends AppError {
+  override readonly name = 'ParseCancelledError';
+  override readonly kind = 'conflict';
+
+  constructor(requestId: string, options?: ErrorOptions) {
+    super(`parse ${requestId} was cancelled`, options);
+  }
 }
 
 /** Nothing stored under an object key. */
@@ -137,10 +179,13 @@ export const ERROR_KIND_BY_NAME: Readonly<Record<string, ErrorKind>> = {
   UnsupportedDocumentError: 'invalid',
   DocumentRejectedError: 'unprocessable',
   PayloadTooLargeError: 'too_large',
+  PlanLimitError: 'plan_limit',
+  RateLimitedError: 'rate_limited',
   NotFoundError: 'not_found',
   ProviderUnavailableError: 'unavailable',
   TierUnavailableError: 'unavailable',
   UrlRefusedError: 'invalid',
+  ParseCancelledError: 'conflict',
   InvalidExtractionSchemaError: 'unprocessable',
 };
 

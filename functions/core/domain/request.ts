@@ -60,6 +60,12 @@ export interface StageTimings {
 export interface RequestRecord {
   id: string;
   tenant: string;
+  /**
+   * The plan of the API key that submitted the request, whose daily page quota it counts
+   * against. Absent for event-driven ingestion (`incoming/<tenant>/`), which no key authorises:
+   * such parses are not metered.
+   */
+  plan?: Plan;
   status: RequestStatus;
   createdAt: string;
   updatedAt: string;
@@ -74,6 +80,8 @@ export interface RequestRecord {
   timings?: StageTimings;
   /** Epoch milliseconds at which processing of pages began (end of routing). */
   pagesStartedAt?: number;
+  /** Runs of the pipeline started by resumes (absent: none); see `RequestStore.claimRun`. */
+  runs?: number;
   /**
    * The `extraction_schema` of an `extract` or `hybrid` parse (checked when accepted; at most
    * 64 KB as JSON), filled by Deliver.
@@ -93,6 +101,21 @@ export interface RequestRecord {
    * attribute, so that announcing never overwrites the attempts the deliverer records.
    */
   webhookEventId?: string;
+  /**
+   * The pages counted against the tenant's daily quota for this request (written by Ingest; see
+   * `reservePages`): the UTC day they count on, how many, and when. Removed once given back
+   * (`refundPages`) on failure or cancel.
+   */
+  reservedPages?: PageReservation;
+}
+
+/** Pages of one request counted on a tenant's day (`RequestRecord.reservedPages`). */
+export interface PageReservation {
+  /** The UTC day, `yyyy-mm-dd`. */
+  day: string;
+  pages: number;
+  /** ISO timestamp of the reservation; names it, so that it is given back at most once. */
+  reservedAt: string;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Webhook deliveries (spec §6 "Webhooks"), the Standard Webhooks scheme: what is sent when a
- * parse finishes, and what to do after each delivery attempt. Pure: no I/O, time comes in.
+ * parse finishes or a batch ends, and what to do after each delivery attempt. Pure: no I/O, time
+ * comes in.
  *
  * Body: the Standard Webhooks envelope `{ type, timestamp, data }`. `data` carries the request
  * id, its final status and where to fetch the result (`result_url`, GET /v1/parse/{request_id}
@@ -8,7 +9,8 @@
  * it can be megabytes (every page's Markdown, grounding and confidence), which would not fit a
  * queue message (SQS caps one at 256 KiB to 1 MiB, by queue setting), would be re-sent on every retry, is often
  * refused by receivers' body limits, and would push document content to a URL that only needs
- * to know "it is done". The receiver fetches the result once, authenticated.
+ * to know "it is done". The receiver fetches the result once, authenticated. A batch's event
+ * (`batch.completed`) carries the batch id, its status and totals, and its own `result_url`.
  *
  * Retry policy (decided here, applied by `nextAttempt`):
  * - 2xx: delivered.
@@ -58,8 +60,8 @@ const EVENT_ID = /^[A-Za-z0-9_-]{1,200}$/;
 export const WebhookEventType = z.enum(['parse.completed', 'parse.failed']);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
-/** What a receiver gets: the Standard Webhooks envelope around a finished parse. */
-export const WebhookEvent = z.object({
+/** What a receiver gets when a parse finishes: the Standard Webhooks envelope. */
+export const ParseWebhookEvent = z.object({
   type: WebhookEventType,
   /** When the parse finished, ISO 8601 UTC (not when an attempt was made). */
   timestamp: z.iso.datetime(),
@@ -72,6 +74,31 @@ export const WebhookEvent = z.object({
     error: z.object({ kind: z.string(), detail: z.string() }).optional(),
   }),
 });
+export type ParseWebhookEvent = z.infer<typeof ParseWebhookEvent>;
+
+const Count = z.number().int().min(0);
+
+/**
+ * What a receiver gets when a batch ends (every item completed or failed): the batch's id, its
+ * terminal status (`failed` only when every item failed), its totals, and where to read the
+ * items (`result_url`, GET /v1/batch/{batch_id} with the tenant's API key). One event type for
+ * both ends, sent once per batch.
+ */
+export const BatchWebhookEvent = z.object({
+  type: z.literal('batch.completed'),
+  /** When the batch ended, ISO 8601 UTC. */
+  timestamp: z.iso.datetime(),
+  data: z.object({
+    batch_id: z.string().min(1),
+    status: z.enum(['completed', 'failed']),
+    totals: z.object({ queued: Count, in_progress: Count, completed: Count, failed: Count }),
+    result_url: z.url(),
+  }),
+});
+export type BatchWebhookEvent = z.infer<typeof BatchWebhookEvent>;
+
+/** Every event a receiver may get, told apart by `type`. */
+export const WebhookEvent = z.discriminatedUnion('type', [ParseWebhookEvent, BatchWebhookEvent]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
 /**
@@ -136,7 +163,7 @@ export function parseFinishedEvent(
   requestId: string,
   outcome: ParseOutcome,
   at: Date,
-): WebhookEvent {
+): ParseWebhookEvent {
   const timestamp = at.toISOString();
   if (outcome.status === 'completed') {
     return {
@@ -172,6 +199,39 @@ export function parseResultUrl(baseUrl: string, requestId: string): string {
  */
 export function webhookEventId(requestId: string, type: WebhookEventType): string {
   return checkEventId(`${requestId}_${type === 'parse.completed' ? 'completed' : 'failed'}`);
+}
+
+/**
+ * The event announcing that a batch ended, with its terminal status and totals.
+ *
+ * @example
+ * batchFinishedEvent('batch_1', 'completed', totals, 'https://api/v1/batch/batch_1', at);
+ * // { type: 'batch.completed', timestamp: '2025-…Z',
+ * //   data: { batch_id: 'batch_1', status: 'completed', totals, result_url: 'https://api/v1/batch/batch_1' } }
+ */
+export function batchFinishedEvent(
+  batchId: string,
+  status: 'completed' | 'failed',
+  totals: BatchWebhookEvent['data']['totals'],
+  resultUrl: string,
+  at: Date,
+): BatchWebhookEvent {
+  return {
+    type: 'batch.completed',
+    timestamp: at.toISOString(),
+    data: { batch_id: batchId, status, totals: { ...totals }, result_url: resultUrl },
+  };
+}
+
+/**
+ * The id of the event "batch `batchId` ended": deterministic (a batch ends once), so a consumer
+ * that announces again after a crash sends the same `webhook-id`.
+ *
+ * @example
+ * batchEventId('batch_1'); // 'batch_1_completed'
+ */
+export function batchEventId(batchId: string): string {
+  return checkEventId(`${batchId}_completed`);
 }
 
 /**

@@ -20,6 +20,18 @@ export interface RequestStore {
     patch: Partial<Omit<RequestRecord, 'id' | 'tenant'>>,
     expectedStatus?: readonly RequestStatus[],
   ): Promise<RequestRecord>;
+  /**
+   * Claims run `run` of the request (a resume): applies `patch` and sets `runs` to `run`, only
+   * when the stored `runs` is `run - 1` (absent counts as 0). Of concurrent callers claiming the
+   * same run, exactly one gets true.
+   * @returns whether this call claimed the run.
+   * @throws {NotFoundError} when no record exists.
+   */
+  claimRun(
+    id: string,
+    run: number,
+    patch: Partial<Omit<RequestRecord, 'id' | 'tenant' | 'runs'>>,
+  ): Promise<boolean>;
   /** Writes (or overwrites) the checkpoint of one page. */
   putPage(requestId: string, checkpoint: PageCheckpoint): Promise<void>;
   /** All page checkpoints of a request, by ascending page number. */

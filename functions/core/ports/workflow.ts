@@ -15,6 +15,11 @@ export interface Workflow {
   start(requestId: string, input: Record<string, unknown>): Promise<{ executionId: string }>;
   /** Resolves when the execution ends. */
   wait(executionId: string): Promise<ExecutionOutcome>;
+  /**
+   * Whether the execution is still running here and now: false once it ended, and for an
+   * execution this workflow does not know (locally: one of a process that has died).
+   */
+  running(executionId: string): Promise<boolean>;
   /** Stops a running execution; stopping a finished one is not an error. */
   stop(executionId: string): Promise<void>;
 }

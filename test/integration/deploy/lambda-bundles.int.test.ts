@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbWebhookSecretStore } from '../../../functions/adapters/aws/dynamodb-webhook-secrets.js';
 import { newWebhookSecret } from '../../../functions/adapters/http/webhook-signer.js';
 import { DynamoDbApiKeyStore } from '../../../functions/adapters/aws/dynamodb-api-key-store.js';
+import { DynamoDbBatchStore } from '../../../functions/adapters/aws/dynamodb-batch-store.js';
 import { DynamoDbEventLog } from '../../../functions/adapters/aws/dynamodb-event-log.js';
 import { DynamoDbRequestStore } from '../../../functions/adapters/aws/dynamodb-request-store.js';
 import { S3ObjectStore } from '../../../functions/adapters/aws/s3-object-store.js';
@@ -158,6 +159,7 @@ function sourceDeps(workflow: LocalStepFunctionsWorkflow): Deps {
     events: new DynamoDbEventLog(dynamo.documentClient, TABLE),
     apiKeys: new DynamoDbApiKeyStore(dynamo.documentClient, TABLE),
     webhookSecrets: new DynamoDbWebhookSecretStore(dynamo.documentClient, TABLE, newWebhookSecret),
+    batches: new DynamoDbBatchStore(dynamo.documentClient, TABLE),
     objects: new S3ObjectStore(s3.client, BUCKET),
     workflow,
     // Never used here: the bundles parse.

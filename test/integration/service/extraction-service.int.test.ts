@@ -72,6 +72,8 @@ beforeAll(async () => {
     DATA_DIR: dataDir,
     PORT: '0',
     API_KEYS: `${KEY}=extractors:pro`,
+    // Many requests in a minute: the plans' rate limits are tested in limits.int.test.ts.
+    PLAN_LIMITS: '{"pro":{"requests_per_minute":null}}',
   });
   if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
   service = await startLocalServer(config);

@@ -32,6 +32,9 @@ beforeAll(async () => {
     DATA_DIR: dataDir,
     PORT: '0',
     API_KEYS: `${ALPHA}=alpha:pro,${BETA}=beta:free`,
+    // Many requests in a minute: the plans' rate limits are tested in limits.int.test.ts.
+    PLAN_LIMITS:
+      '{"free":{"requests_per_minute":null,"pages_per_day":null},"pro":{"requests_per_minute":null}}',
     MAX_UPLOAD_BYTES: String(MAX_UPLOAD),
   });
   if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');

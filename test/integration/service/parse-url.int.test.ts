@@ -47,6 +47,8 @@ beforeAll(async () => {
     DATA_DIR: dataDir,
     PORT: '0',
     API_KEYS: `${KEY}=urls:pro`,
+    // Many requests in a minute: the plans' rate limits are tested in limits.int.test.ts.
+    PLAN_LIMITS: '{"pro":{"requests_per_minute":null}}',
     URL_FETCH_ALLOWLIST: `127.0.0.1:${portOf(origin)}`,
   });
   if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');

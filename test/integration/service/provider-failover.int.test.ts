@@ -75,6 +75,8 @@ async function serviceWith(providers: unknown): Promise<LocalServer> {
     DATA_DIR: dataDir,
     PORT: '0',
     API_KEYS: `${KEY}=failover:pro`,
+    // Many requests in a minute: the plans' rate limits are tested in limits.int.test.ts.
+    PLAN_LIMITS: '{"pro":{"requests_per_minute":null}}',
     PROVIDERS_JSON: JSON.stringify(providers),
   });
   if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');

@@ -5,10 +5,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoDbApiKeyStore } from '../../../functions/adapters/aws/dynamodb-api-key-store.js';
+import { DynamoDbBatchStore } from '../../../functions/adapters/aws/dynamodb-batch-store.js';
 import { DynamoDbBreakerStore } from '../../../functions/adapters/aws/dynamodb-breaker-store.js';
 import { DynamoDbEventLog } from '../../../functions/adapters/aws/dynamodb-event-log.js';
 import { createDocumentClient } from '../../../functions/adapters/aws/dynamodb-items.js';
 import { DynamoDbRequestStore } from '../../../functions/adapters/aws/dynamodb-request-store.js';
+import { DynamoDbUsageStore } from '../../../functions/adapters/aws/dynamodb-usage-store.js';
 import { serviceTable } from '../../../functions/adapters/aws/service-table.js';
 import {
   startEmbeddedDynamo,
@@ -23,7 +25,16 @@ import {
   aProviderId,
   describeBreakerStoreContract,
 } from '../../contract/breaker-store.contract.js';
+import { describeBatchStoreContract } from '../../contract/batch-store.contract.js';
 import { describeEventLogContract } from '../../contract/event-log.contract.js';
+import {
+  aKeyHash,
+  aTenant,
+  DAY,
+  describeUsageStoreContract,
+  EXPIRES,
+  WINDOW,
+} from '../../contract/usage-store.contract.js';
 import { describeWebhookSecretStoreContract } from '../../contract/webhook-secret-store.contract.js';
 import { DynamoDbWebhookSecretStore } from '../../../functions/adapters/aws/dynamodb-webhook-secrets.js';
 import { newWebhookSecret } from '../../../functions/adapters/http/webhook-signer.js';
@@ -73,6 +84,10 @@ describeWebhookSecretStoreContract(
 describeBreakerStoreContract(
   'DynamoDbBreakerStore on dynalite',
   () => new DynamoDbBreakerStore(ddb.documentClient, TABLE),
+);
+describeBatchStoreContract(
+  'DynamoDbBatchStore on dynalite',
+  () => new DynamoDbBatchStore(ddb.documentClient, TABLE),
 );
 
 describe('DynamoDbRequestStore as the only writer', () => {
@@ -294,5 +309,60 @@ describe('startEmbeddedDynamo', () => {
     // Assert
     expect(instance.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     await expect(again).resolves.toBeUndefined();
+  });
+});
+
+describeUsageStoreContract(
+  'DynamoDbUsageStore on dynalite',
+  () => new DynamoDbUsageStore(ddb.documentClient, TABLE),
+);
+
+describe('DynamoDbUsageStore item layout', () => {
+  it('counts requests under KEY#<sha256> / RATE#<epoch minute> with a TTL in epoch seconds', async () => {
+    // Arrange
+    const usage = new DynamoDbUsageStore(ddb.documentClient, TABLE);
+    const keyHash = aKeyHash();
+    // Act
+    await usage.consumeRequest(keyHash, WINDOW, 10, EXPIRES);
+    // Assert
+    const { Item: item } = await ddb.documentClient.send(
+      new GetCommand({
+        TableName: TABLE,
+        Key: { pk: `KEY#${keyHash}`, sk: `RATE#${WINDOW.getTime() / 60_000}` },
+      }),
+    );
+    expect(item).toMatchObject({ count: 1, expiresAt: EXPIRES.getTime() / 1000 });
+  });
+
+  it('counts pages under TENANT#<tenant> / PAGES#<day> and marks refunds under REFUND#<id>', async () => {
+    // Arrange
+    const usage = new DynamoDbUsageStore(ddb.documentClient, TABLE);
+    const tenant = aTenant();
+    // Act
+    await usage.reservePages(tenant, DAY, 7, 25, EXPIRES);
+    await usage.refundPages(tenant, DAY, 2, 'req_1#2026-11-21T10:15:00.000Z', EXPIRES);
+    // Assert
+    const { Items: items } = await ddb.documentClient.send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `TENANT#${tenant}` },
+      }),
+    );
+    expect(items).toEqual([
+      {
+        pk: `TENANT#${tenant}`,
+        sk: `PAGES#${DAY}`,
+        used: 5,
+        expiresAt: EXPIRES.getTime() / 1000,
+      },
+      {
+        pk: `TENANT#${tenant}`,
+        sk: 'REFUND#req_1#2026-11-21T10:15:00.000Z',
+        day: DAY,
+        pages: 2,
+        expiresAt: EXPIRES.getTime() / 1000,
+      },
+    ]);
   });
 });

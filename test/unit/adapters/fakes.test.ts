@@ -1,16 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { describeApiKeyStoreContract } from '../../contract/api-key-store.contract.js';
+import { describeBatchStoreContract } from '../../contract/batch-store.contract.js';
 import { describeWebhookSecretStoreContract } from '../../contract/webhook-secret-store.contract.js';
 import { describeBreakerStoreContract } from '../../contract/breaker-store.contract.js';
 import { describeEventLogContract } from '../../contract/event-log.contract.js';
 import { describeObjectStoreContract } from '../../contract/object-store.contract.js';
 import { describeRequestStoreContract } from '../../contract/request-store.contract.js';
+import { describeUsageStoreContract } from '../../contract/usage-store.contract.js';
 import {
   InMemoryApiKeyStore,
+  InMemoryBatchStore,
   InMemoryWebhookSecretStore,
   InMemoryEventLog,
   InMemoryObjectStore,
   InMemoryRequestStore,
+  InMemoryUsageStore,
 } from '../../support/fakes.js';
 import { FakeBreakerStore } from '../../support/fake-breaker-store.js';
 
@@ -24,6 +28,8 @@ describeWebhookSecretStoreContract(
   () => new InMemoryWebhookSecretStore(),
 );
 describeBreakerStoreContract('FakeBreakerStore', () => new FakeBreakerStore());
+describeBatchStoreContract('InMemoryBatchStore', () => new InMemoryBatchStore());
+describeUsageStoreContract('InMemoryUsageStore', () => new InMemoryUsageStore());
 
 describe('InMemoryObjectStore', () => {
   it('exposes the stored keys and their content types for assertions', async () => {

@@ -1,11 +1,12 @@
 import type { ProgressSink } from '../../ports/event-log.js';
 import type { Page, ParseResponse, Tier } from '../schemas.js';
 import { detectDocumentType } from '../document-type.js';
+import { ConflictError, ParseCancelledError } from '../errors.js';
 import { announceFinished } from './announce.js';
 import { extractDocument } from './extract.js';
 import { renumberHeadings } from '../postprocess.js';
 import { readInspection } from './classify.js';
-import { loadRequest } from './load-request.js';
+import { loadLiveRequest } from './load-request.js';
 import { readCheckpoints } from './parse-page.js';
 import { workKeys, type PipelinePorts, type StageInput } from './pipeline-ports.js';
 
@@ -34,7 +35,7 @@ export async function deliver(
   >,
   progress: ProgressSink,
 ): Promise<{ requestId: string }> {
-  const record = await loadRequest(ports.requests, input.requestId);
+  const record = await loadLiveRequest(ports.requests, input.requestId);
   const [checkpoints, inspection] = await Promise.all([
     readCheckpoints(ports, input.requestId),
     readInspection(ports.objects, input.requestId),
@@ -116,11 +117,18 @@ export async function deliver(
       'text/markdown',
     ),
   ]);
-  const completed = await ports.requests.update(input.requestId, {
-    status: 'completed',
-    resultKey,
-    updatedAt: now.toISOString(),
-  });
+  let completed;
+  try {
+    // A cancel that won meanwhile keeps the request cancelled.
+    completed = await ports.requests.update(
+      input.requestId,
+      { status: 'completed', resultKey, updatedAt: now.toISOString() },
+      ['queued', 'processing', 'completed'],
+    );
+  } catch (error) {
+    if (error instanceof ConflictError) throw new ParseCancelledError(input.requestId);
+    throw error;
+  }
   await announceFinished(ports, completed, { status: 'completed' });
   progress.emit({ event: 'result.final', result_key: resultKey });
   return { requestId: input.requestId };

@@ -1,23 +1,33 @@
-import { DocumentRejectedError, UnsupportedDocumentError } from '../errors.js';
-import { documentRef, loadRequest, selectedPages } from './load-request.js';
+import {
+  ConflictError,
+  DocumentRejectedError,
+  ParseCancelledError,
+  UnsupportedDocumentError,
+} from '../errors.js';
+import { refundPages, reservePages } from '../page-quota.js';
+import { documentRef, loadLiveRequest, selectedPages } from './load-request.js';
 import type { ProgressSink } from '../../ports/event-log.js';
 import type { PipelinePorts, StageInput } from './pipeline-ports.js';
 
 /**
  * Ingest: opens the stored document with its format's engine, counts its pages and applies the
- * page caps. Emits `ingest.start` with the page count to be processed.
+ * page caps, then counts the pages to be processed against the tenant's daily quota
+ * (`reservePages`). Emits `ingest.start` with the page count to be processed.
  *
- * Safe to retry: it only rewrites the record's page count.
+ * Safe to retry: it rewrites the record's page count, and a request keeps the reservation it
+ * holds.
  * @throws {UnsupportedDocumentError} no engine for the format, or the bytes cannot be opened (400).
  * @throws {DocumentRejectedError} zero pages, password, or more pages than the cap without `max_pages` (422).
+ * @throws {ParseCancelledError} when the request was cancelled (its reservation is given back).
+ * @throws {PlanLimitError} the plan's pages per day would be exceeded (402).
  */
 export async function ingest(
   input: StageInput,
-  ports: Pick<PipelinePorts, 'requests' | 'engineFor' | 'clock' | 'settings'>,
+  ports: Pick<PipelinePorts, 'requests' | 'engineFor' | 'clock' | 'settings' | 'usage'>,
   progress: ProgressSink,
 ): Promise<{ requestId: string; pageCount: number }> {
   const started = ports.clock.now().getTime();
-  const record = await loadRequest(ports.requests, input.requestId);
+  const record = await loadLiveRequest(ports.requests, input.requestId);
   const engine = ports.engineFor(record.document.format);
   if (!engine) {
     throw new UnsupportedDocumentError(
@@ -33,12 +43,25 @@ export async function ingest(
       `the document has ${pageCount} pages and at most ${cap} are parsed per request; set max_pages to ${cap} or less to parse the first pages`,
     );
   }
-  const updated = await ports.requests.update(input.requestId, {
-    status: 'processing',
-    document: { ...record.document, pageCount },
-    updatedAt: ports.clock.now().toISOString(),
-    timings: { ...record.timings, ingest_ms: ports.clock.now().getTime() - started },
-  });
+  await reservePages(ports, record, Math.min(limit, pageCount));
+  let updated;
+  try {
+    // A cancel that came first keeps the request cancelled (and has given its pages back).
+    updated = await ports.requests.update(
+      input.requestId,
+      {
+        status: 'processing',
+        document: { ...record.document, pageCount },
+        updatedAt: ports.clock.now().toISOString(),
+        timings: { ...record.timings, ingest_ms: ports.clock.now().getTime() - started },
+      },
+      ['queued', 'processing'],
+    );
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    await refundPages(ports, record);
+    throw new ParseCancelledError(input.requestId, { cause: error });
+  }
   const selected = selectedPages(updated);
   // Classify reads these pages next: the engine may start now, while the pipeline moves on.
   engine.prefetch?.(documentRef(updated), selected);

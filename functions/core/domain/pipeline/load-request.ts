@@ -1,4 +1,4 @@
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, ParseCancelledError } from '../errors.js';
 import type { RequestRecord } from '../request.js';
 import type { RequestStore } from '../../ports/request-store.js';
 import type { DocumentRef } from '../../ports/document-engine.js';
@@ -10,6 +10,21 @@ export async function loadRequest(
 ): Promise<RequestRecord> {
   const record = await requests.get(requestId);
   if (!record) throw new NotFoundError(`request ${requestId} does not exist`);
+  return record;
+}
+
+/**
+ * The request record of a stage that must not go on for a cancelled request (ParsePage before
+ * its provider calls and again before its checkpoint, Verify, Deliver).
+ * @throws {ParseCancelledError} when the request was cancelled.
+ * @throws {NotFoundError} when it does not exist.
+ */
+export async function loadLiveRequest(
+  requests: RequestStore,
+  requestId: string,
+): Promise<RequestRecord> {
+  const record = await loadRequest(requests, requestId);
+  if (record.status === 'cancelled') throw new ParseCancelledError(requestId);
   return record;
 }
 

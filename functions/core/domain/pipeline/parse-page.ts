@@ -14,7 +14,7 @@ import type { PageCheckpoint } from '../request.js';
 import type { GroundingEntry, Page, PageComparison, Tier } from '../schemas.js';
 import type { PageParseRequest, ProviderPageResult } from '../../ports/page-provider.js';
 import { readInspection } from './classify.js';
-import { documentRef, loadRequest } from './load-request.js';
+import { documentRef, loadLiveRequest } from './load-request.js';
 import { workKeys, type PageStageInput, type PipelinePorts } from './pipeline-ports.js';
 
 /** Checkpoints above this many bytes of JSON go to the ObjectStore behind a pointer (DynamoDB items hold 400 KB). */
@@ -27,6 +27,8 @@ const INLINE_CHECKPOINT_BYTES = 300_000;
  * checkpoint with its cost. Emits `vlm.page.done` with the page's mean confidence.
  *
  * Safe to retry: the checkpoint is keyed by request and page number.
+ * @throws {ParseCancelledError} when the request is cancelled, before any provider call or after
+ *   them (the page is then not checkpointed).
  * @throws {TierUnavailableError} when every provider able to parse the page has its circuit open
  *   (503, not retried).
  * @throws {ProviderUnavailableError} when every provider tried failed (retryable; the state
@@ -41,7 +43,7 @@ export async function parsePage(
   progress: ProgressSink,
 ): Promise<{ pageNumber: number }> {
   const started = ports.clock.now().getTime();
-  const record = await loadRequest(ports.requests, input.requestId);
+  const record = await loadLiveRequest(ports.requests, input.requestId);
   const routeOf = record.routes?.find((r) => r.pageNumber === input.pageNumber);
   if (!routeOf) throw new NotFoundError(`page ${input.pageNumber} was not routed`);
   const inspection = await readInspection(ports.objects, input.requestId);
@@ -107,6 +109,8 @@ export async function parsePage(
     };
   }
 
+  // A cancel during the provider calls: the checkpoints were deleted, and stay so.
+  await loadLiveRequest(ports.requests, input.requestId);
   await writeCheckpoint(ports, input.requestId, page);
   progress.emit({
     event: 'vlm.page.done',

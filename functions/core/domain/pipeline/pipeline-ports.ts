@@ -7,6 +7,8 @@ import type { PageProvider } from '../../ports/page-provider.js';
 import type { Queue } from '../../ports/queue.js';
 import type { RequestStore } from '../../ports/request-store.js';
 import type { StructuredExtractor } from '../../ports/structured-extractor.js';
+import type { UsageStore } from '../../ports/usage-store.js';
+import type { PlanLimitsByPlan } from '../plans.js';
 import type { ProviderPrice } from '../pricing.js';
 import type { ProviderCapability, TierThresholds } from '../routing.js';
 import type { CircuitBreakerState, DocumentFormat, Tier } from '../schemas.js';
@@ -50,6 +52,8 @@ export interface PipelineSettings {
   maxDocumentPages: number;
   thresholds: TierThresholds;
   priceByTier: Readonly<Record<Tier, number>>;
+  /** Each plan's request rate and daily pages (spec §8; `PLAN_LIMITS`). */
+  planLimits: PlanLimitsByPlan;
 }
 
 /** Everything a pipeline stage may use; each stage takes only what it needs. */
@@ -69,6 +73,11 @@ export interface PipelinePorts {
    * are not announced (a deployment without the webhook queue refuses `webhook_url` up front).
    */
   webhooks?: Queue;
+  /**
+   * The counters of the plans' limits (requests per key per minute, pages per tenant per day).
+   * Absent: nothing is metered or limited.
+   */
+  usage?: UsageStore;
 }
 
 /** Input of the document-level stages (Ingest, Classify, Route, Verify, Deliver). */

@@ -1,27 +1,43 @@
-import { ERROR_KIND_BY_NAME } from '../errors.js';
+import { ConflictError, ERROR_KIND_BY_NAME } from '../errors.js';
+import { refundPages } from '../page-quota.js';
 import { announceFinished } from './announce.js';
 import type { FailureStageInput, PipelinePorts } from './pipeline-ports.js';
 
 /**
  * RecordFailure: the state machine's Catch target. Marks the request failed with the caught
  * error's name, kind (from its name; unknown names are server errors) and message, so the API
- * answers with the matching status, and queues the `parse.failed` webhook event when the request
- * has a webhook. Returns the error for the Fail state.
+ * answers with the matching status, gives the request's reserved pages back to the tenant's
+ * daily quota (`refundPages`, at most once), and queues the `parse.failed` webhook event when the
+ * request has a webhook. Returns the error for the Fail state.
  */
 export async function recordFailure(
   input: FailureStageInput,
-  ports: Pick<PipelinePorts, 'requests' | 'clock' | 'webhooks'>,
+  ports: Pick<PipelinePorts, 'requests' | 'clock' | 'webhooks' | 'usage'>,
 ): Promise<{ requestId: string; error: string; cause: string }> {
   const name = input.failure.Error;
   const message = causeMessage(input.failure.Cause);
   const kind = Object.hasOwn(ERROR_KIND_BY_NAME, name)
     ? (ERROR_KIND_BY_NAME[name] ?? 'internal')
     : 'internal';
-  const failed = await ports.requests.update(input.requestId, {
-    status: 'failed',
-    error: { name, kind, message },
-    updatedAt: ports.clock.now().toISOString(),
-  });
+  let failed;
+  try {
+    // A cancelled request stays cancelled: the cancel has given its pages back already.
+    failed = await ports.requests.update(
+      input.requestId,
+      {
+        status: 'failed',
+        error: { name, kind, message },
+        updatedAt: ports.clock.now().toISOString(),
+      },
+      ['queued', 'processing', 'failed'],
+    );
+  } catch (error) {
+    if (error instanceof ConflictError)
+      return { requestId: input.requestId, error: name, cause: message };
+    throw error;
+  }
+  // Checked here first so that a request that reserved nothing costs no further read.
+  if (failed.reservedPages) await refundPages(ports, failed);
   // Internal failures are not described to the receiver beyond their kind.
   const detail = kind === 'internal' ? 'the parse failed' : message;
   await announceFinished(ports, failed, { status: 'failed', error: { kind, detail } });

@@ -13,7 +13,8 @@ const TIERS: readonly Tier[] = ['fast', 'pro', 'premium'];
  * Route: picks each page's tier from its complexity with the two fixed thresholds, then the first
  * provider of that tier's chain able to parse it whose circuit is not open (pages without a
  * usable text layer skip text-layer providers; when a tier has none that fits, the next tier up
- * is tried). The request's preferred provider (`preferred_model`) takes the page instead when
+ * is tried). In a resumed run (`runs` set) the map items leave out the pages that have a
+ * checkpoint. The request's preferred provider (`preferred_model`) takes the page instead when
  * it can parse it and its circuit is closed; the page keeps its tier. Records the routes, emits `route.page` per page, and returns the ProcessPages map
  * items.
  *
@@ -85,8 +86,16 @@ export async function route(
     updatedAt: new Date(now).toISOString(),
     timings: { ...record.timings, routing_ms: now - started },
   });
+  // A resumed run parses only the pages without a checkpoint.
+  const done = new Set(
+    record.runs === undefined
+      ? []
+      : (await ports.requests.listPages(input.requestId)).map((c) => c.pageNumber),
+  );
   return {
     requestId: input.requestId,
-    pages: routes.map((r) => ({ requestId: input.requestId, pageNumber: r.pageNumber })),
+    pages: routes
+      .filter((r) => !done.has(r.pageNumber))
+      .map((r) => ({ requestId: input.requestId, pageNumber: r.pageNumber })),
   };
 }

@@ -1,5 +1,5 @@
 import type { PostprocessWarning } from '../schemas.js';
-import { loadRequest } from './load-request.js';
+import { loadLiveRequest } from './load-request.js';
 import { readCheckpoints, writeCheckpoint } from './parse-page.js';
 import type { PipelinePorts, StageInput } from './pipeline-ports.js';
 
@@ -22,7 +22,7 @@ export async function verify(
   ports: Pick<PipelinePorts, 'requests' | 'objects' | 'clock'>,
 ): Promise<{ requestId: string }> {
   const started = ports.clock.now().getTime();
-  const record = await loadRequest(ports.requests, input.requestId);
+  const record = await loadLiveRequest(ports.requests, input.requestId);
   const pages = await readCheckpoints(ports, input.requestId);
   for (const page of pages) {
     const warnings: PostprocessWarning[] = page.warnings ?? [];

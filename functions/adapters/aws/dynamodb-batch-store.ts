@@ -1,0 +1,370 @@
+import {
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import type {
+  BatchEndStatus,
+  BatchItem,
+  BatchItemStatus,
+  BatchRecord,
+  BatchTotals,
+  CountMove,
+} from '../../core/domain/batch.js';
+import { ConflictError, NotFoundError } from '../../core/domain/errors.js';
+import type { BatchStore, ItemTransition } from '../../core/ports/batch-store.js';
+import {
+  META_SK,
+  fromItem,
+  isConditionalCheckFailed,
+  queryAll,
+  type Item,
+} from './dynamodb-items.js';
+import { PARTITION_KEY, SORT_KEY } from './service-table.js';
+
+/** Partition key of a batch and its items: `BATCH#<id>`. */
+export const batchPk = (batchId: string): string => `BATCH#${batchId}`;
+
+/** Sort key prefix of batch items. */
+export const ITEM_SK_PREFIX = 'ITEM#';
+
+/** Sort key of one item: `ITEM#0001` (four digits: a batch has at most 100 items). */
+export function itemSk(index: number): string {
+  if (!Number.isSafeInteger(index) || index < 1) {
+    throw new RangeError(`an item index is a positive integer; got ${index}`);
+  }
+  return `${ITEM_SK_PREFIX}${String(index).padStart(4, '0')}`;
+}
+
+/** The counters of the totals, each a top-level number attribute of the record (ADD needs that). */
+const COUNTERS = ['queued', 'in_progress', 'completed', 'failed'] as const;
+
+/** String set of the ids of the count moves applied to the record (see `BatchStore.applyMove`). */
+const MOVES = 'appliedMoves';
+
+/** Items written at once while a batch is created. */
+const CREATE_PARALLELISM = 25;
+
+/**
+ * Batches in the service table: the record `BATCH#<id>` / `META` (the totals as four number
+ * attributes, and the ids of the count moves applied so far as a string set) and the items
+ * `BATCH#<id>` / `ITEM#0001`. Every write is a single-item conditional write: an item changes
+ * status only from the status its writer expects, and a count move carries its id into the
+ * condition (`NOT contains(appliedMoves, :id)`), so concurrent and repeated moves count once.
+ */
+export class DynamoDbBatchStore implements BatchStore {
+  readonly #client: DynamoDBDocumentClient;
+  readonly #tableName: string;
+
+  /**
+   * @param client a document client (see `createDocumentClient`).
+   * @param tableName the service table (see `serviceTable`).
+   */
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.#client = client;
+    this.#tableName = tableName;
+  }
+
+  async create(batch: BatchRecord, items: readonly BatchItem[]): Promise<void> {
+    const pk = batchPk(batch.id);
+    try {
+      for (let start = 0; start < items.length; start += CREATE_PARALLELISM) {
+        await Promise.all(
+          items.slice(start, start + CREATE_PARALLELISM).map((item) =>
+            this.#client.send(
+              new PutCommand({
+                TableName: this.#tableName,
+                Item: { ...item, [PARTITION_KEY]: pk, [SORT_KEY]: itemSk(item.index) },
+                ConditionExpression: 'attribute_not_exists(#pk)',
+                ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+              }),
+            ),
+          ),
+        );
+      }
+      const { totals, ...record } = batch;
+      await this.#client.send(
+        new PutCommand({
+          TableName: this.#tableName,
+          Item: { ...record, ...totals, [PARTITION_KEY]: pk, [SORT_KEY]: META_SK },
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      throw new ConflictError(`batch ${batch.id} exists already`, {
+        cause: error,
+        details: { batchId: batch.id },
+      });
+    }
+  }
+
+  async get(batchId: string): Promise<BatchRecord | undefined> {
+    const { Item: item } = await this.#client.send(
+      new GetCommand({
+        TableName: this.#tableName,
+        Key: { [PARTITION_KEY]: batchPk(batchId), [SORT_KEY]: META_SK },
+        ConsistentRead: true,
+      }),
+    );
+    return item && toBatch(item);
+  }
+
+  async getItem(batchId: string, index: number): Promise<BatchItem | undefined> {
+    const { Item: item } = await this.#client.send(
+      new GetCommand({
+        TableName: this.#tableName,
+        Key: { [PARTITION_KEY]: batchPk(batchId), [SORT_KEY]: itemSk(index) },
+        ConsistentRead: true,
+      }),
+    );
+    return item && (fromItem(item) as unknown as BatchItem);
+  }
+
+  async listItems(batchId: string): Promise<BatchItem[]> {
+    const items = await queryAll(this.#client, {
+      TableName: this.#tableName,
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+      ExpressionAttributeValues: { ':pk': batchPk(batchId), ':prefix': ITEM_SK_PREFIX },
+      ConsistentRead: true,
+    });
+    return items
+      .map((item) => fromItem(item) as unknown as BatchItem)
+      .sort((a, b) => a.index - b.index);
+  }
+
+  async transitionItem(batchId: string, index: number, change: ItemTransition): Promise<BatchItem> {
+    const sets = ['#status = :to', '#updatedAt = :at'];
+    const names: Record<string, string> = { '#status': 'status', '#updatedAt': 'updatedAt' };
+    const values: Record<string, unknown> = {
+      ':from': change.from,
+      ':to': change.to,
+      ':at': change.at.toISOString(),
+    };
+    if (change.requestId !== undefined) {
+      sets.push('#requestId = :requestId');
+      names['#requestId'] = 'requestId';
+      values[':requestId'] = change.requestId;
+    }
+    if (change.error !== undefined) {
+      sets.push('#error = :error');
+      names['#error'] = 'error';
+      values[':error'] = change.error;
+    }
+    return this.#updateItem(batchId, index, change.from, {
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: '#status = :from',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
+  }
+
+  async setItemRequest(
+    batchId: string,
+    index: number,
+    change: { expected: BatchItemStatus; requestId: string; at: Date },
+  ): Promise<BatchItem> {
+    return this.#updateItem(batchId, index, change.expected, {
+      UpdateExpression: 'SET #requestId = :requestId, #updatedAt = :at',
+      ConditionExpression: '#status = :expected',
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        '#requestId': 'requestId',
+        '#updatedAt': 'updatedAt',
+      },
+      ExpressionAttributeValues: {
+        ':expected': change.expected,
+        ':requestId': change.requestId,
+        ':at': change.at.toISOString(),
+      },
+    });
+  }
+
+  async applyMove(
+    batchId: string,
+    move: CountMove,
+    at: Date,
+  ): Promise<{ applied: boolean; batch: BatchRecord }> {
+    const names: Record<string, string> = {
+      '#pk': PARTITION_KEY,
+      '#from': move.from,
+      '#to': move.to,
+      '#moves': MOVES,
+      '#updatedAt': 'updatedAt',
+    };
+    const values: Record<string, unknown> = {
+      ':minus': -1,
+      ':plus': 1,
+      ':move': move.id,
+      ':moves': new Set([move.id]),
+      ':at': at.toISOString(),
+    };
+    const sets = ['#updatedAt = :at'];
+    if (move.to === 'in_progress') {
+      // Items start only while the batch runs, so this never overwrites a terminal status: a
+      // batch ends once every item's end move (which follows its start move) is applied.
+      sets.push('#status = :inProgress');
+      names['#status'] = 'status';
+      values[':inProgress'] = 'in_progress';
+    }
+    try {
+      const { Attributes: after } = await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#tableName,
+          Key: { [PARTITION_KEY]: batchPk(batchId), [SORT_KEY]: META_SK },
+          UpdateExpression: `ADD #from :minus, #to :plus, #moves :moves SET ${sets.join(', ')}`,
+          ConditionExpression: 'attribute_exists(#pk) AND NOT contains(#moves, :move)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { applied: true, batch: toBatch(after ?? {}) };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      return { applied: false, batch: await this.#existing(batchId, error) };
+    }
+  }
+
+  async finish(batchId: string, status: BatchEndStatus, at: Date): Promise<BatchRecord> {
+    try {
+      const { Attributes: after } = await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#tableName,
+          Key: { [PARTITION_KEY]: batchPk(batchId), [SORT_KEY]: META_SK },
+          UpdateExpression: 'SET #status = :status, #endedAt = :at, #updatedAt = :at',
+          ConditionExpression: 'attribute_exists(#pk) AND #status IN (:queued, :inProgress)',
+          ExpressionAttributeNames: {
+            '#pk': PARTITION_KEY,
+            '#status': 'status',
+            '#endedAt': 'endedAt',
+            '#updatedAt': 'updatedAt',
+          },
+          ExpressionAttributeValues: {
+            ':status': status,
+            ':at': at.toISOString(),
+            ':queued': 'queued',
+            ':inProgress': 'in_progress',
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toBatch(after ?? {});
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      const batch = await this.#existing(batchId, error);
+      throw new ConflictError(`batch ${batchId} has ended already (${batch.status})`, {
+        cause: error,
+        details: { batchId, status: batch.status },
+      });
+    }
+  }
+
+  async update(
+    batchId: string,
+    patch: Partial<Pick<BatchRecord, 'webhook' | 'webhookEventId'>>,
+  ): Promise<BatchRecord> {
+    const fields = (Object.entries(patch) as [string, unknown][]).filter(
+      ([, value]) => value !== undefined,
+    );
+    if (fields.length === 0) return this.#existing(batchId);
+    const names: Record<string, string> = { '#pk': PARTITION_KEY };
+    const values: Record<string, unknown> = {};
+    const sets = fields.map(([name, value], i) => {
+      names[`#f${i}`] = name;
+      values[`:v${i}`] = value;
+      return `#f${i} = :v${i}`;
+    });
+    try {
+      const { Attributes: after } = await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#tableName,
+          Key: { [PARTITION_KEY]: batchPk(batchId), [SORT_KEY]: META_SK },
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toBatch(after ?? {});
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      throw notFound(batchId, error);
+    }
+  }
+
+  /** A conditional update of one item; a failed condition is NotFoundError or ConflictError. */
+  async #updateItem(
+    batchId: string,
+    index: number,
+    expected: BatchItemStatus,
+    update: {
+      UpdateExpression: string;
+      ConditionExpression: string;
+      ExpressionAttributeNames: Record<string, string>;
+      ExpressionAttributeValues: Record<string, unknown>;
+    },
+  ): Promise<BatchItem> {
+    try {
+      const { Attributes: after } = await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#tableName,
+          Key: { [PARTITION_KEY]: batchPk(batchId), [SORT_KEY]: itemSk(index) },
+          ...update,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return fromItem(after ?? {}) as unknown as BatchItem;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      const item = await this.getItem(batchId, index);
+      if (!item) {
+        throw new NotFoundError(`item ${index} of batch ${batchId} does not exist`, {
+          cause: error,
+          details: { batchId, index },
+        });
+      }
+      throw new ConflictError(
+        `item ${index} of batch ${batchId} is ${item.status}, not ${expected}`,
+        { cause: error, details: { batchId, index, status: item.status, expected } },
+      );
+    }
+  }
+
+  /** The batch, read after a failed condition. @throws {NotFoundError} when there is none. */
+  async #existing(batchId: string, cause?: unknown): Promise<BatchRecord> {
+    const batch = await this.get(batchId);
+    if (!batch) throw notFound(batchId, cause);
+    return batch;
+  }
+}
+
+function notFound(batchId: string, cause: unknown): NotFoundError {
+  return new NotFoundError(`batch ${batchId} does not exist`, {
+    ...(cause === undefined ? {} : { cause }),
+    details: { batchId },
+  });
+}
+
+/** The domain record of a META item: the counters gathered into `totals`, the moves left out. */
+function toBatch(item: Item): BatchRecord {
+  const attributes = fromItem(item);
+  const internal = new Set<string>([...COUNTERS, MOVES]);
+  const record = Object.fromEntries(
+    Object.entries(attributes).filter(([name]) => !internal.has(name)),
+  ) as unknown as Omit<BatchRecord, 'totals'>;
+  const count = (name: keyof BatchTotals) => Number(attributes[name] ?? 0);
+  return {
+    ...record,
+    totals: {
+      queued: count('queued'),
+      in_progress: count('in_progress'),
+      completed: count('completed'),
+      failed: count('failed'),
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { refundPages } from '../core/app/limits.js';
+import { cancelParse } from '../core/app/parse-control.js';
+import { deps, type Deps } from '../container.js';
+import { httpHandler } from './http-handler.js';
+
+const Params = z.object({ request_id: z.string().min(1).max(200) });
+
+/**
+ * POST /v1/parse/{request_id}/cancel: stops the caller's in-flight parse, deletes its
+ * checkpoints, gives its reserved pages back to the tenant's daily quota, and answers 202 `{request_id, status: "cancelled", detail}`. 404 for unknown ids,
+ * other tenants' ids, and parses that are not in flight (completed, failed, cancelled).
+ */
+export const createHandler = (getDeps: () => Promise<Deps>) =>
+  httpHandler(getDeps, { params: Params }, async ({ params, caller, deps }) => ({
+    statusCode: 202,
+    body: await cancelParse(deps, caller?.tenant ?? '', params.request_id, async (record) => {
+      await refundPages(deps, record);
+    }),
+  }));
+
+export const handler = createHandler(deps);

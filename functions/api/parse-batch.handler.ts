@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { submitBatch } from '../core/app/batch.js';
+import { BatchPriority, MAX_BATCH_DOCUMENTS } from '../core/domain/batch.js';
+import { deps, type Deps } from '../container.js';
+import { parseUrlAllowlist, UrlGuard } from '../adapters/http/safe-fetcher.js';
+import { httpHandler } from './http-handler.js';
+import { checkedWebhookUrl, ParseUrlRequest } from './parse-url.handler.js';
+
+/** One document of a batch: a ParseURLRequest without a webhook of its own (the batch has one). */
+const BatchDocument = ParseUrlRequest.refine((document) => document.webhook_url === null, {
+  path: ['webhook_url'],
+  message:
+    'a document of a batch cannot have its own webhook_url: set webhook_url on the batch, which is called once when every document has ended',
+});
+
+const documentsMessage = `send 1 to ${MAX_BATCH_DOCUMENTS} documents`;
+
+/** POST /v1/parse/batch body (spec §4). */
+export const ParseBatchRequest = z.strictObject({
+  documents: z
+    .array(BatchDocument)
+    .min(1, { error: documentsMessage })
+    .max(MAX_BATCH_DOCUMENTS, { error: documentsMessage }),
+  webhook_url: z.string().trim().min(1).max(2048).nullable().default(null),
+  priority: BatchPriority.default('normal'),
+});
+
+/**
+ * POST /v1/parse/batch: accepts 1 to 100 ParseURLRequests and answers at once with
+ * `{ batch_id, status: "queued", item_count }`; the documents are downloaded and parsed in the
+ * background (see `submitBatch`). Each document is checked as POST /v1/parse checks it (422 at
+ * `body.documents.<n>.<field>`); a document's own `webhook_url` is refused (422). The batch's
+ * `webhook_url` passes the same address rules as POST /v1/parse's (400 when refused) and gets a
+ * `batch.completed` event when every document has ended. `priority` (`low`, `normal`, `high`)
+ * sets how fast the documents are released to the shared queue (`RELEASE_SCHEDULE`).
+ */
+export const createHandler = (getDeps: () => Promise<Deps>) => {
+  let webhooks: UrlGuard | undefined;
+  return httpHandler(
+    getDeps,
+    { body: ParseBatchRequest },
+    async ({ body, caller, deps, baseUrl }) => {
+      webhooks ??= new UrlGuard({
+        allowlist: parseUrlAllowlist(deps.config.URL_FETCH_ALLOWLIST),
+        verb: 'called for webhooks',
+      });
+      const webhook =
+        body.webhook_url === null
+          ? undefined
+          : { url: await checkedWebhookUrl(webhooks, body.webhook_url), apiBaseUrl: baseUrl };
+      const accepted = await submitBatch(deps, {
+        tenant: caller?.tenant ?? '',
+        ...(caller ? { plan: caller.plan } : {}),
+        priority: body.priority,
+        ...(webhook ? { webhook } : {}),
+        documents: body.documents.map((document) => ({
+          fileUrl: document.file_url,
+          extractionSchema: document.extraction_schema,
+          preferredModel: document.preferred_model,
+          compareProvider: document.compare_provider,
+          options: {
+            operation_mode: document.operation_mode,
+            maintain_format: document.maintain_format,
+            max_pages: document.max_pages,
+            enable_verification: document.enable_verification,
+            dpi: document.dpi,
+            include_warnings: false,
+            extraction_strict: false,
+            legacy_events: false,
+          },
+        })),
+      });
+      return { statusCode: 200, body: accepted };
+    },
+  );
+};
+
+export const handler = createHandler(deps);
