@@ -13,8 +13,9 @@ import { ParseResponse } from '../../../functions/core/domain/schemas.js';
  * A parse survives the death of its server: the local server (`bin/local.ts`, a child process)
  * parses a 40-page document with a vision model (a fake OpenAI-compatible server that takes
  * 150 ms a page and answers each page image with a text derived from its bytes), is killed with
- * SIGKILL midway, started again on the same data directory, and `POST /v1/parse/{id}/resume`
- * finishes the parse, asking the model only for the pages that had no checkpoint. The result
+ * SIGKILL midway, started again on the same data directory, and 20 concurrent
+ * `POST /v1/parse/{id}/resume` finish the parse in one run, asking the model only for the pages
+ * that had no checkpoint, and all get the same body. The result
  * equals the one of an uninterrupted parse of the same document.
  */
 
@@ -205,9 +206,13 @@ describe('resume after the server was killed', () => {
     abort();
     const askedBeforeKill = asked.length;
     await startServer();
-    // Act
-    const resumed = await post(`/v1/parse/${id}/resume`);
-    const askedByResume = asked.length - askedBeforeKill;
+    // Act: 20 clients resume at once.
+    const resumes = await Promise.all(
+      Array.from({ length: 20 }, () => post(`/v1/parse/${id}/resume`)),
+    );
+    const resumed = resumes[0]!;
+    const resumeAsks = asked.slice(askedBeforeKill);
+    const askedByResume = resumeAsks.length;
     // An uninterrupted parse of the same document, for comparison.
     const whole = await fetch(`${base}/v1/parse/upload`, {
       method: 'POST',
@@ -220,7 +225,10 @@ describe('resume after the server was killed', () => {
       })(),
     });
     // Assert
-    expect(resumed.status).toBe(200);
+    expect(resumes.map((r) => r.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    // One run served them all: identical bodies, and no page asked twice by the resume.
+    expect(new Set(resumes.map((r) => JSON.stringify(r.body))).size).toBe(1);
+    expect(new Set(resumeAsks).size).toBe(askedByResume);
     const result = ParseResponse.parse(resumed.body);
     expect(result.id).toBe(id);
     expect(result.status).toBe('completed');
