@@ -30,7 +30,7 @@ export const UploadId = z.string().trim().regex(UPLOAD_ID_PATTERN, {
  * Schema text, or empty / `null` for none. Must be JSON; the schema itself is checked with the
  * operation mode before anything is stored (`checkedExtractionSchema`).
  */
-const ExtractionSchemaText = z
+export const ExtractionSchemaText = z
   .string()
   .optional()
   .transform((text, ctx) => {

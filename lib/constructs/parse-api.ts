@@ -43,6 +43,11 @@ export interface HandlerAccess {
    * only read and stopped.
    */
   readonly executions?: 'start' | 'follow' | 'stop';
+  /**
+   * The handler opens documents itself (estimate, structured blocks): its function ships the
+   * engines, like the pipeline stages.
+   */
+  readonly engines?: true;
   /** Messages sent to the batch queue (`sqs:SendMessage`, and `BATCH_QUEUE_URL`). */
   readonly batchQueue?: 'send';
 }
@@ -73,6 +78,18 @@ export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
   'health.handler.ts': { table: 'read' },
   'list-providers.handler.ts': { table: 'read' },
   'webhook-secret.handler.ts': { table: 'readWrite' },
+  // One parse per provider: like the upload.
+  'compare.handler.ts': {
+    table: 'readWrite',
+    objects: { read: ['uploads/', 'results/'], write: ['uploads/'] },
+    executions: 'follow',
+  },
+  // Stores the document for the engines, opens and measures it; reads upload slots.
+  'estimate.handler.ts': {
+    table: 'read',
+    objects: { read: ['uploads/'], write: ['uploads/estimates/'] },
+    engines: true,
+  },
   // Marks the request cancelled, deletes its checkpoints, stops its execution.
   'cancel-parse.handler.ts': { table: 'readWrite', executions: 'stop' },
   // Starts the next run of the pipeline, waits for it, reads the result.
@@ -144,6 +161,7 @@ export class ParseApi extends Construct {
           .map((r) => `${r.method} ${r.path}`)
           .join(', ')}`,
         timeout: route.streaming ? STREAMING_TIMEOUT : Duration.seconds(29),
+        ...(access.engines ? { parsesDocuments: true } : {}),
         environment: {
           ...props.environment,
           TABLE_NAME: table.tableName,

@@ -14,7 +14,7 @@ import {
 import { compileExtractionSchema } from '../domain/extraction/extraction-schema.js';
 import { workKeys } from '../domain/pipeline/pipeline-ports.js';
 import type { ParseOptions, Plan, RequestRecord, RequestWebhook } from '../domain/request.js';
-import type { Page, ParseResponse } from '../domain/schemas.js';
+import type { DocumentFormat, Page, ParseResponse } from '../domain/schemas.js';
 import type { DocumentFetcher } from '../ports/document-fetcher.js';
 import type { JsonSchemaObject } from '../ports/structured-extractor.js';
 import type { AppDeps } from './app-deps.js';
@@ -45,6 +45,11 @@ export interface WebhookTarget {
   apiBaseUrl: string;
 }
 
+/** Where a document's bytes come from: sent with the request, or an earlier upload slot. */
+export type DocumentSource =
+  | Pick<UploadedDocument, 'tenant' | 'bytes' | 'filename'>
+  | Pick<UploadReference, 'tenant' | 'uploadId'>;
+
 /** A document sent beforehand to an upload slot (POST /v1/uploads), parsed by its upload id. */
 export interface UploadReference {
   tenant: string;
@@ -54,6 +59,8 @@ export interface UploadReference {
   options: ParseOptions;
   /** As {@link UploadedDocument.extractionSchema}. */
   extractionSchema?: unknown;
+  /** As {@link UploadedDocument.providers}. */
+  providers?: ProviderChoice;
 }
 
 /** Request ids: `req_` and letters or digits (the ParseResponse `id` rule). */
@@ -244,6 +251,41 @@ export async function submitUrlParse(
   return statusView(record);
 }
 
+/**
+ * The bytes of an upload (sent, or read from the tenant's upload slot) once they pass the checks:
+ * size, not empty, a supported format detected from the bytes (not the name).
+ * @throws {NotFoundError} for an unknown or foreign upload slot (404).
+ * @throws {PayloadTooLargeError} above the configured maximum upload size (413).
+ * @throws {BadRequestError} for an empty file (400).
+ * @throws {UnsupportedDocumentError} when the bytes are not a supported format (400).
+ */
+export async function checkedUpload(
+  deps: AppDeps,
+  upload: DocumentSource,
+): Promise<{ bytes: Uint8Array; filename: string | null; format: DocumentFormat; hash: string }> {
+  const { bytes, filename } =
+    'uploadId' in upload ? await readUpload(deps, upload.tenant, upload.uploadId) : upload;
+  const size = bytes.byteLength;
+  if (size > deps.limits.maxUploadBytes) {
+    throw new PayloadTooLargeError(
+      `the file is ${size} bytes; the maximum upload size is ${deps.limits.maxUploadBytes} bytes`,
+    );
+  }
+  if (size === 0) throw new BadRequestError('the uploaded file is empty (0 bytes)');
+  const detection = deps.detectFormat(bytes);
+  if (detection.format === null) {
+    throw new UnsupportedDocumentError(
+      `unsupported file type: the content is ${detection.detected}; supported formats are pdf, png, jpeg, webp, tiff, heic, docx, pptx, xlsx and xls`,
+    );
+  }
+  return {
+    bytes,
+    filename,
+    format: detection.format,
+    hash: createHash('sha256').update(bytes).digest('hex'),
+  };
+}
+
 /** Options of {@link submitUpload}. */
 export interface SubmitOptions {
   /**
@@ -276,24 +318,10 @@ export async function submitUpload(
     upload.options.operation_mode,
     upload.extractionSchema,
   );
-  const { bytes, filename } =
-    'uploadId' in upload ? await readUpload(deps, upload.tenant, upload.uploadId) : upload;
-  const size = bytes.byteLength;
-  if (size > deps.limits.maxUploadBytes) {
-    throw new PayloadTooLargeError(
-      `the file is ${size} bytes; the maximum upload size is ${deps.limits.maxUploadBytes} bytes`,
-    );
-  }
-  if (size === 0) throw new BadRequestError('the uploaded file is empty (0 bytes)');
-  const detection = deps.detectFormat(bytes);
-  if (detection.format === null) {
-    throw new UnsupportedDocumentError(
-      `unsupported file type: the content is ${detection.detected}; supported formats are pdf, png, jpeg, webp, tiff, heic, docx, pptx, xlsx and xls`,
-    );
-  }
+  const { bytes, filename, format, hash } = await checkedUpload(deps, upload);
   const id = options.requestId ?? `req_${deps.newId()}`;
   const key = workKeys.upload(id);
-  await deps.objects.put(key, bytes, CONTENT_TYPES[detection.format] ?? 'application/octet-stream');
+  await deps.objects.put(key, bytes, CONTENT_TYPES[format] ?? 'application/octet-stream');
   const now = deps.clock.now().toISOString();
   const record: RequestRecord = {
     id,
@@ -316,10 +344,10 @@ export async function submitUpload(
       : {}),
     document: {
       key,
-      format: detection.format,
-      hash: createHash('sha256').update(bytes).digest('hex'),
+      format,
+      hash,
       filename,
-      sizeBytes: size,
+      sizeBytes: bytes.byteLength,
     },
   };
   await deps.requests.create(record);

@@ -105,3 +105,36 @@ export function featuresWithoutTextLayer(page: {
     usableTextLayer: false,
   };
 }
+
+/** A page's place: its tier and the provider that takes it. */
+export interface RouteChoice {
+  tier: Tier;
+  provider: string;
+}
+
+/**
+ * Where a page goes (the Route stage and the estimate use this one function): the tier of its
+ * complexity (`tierFor`), then the first provider of that tier's chain able to parse the page
+ * whose circuit is `closed`; when a tier has no provider able to parse the page, the next tier up
+ * is tried.
+ * @returns the choice, or `{ open }` naming the fitting providers of the first tier that has some
+ *   when all of them are open, or undefined when no tier can parse the page.
+ */
+export function chooseRoute(
+  features: PageFeatures,
+  complexity: number,
+  thresholds: TierThresholds,
+  chain: (tier: Tier) => readonly ProviderCapability[],
+  closed: (id: string) => boolean = () => true,
+): RouteChoice | { open: { tier: Tier; providers: string[] } } | undefined {
+  const tiers: readonly Tier[] = ['fast', 'pro', 'premium'];
+  const first = tierFor(complexity, thresholds);
+  for (const tier of tiers.slice(tiers.indexOf(first))) {
+    const fitting = chain(tier).filter((p) => chooseProvider([p], features) !== undefined);
+    if (fitting.length === 0) continue;
+    const provider = fitting.find((p) => closed(p.id));
+    if (!provider) return { open: { tier, providers: fitting.map((p) => p.id) } };
+    return { tier, provider: provider.id };
+  }
+  return undefined;
+}

@@ -2,7 +2,11 @@ import type { ProgressSink } from '../../ports/event-log.js';
 import { complexityScore } from '../routing.js';
 import { documentRef, loadRequest, selectedPages } from './load-request.js';
 import { workKeys, type PipelinePorts, type StageInput } from './pipeline-ports.js';
-import type { DocumentInspection } from '../../ports/document-engine.js';
+import type {
+  DocumentEngine,
+  DocumentInspection,
+  DocumentRef,
+} from '../../ports/document-engine.js';
 
 /** What Classify stores for the later stages (`work/<id>/inspection.json`). */
 export interface StoredInspection extends DocumentInspection {
@@ -25,16 +29,14 @@ export async function classify(
   const record = await loadRequest(ports.requests, input.requestId);
   const engine = ports.engineFor(record.document.format);
   if (!engine) throw new Error(`no engine for ${record.document.format} after ingestion`);
-  const inspection = await engine.inspect(documentRef(record), selectedPages(record));
-  const complexity: Record<number, number> = {};
-  for (const page of inspection.pages) complexity[page.pageNumber] = complexityScore(page);
-  const stored: StoredInspection = { ...inspection, complexity };
+  const stored = await measurePages(engine, documentRef(record), selectedPages(record));
+  const { complexity } = stored;
   const storedInspection = ports.objects.put(
     workKeys.inspection(input.requestId),
     new TextEncoder().encode(JSON.stringify(stored)),
     'application/json',
   );
-  for (const page of inspection.pages) {
+  for (const page of stored.pages) {
     progress.emit({
       event: 'classify.page',
       page: page.pageNumber,
@@ -51,6 +53,21 @@ export async function classify(
   ]);
 
   return { requestId: input.requestId };
+}
+
+/**
+ * Measures the pages with the document's engine and scores each one's complexity: what Classify
+ * stores, and what an estimate routes by.
+ */
+export async function measurePages(
+  engine: DocumentEngine,
+  ref: DocumentRef,
+  pageNumbers: readonly number[],
+): Promise<StoredInspection> {
+  const inspection = await engine.inspect(ref, pageNumbers);
+  const complexity: Record<number, number> = {};
+  for (const page of inspection.pages) complexity[page.pageNumber] = complexityScore(page);
+  return { ...inspection, complexity };
 }
 
 /** Reads the inspection Classify stored. @throws {ObjectNotFoundError} before Classify ran. */

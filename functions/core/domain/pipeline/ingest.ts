@@ -1,10 +1,6 @@
-import {
-  ConflictError,
-  DocumentRejectedError,
-  ParseCancelledError,
-  UnsupportedDocumentError,
-} from '../errors.js';
+import { ConflictError, ParseCancelledError } from '../errors.js';
 import { refundPages, reservePages } from '../page-quota.js';
+import { openDocument } from './open-document.js';
 import { documentRef, loadLiveRequest, selectedPages } from './load-request.js';
 import type { ProgressSink } from '../../ports/event-log.js';
 import type { PipelinePorts, StageInput } from './pipeline-ports.js';
@@ -28,22 +24,17 @@ export async function ingest(
 ): Promise<{ requestId: string; pageCount: number }> {
   const started = ports.clock.now().getTime();
   const record = await loadLiveRequest(ports.requests, input.requestId);
-  const engine = ports.engineFor(record.document.format);
-  if (!engine) {
-    throw new UnsupportedDocumentError(
-      `${record.document.format} documents are recognised but this deployment has no engine for them yet; supported now: PDF and images (png, jpeg, webp, tiff, heic)`,
-    );
-  }
-  const { pageCount } = await engine.open(documentRef(record));
-  if (pageCount === 0) throw new DocumentRejectedError('the document has no pages');
-  const limit = record.options.max_pages ?? pageCount;
-  const cap = ports.settings.maxDocumentPages;
-  if (Math.min(limit, pageCount) > cap) {
-    throw new DocumentRejectedError(
-      `the document has ${pageCount} pages and at most ${cap} are parsed per request; set max_pages to ${cap} or less to parse the first pages`,
-    );
-  }
-  await reservePages(ports, record, Math.min(limit, pageCount));
+  const {
+    engine,
+    pageCount,
+    selected: toParse,
+  } = await openDocument(
+    ports.engineFor,
+    documentRef(record),
+    record.options.max_pages,
+    ports.settings.maxDocumentPages,
+  );
+  await reservePages(ports, record, toParse.length);
   let updated;
   try {
     // A cancel that came first keeps the request cancelled (and has given its pages back).

@@ -101,6 +101,8 @@ export type FailureStageInput = z.infer<typeof FailureStageInput>;
 /** Object keys of a request's intermediate work and results; derived from the input so retries overwrite. */
 export const workKeys = {
   upload: (requestId: string) => `uploads/${requestId}/document`,
+  /** A document sent to POST /v1/parse/estimate (read by the engines, then left to expire). */
+  estimate: (estimateId: string) => `uploads/estimates/${estimateId}/document`,
   inspection: (requestId: string) => `work/${requestId}/inspection.json`,
   page: (requestId: string, pageNumber: number) =>
     `work/${requestId}/pages/${String(pageNumber).padStart(4, '0')}.json`,

@@ -1,13 +1,12 @@
 import type { ProgressSink } from '../../ports/event-log.js';
 import { ProviderUnavailableError, TierUnavailableError } from '../errors.js';
-import { chooseProvider, tierFor } from '../routing.js';
+import { chooseProvider, chooseRoute, tierFor, type RouteChoice } from '../routing.js';
 import type { PageRoute } from '../request.js';
-import type { Tier } from '../schemas.js';
 import { readInspection } from './classify.js';
 import { loadRequest } from './load-request.js';
 import type { PageStageInput, PipelinePorts, StageInput } from './pipeline-ports.js';
 
-const TIERS: readonly Tier[] = ['fast', 'pro', 'premium'];
+const TIERS = ['fast', 'pro', 'premium'] as const;
 
 /**
  * Route: picks each page's tier from its complexity with the two fixed thresholds, then the first
@@ -41,27 +40,21 @@ export async function route(
   const routes: PageRoute[] = [];
   for (const features of inspection.pages) {
     const complexity = inspection.complexity[features.pageNumber] ?? 0;
-    const tier = tierFor(complexity, ports.settings.thresholds);
-    let chosen: { tier: Tier; provider: string } | undefined;
-    for (const candidate of TIERS.slice(TIERS.indexOf(tier))) {
-      const fitting = ports.providers
-        .chain(candidate)
-        .filter((p) => chooseProvider([p], features) !== undefined);
-      if (fitting.length === 0) continue;
-      const provider = fitting.find((p) => closed(p.id));
-      if (!provider)
-        throw new TierUnavailableError(
-          candidate,
-          fitting.map((p) => p.id),
-        );
-      chosen = { tier: candidate, provider: provider.id };
-      break;
-    }
-    if (!chosen) {
+    const choice = chooseRoute(
+      features,
+      complexity,
+      ports.settings.thresholds,
+      (tier) => ports.providers.chain(tier),
+      closed,
+    );
+    if (choice === undefined) {
+      const tier = tierFor(complexity, ports.settings.thresholds);
       throw new ProviderUnavailableError(
         `no provider of tier ${tier} or above can parse page ${features.pageNumber}`,
       );
     }
+    if ('open' in choice) throw new TierUnavailableError(choice.open.tier, choice.open.providers);
+    let chosen: RouteChoice = choice;
     if (preferred && chooseProvider([preferred], features) && closed(preferred.id)) {
       chosen = { ...chosen, provider: preferred.id };
     }

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { estimateDocument } from '../core/app/estimate.js';
+import { deps, type Deps } from '../container.js';
+import { formNullableInt, httpHandler } from './http-handler.js';
+import { documentOf, UploadId } from './parse-upload.handler.js';
+
+/** The estimate form (spec §4): the document and `max_pages`. */
+const EstimateForm = z.object({
+  upload_id: UploadId.optional(),
+  max_pages: formNullableInt(1, 100_000).default(null),
+});
+
+/**
+ * POST /v1/parse/estimate: page count, tier mix, estimated cost, document type and the applied
+ * preset, from ingestion and classification only (no provider is called). The upload is capped
+ * at the upload size limit like a parse (413 above it).
+ */
+export const createHandler = (getDeps: () => Promise<Deps>) =>
+  httpHandler(getDeps, { form: EstimateForm }, async ({ form, file, caller, deps }) => ({
+    statusCode: 200,
+    body: await estimateDocument(deps, {
+      tenant: caller?.tenant ?? '',
+      maxPages: form.max_pages,
+      ...documentOf(form.upload_id, file),
+    }),
+  }));
+
+export const handler = createHandler(deps);

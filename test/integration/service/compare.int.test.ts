@@ -1,0 +1,111 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
+import { loadConfig } from '../../../functions/config.js';
+import {
+  CompareResult,
+  HTTPValidationError,
+  ParseResponse,
+} from '../../../functions/core/domain/schemas.js';
+
+/** POST /v1/compare on the local service, with the offline providers of the default configuration. */
+
+const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
+const KEY = 'key-compare-0001';
+const PDF = readFileSync(join(DEV, 'files/docling-2305.03393v1-pg9.pdf'));
+
+let dataDir: string;
+let service: LocalServer;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'docparse-compare-'));
+  const config = loadConfig({
+    RUNTIME_MODE: 'local',
+    DATA_DIR: dataDir,
+    PORT: '0',
+    API_KEYS: `${KEY}=comparers:pro`,
+    PLAN_LIMITS: '{"pro":{"requests_per_minute":null}}',
+  });
+  if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
+  service = await startLocalServer(config);
+});
+
+afterAll(async () => {
+  await service.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function compare(providers: string) {
+  const form = new FormData();
+  form.append('file', new Blob([PDF], { type: 'application/pdf' }), 'tableformer.pdf');
+  form.append('providers', providers);
+  const res = await fetch(`${service.url}/v1/compare`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY },
+    body: form,
+  });
+  return { status: res.status, body: (await res.json()) as unknown };
+}
+
+describe('POST /v1/compare', () => {
+  it('runs the document through each provider and scores their agreement per page', async () => {
+    // Act
+    const result = await compare(
+      JSON.stringify([
+        { id: 'local-text', model: 'local-text' },
+        { id: 'local-ocr', model: 'local-ocr' },
+      ]),
+    );
+    // Assert
+    expect(result.status).toBe(200);
+    const body = CompareResult.parse(result.body);
+    expect(body.compare_id).toMatch(/^cmp_/);
+    expect(body.filename).toBe('tableformer.pdf');
+    expect(body.runs.map((r) => [r.provider_id, r.status])).toEqual([
+      ['local-text', 'completed'],
+      ['local-ocr', 'completed'],
+    ]);
+    const [text, ocr] = body.runs.map((r) => ParseResponse.parse(r.response));
+    expect(text!.pages[0]?.provider).toBe('local-text');
+    expect(ocr!.pages[0]?.provider).toBe('local-ocr');
+    expect(new Set(body.runs.map((r) => r.request_id)).size).toBe(2);
+    const agreement = (result.body as { page_agreement: { agreement: number }[] }).page_agreement;
+    expect(agreement).toHaveLength(1);
+    expect(agreement[0]!.agreement).toBeGreaterThan(0.7);
+    expect(agreement[0]!.agreement).toBeLessThan(1);
+  });
+
+  it('allows a single provider, with no agreement to compute', async () => {
+    // Act
+    const result = await compare(JSON.stringify([{ id: 'local-ocr', model: 'local-ocr' }]));
+    // Assert
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ page_agreement: [{ page_number: 1, agreement: null }] });
+  });
+
+  it.each([
+    ['no provider', '[]'],
+    [
+      'five providers',
+      JSON.stringify(Array.from({ length: 5 }, () => ({ id: 'local-ocr', model: 'local-ocr' }))),
+    ],
+    ['text that is not JSON', '[{'],
+    ['an unknown provider', JSON.stringify([{ id: 'gpt-9', model: 'x' }])],
+    ['a model the provider does not run', JSON.stringify([{ id: 'local-ocr', model: 'gpt-4o' }])],
+    [
+      'the same provider twice',
+      JSON.stringify([
+        { id: 'local-ocr', model: 'local-ocr' },
+        { id: 'local-ocr', model: 'local-ocr' },
+      ]),
+    ],
+  ])('refuses %s with 422 at providers', async (_, providers) => {
+    // Act
+    const result = await compare(providers);
+    // Assert
+    expect(result.status).toBe(422);
+    expect(HTTPValidationError.parse(result.body).detail[0]?.loc).toContain('providers');
+  });
+});
