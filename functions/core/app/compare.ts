@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../domain/errors.js';
 import { plainText, textSimilarity } from '../domain/markdown.js';
-import type { ParseOptions, Plan } from '../domain/request.js';
+import type { ParseOptions, Plan, RequestRecord } from '../domain/request.js';
 import type { CompareResult, ParseResponse } from '../domain/schemas.js';
 import type { AppDeps } from './app-deps.js';
 import {
@@ -70,12 +70,13 @@ export async function compareProviders(
 ): Promise<Comparison> {
   checkProviders(deps, request.providers);
   const compareId = `cmp_${deps.newId()}`;
-  const records = [];
+  const records: { provider: ComparedProviders[number]; record: RequestRecord }[] = [];
   // One after the other: the first stores nothing a failure would leave behind, and an upload
   // slot is read and checked once per run.
   for (const provider of request.providers) {
-    records.push(
-      await submitUpload(deps, {
+    records.push({
+      provider,
+      record: await submitUpload(deps, {
         ...request.source,
         tenant: request.tenant,
         ...(request.plan ? { plan: request.plan } : {}),
@@ -83,11 +84,10 @@ export async function compareProviders(
         extractionSchema: request.extractionSchema,
         providers: { preferred: provider.id },
       }),
-    );
+    });
   }
   const runs = await Promise.all(
-    records.map(async (record, index) => {
-      const provider = request.providers[index]!;
+    records.map(async ({ provider, record }) => {
       const { executionId } = await startParse(deps, record.id);
       await deps.workflow.wait(executionId);
       const ended = await deps.requests.get(record.id);
@@ -128,12 +128,12 @@ export function pageAgreement(responses: readonly ParseResponse[]): PageAgreemen
     if (texts.length < 2) return { page_number: pageNumber, agreement: null };
     let sum = 0;
     let pairs = 0;
-    for (let i = 0; i < texts.length; i++) {
-      for (let j = i + 1; j < texts.length; j++) {
-        sum += textSimilarity(texts[i]!, texts[j]!);
+    texts.forEach((a, i) => {
+      for (const b of texts.slice(i + 1)) {
+        sum += textSimilarity(a, b);
         pairs += 1;
       }
-    }
+    });
     return { page_number: pageNumber, agreement: Math.round((sum / pairs) * 1000) / 1000 };
   });
 }
