@@ -1,12 +1,14 @@
 /**
- * Quality and speed bench: parses every PDF and image of the dev corpus through the service's own
- * HTTP API and pipeline (the local server, in this process), scores the Markdown with the shared
- * scorer, and runs poppler's `pdftotext` and the `tesseract` CLI (one thread) on the same files.
+ * Quality and speed bench: parses every PDF, image and office document (docx, pptx, xlsx, xls,
+ * html, md) of the dev corpus through the service's own HTTP API and pipeline (the local server,
+ * in this process), scores the Markdown with the shared scorer, and runs poppler's `pdftotext`
+ * and the `tesseract` CLI (one thread) on the same PDFs and images.
  *
  *   npm run bench [-- --out bench/out] [-- --no-baselines] [-- --no-100] [-- --only <id part>]
  *                 [-- --reader pdfium|pdfjs]
  *
- * Prints per-document and mean text / heading / table / order / tests, the routing of each
+ * Prints per-document and mean text / heading / table / order / tests (means over PDFs and images
+ * as before, and over the office documents on their own line), the routing of each
  * document (detected type; tier, complexity and confidence grades per page; also written to
  * `service.routes.json`), pages per second of born-digital PDFs, OCR seconds per page against the
  * CLI, and peak RSS (a separate process parses a generated 100-page born-digital PDF for the
@@ -50,7 +52,10 @@ const option = (name: string, fallback: string) => {
 };
 const OUT = resolve(ROOT, option('out', 'bench/out'));
 const API_KEY = 'bench-key-0001';
-const PARSEABLE = new Set(['pdf', 'png', 'jpeg', 'jpg', 'webp', 'tiff', 'heic']);
+const OFFICE = new Set(['docx', 'pptx', 'xlsx', 'xls', 'html', 'md']);
+const PARSEABLE = new Set(['pdf', 'png', 'jpeg', 'jpg', 'webp', 'tiff', 'heic', ...OFFICE]);
+/** The office documents' mean text score the converters are held to. */
+const OFFICE_TEXT_BAR = 0.9;
 
 if (flag('rss-100')) {
   await rss100();
@@ -60,15 +65,21 @@ if (flag('rss-100')) {
 const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as { documents: ManifestDoc[] };
 const only = option('only', '');
 const docs = manifest.documents.filter((d) => PARSEABLE.has(d.format) && d.id.includes(only));
+const isOfficeDoc = (d: ManifestDoc) => OFFICE.has(d.format);
 const isOcrDoc = (d: ManifestDoc) =>
-  d.format !== 'pdf' || d.categories.includes('scanned') || d.categories.includes('image-only-pdf');
+  !isOfficeDoc(d) &&
+  (d.format !== 'pdf' ||
+    d.categories.includes('scanned') ||
+    d.categories.includes('image-only-pdf'));
 rmSync(OUT, { recursive: true, force: true });
 
 // 1. The service.
-// Born-digital PDFs are timed back to back (as pdftotext runs them), then scans and images.
+// Born-digital PDFs are timed back to back (as pdftotext runs them), then scans and images, then
+// office documents.
 const service = await runService([
-  ...docs.filter((d) => !isOcrDoc(d)),
+  ...docs.filter((d) => !isOcrDoc(d) && !isOfficeDoc(d)),
   ...docs.filter((d) => isOcrDoc(d)),
+  ...docs.filter((d) => isOfficeDoc(d)),
 ]);
 
 // 2. Baselines.
@@ -321,8 +332,9 @@ function report() {
   const metrics = ['text', 'heading', 'table', 'order', 'tests'] as const;
   const f = (v: number | null | undefined) =>
     (typeof v === 'number' ? v.toFixed(3) : '  -  ').padStart(7);
+  const officeIds = docs.filter(isOfficeDoc).map((d) => d.id);
   console.log(
-    `\n## Quality (dev corpus, ${docs.length} PDFs and images; scorer ../shared/bench/score.mjs)\n`,
+    `\n## Quality (dev corpus, ${docs.length - officeIds.length} PDFs and images, ${officeIds.length} office documents; scorer ../shared/bench/score.mjs)\n`,
   );
   console.log(
     `${'document'.padEnd(38)} ${metrics.map((m) => m.padStart(7)).join(' ')}   s/doc  pages  status`,
@@ -339,13 +351,21 @@ function report() {
       `${label.padEnd(38)} ${metrics.map((m) => f(mean(ids.map((id) => table.get(id)?.[m])))).join(' ')}`,
     );
   };
-  const all = docs.map((d) => d.id);
+  // The PDF and image lines keep their meaning; office documents have their own line.
+  const all = docs.filter((d) => !isOfficeDoc(d)).map((d) => d.id);
   const ocrIds = docs.filter(isOcrDoc).map((d) => d.id);
-  const digitalIds = docs.filter((d) => !isOcrDoc(d)).map((d) => d.id);
+  const digitalIds = docs.filter((d) => !isOcrDoc(d) && !isOfficeDoc(d)).map((d) => d.id);
   console.log('');
   line('MEAN service (all)', scores.service, all);
   line('MEAN service (born-digital PDFs)', scores.service, digitalIds);
   line('MEAN service (scans and images)', scores.service, ocrIds);
+  if (officeIds.length > 0) {
+    line('MEAN service (office documents)', scores.service, officeIds);
+    const officeText = mean(officeIds.map((id) => scores.service.get(id)?.text));
+    console.log(
+      `office documents: mean text ${officeText === null ? '-' : officeText.toFixed(3)} (bar ≥ ${OFFICE_TEXT_BAR.toFixed(2)}: ${officeText !== null && officeText >= OFFICE_TEXT_BAR ? 'met' : 'NOT met'})`,
+    );
+  }
   if (scores.pdftotext) line('MEAN pdftotext (all)', scores.pdftotext, all);
   if (scores.tesseract) line('MEAN tesseract CLI (scans and images)', scores.tesseract, ocrIds);
 

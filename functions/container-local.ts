@@ -130,6 +130,7 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
     uploads,
     engineFor: engines.engineFor,
     providers: engines.providers,
+    ...(engines.structure ? { structure: engines.structure } : {}),
     workflow,
     warmUp: async () => {
       await Promise.all([engines.warmUp(), workflow.warmUp()]);

@@ -23,6 +23,7 @@ import type { AppDeps } from './core/app/app-deps.js';
 import { DEFAULT_BREAKER_POLICY } from './core/domain/circuit-breaker.js';
 import { ProviderBreakers } from './core/domain/provider-breakers.js';
 import type { ObjectStore } from './core/ports/object-store.js';
+import type { StructureExtractor } from './core/ports/structure-extractor.js';
 import type { Workflow } from './core/ports/workflow.js';
 import type { EmbeddedEngines } from './engines/embedded-engines.js';
 import { detectFormat } from './engines/image/detect-format.js';
@@ -85,6 +86,8 @@ type AwsConfig = Extract<Config, { RUNTIME_MODE: 'aws' }>;
 /** The engines and the configured providers of a process. */
 export interface LoadedEngines extends Omit<EmbeddedEngines, 'runtime'> {
   providers: ConfiguredRegistry;
+  /** Tables, equations and figures (POST /v1/parse/structured); absent without engines. */
+  structure?: StructureExtractor;
 }
 
 /**
@@ -116,14 +119,19 @@ export async function loadEngines(config: Config, objects: ObjectStore): Promise
       ? (await import('./providers/provider-secrets.js')).providerSecretsOnce(config.providers)
       : undefined;
     const providers = buildProviderRegistry(config.providers, engines.runtime, secretKeys);
+    const { buildStructureExtractor } =
+      await import('./engines/structure/build-structure-extractor.js');
+    const structure = buildStructureExtractor(config);
     return {
       engineFor: engines.engineFor,
       providers,
+      structure: structure.extractor,
       warmUp: async () => {
         await Promise.all([engines.warmUp(), secretKeys?.()]);
       },
       close: async () => {
         await providers.close();
+        await structure.close();
         await engines.close();
       },
     };
@@ -203,6 +211,7 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
     uploads: new S3UploadSigner(s3, config.BUCKET_NAME),
     engineFor: engines.engineFor,
     providers: engines.providers,
+    ...(engines.structure ? { structure: engines.structure } : {}),
     workflow:
       config.STATE_MACHINE_ARN === undefined
         ? unavailableWorkflow('STATE_MACHINE_ARN is not set for this function')

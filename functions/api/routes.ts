@@ -15,6 +15,12 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/v1/parse/stream', entry: 'parse-stream.handler.ts', streaming: true },
   { method: 'POST', path: '/v1/parse/estimate', entry: 'estimate.handler.ts', streaming: false },
   { method: 'POST', path: '/v1/compare', entry: 'compare.handler.ts', streaming: true },
+  {
+    method: 'POST',
+    path: '/v1/parse/structured',
+    entry: 'parse-structured.handler.ts',
+    streaming: true,
+  },
   { method: 'POST', path: '/v1/parse/batch', entry: 'parse-batch.handler.ts', streaming: false },
   { method: 'GET', path: '/v1/batch/{batch_id}', entry: 'get-batch.handler.ts', streaming: false },
   { method: 'POST', path: '/v1/uploads', entry: 'create-upload.handler.ts', streaming: false },

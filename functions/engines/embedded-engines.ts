@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { UnsupportedDocumentError } from '../core/domain/errors.js';
 import type { DocumentFormat } from '../core/domain/schemas.js';
 import type { DocumentEngine, DocumentRef } from '../core/ports/document-engine.js';
 import type { ObjectStore } from '../core/ports/object-store.js';
@@ -8,6 +9,8 @@ import type { ProviderRuntime } from '../providers/provider-registry.js';
 import { ImageEngine } from './image/image-engine.js';
 import { ImageRasterizer } from './image/image-rasterizer.js';
 import { LocalOcrProvider, OCR_RENDER_DPI } from './ocr/local-ocr-provider.js';
+import { isOfficeFormat } from './office/office-document.js';
+import { OfficeEngine } from './office/office-engine.js';
 import { TesseractOcr } from './ocr/tesseract-ocr.js';
 import { LocalTextProvider } from './pdf/local-text-provider.js';
 import { PdfEngine } from './pdf/pdf-engine.js';
@@ -30,8 +33,12 @@ export interface EmbeddedEngines {
 
 /**
  * The embedded default, the same in both runtimes around their own object store: the PDF reader
- * in a worker thread (PDFium, pdf.js), sharp for images, tesseract.js for OCR, and the offline
- * providers `local-text` (the PDF text layer) and `local-ocr`.
+ * in a worker thread (PDFium, pdf.js), sharp for images, the office converters (docx, pptx,
+ * xlsx, xls, HTML, Markdown), tesseract.js for OCR, and the offline providers `local-text` (the
+ * PDF text layer, and the converted office pages) and `local-ocr`.
+ *
+ * Office pages have no page image: the rasterizer refuses them, and the router never sends them
+ * to a provider that would need one (`hasPageImage: false`).
  */
 export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngines {
   const pdfSource = new PdfWorkerClient(objects, {
@@ -40,24 +47,35 @@ export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngi
   });
   const pdfEngine = new PdfEngine(pdfSource, { maxPages: 100_000 });
   const imageEngine = new ImageEngine(objects);
+  const officeEngine = new OfficeEngine(objects);
   const pdfRasterizer = new PdfRasterizer(pdfSource, {
     maxPixels: config.MAX_PAGE_PIXELS,
     defaultDpi: OCR_RENDER_DPI,
   });
   const imageRasterizer = new ImageRasterizer(objects);
   const rasterizer: PageRasterizer = {
-    rasterize: (ref: DocumentRef, pageNumber: number, dpi: number | null) =>
-      ref.format === 'pdf'
-        ? pdfRasterizer.rasterize(ref, pageNumber, dpi)
-        : imageRasterizer.rasterize(ref, pageNumber, dpi),
+    rasterize: (ref: DocumentRef, pageNumber: number, dpi: number | null) => {
+      if (ref.format === 'pdf') return pdfRasterizer.rasterize(ref, pageNumber, dpi);
+      if (isOfficeFormat(ref.format)) {
+        return Promise.reject(
+          new UnsupportedDocumentError(
+            `${ref.format} pages have no page image: they are parsed from the file's own text by local-text, not by OCR or vision models`,
+          ),
+        );
+      }
+      return imageRasterizer.rasterize(ref, pageNumber, dpi);
+    },
   };
   const ocr = new TesseractOcr({ workers: config.OCR_WORKERS });
   return {
-    engineFor: (format) =>
-      format === 'pdf' ? pdfEngine : IMAGE_FORMATS.includes(format) ? imageEngine : undefined,
+    engineFor: (format) => {
+      if (format === 'pdf') return pdfEngine;
+      if (IMAGE_FORMATS.includes(format)) return imageEngine;
+      return isOfficeFormat(format) ? officeEngine : undefined;
+    },
     runtime: {
       local: new Map<'local-text' | 'local-ocr', PageProvider>([
-        ['local-text', new LocalTextProvider(pdfSource)],
+        ['local-text', new LocalTextProvider(pdfSource, officeEngine)],
         ['local-ocr', new LocalOcrProvider(rasterizer, ocr)],
       ]),
       rasterizer,

@@ -90,6 +90,13 @@ export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
     objects: { read: ['uploads/'], write: ['uploads/estimates/'] },
     engines: true,
   },
+  // Opens the document itself (bytes in memory, nothing stored); reads upload slots; counts the
+  // pages read against the tenant's daily quota.
+  'parse-structured.handler.ts': {
+    table: 'readWrite',
+    objects: { read: ['uploads/slots/'] },
+    engines: true,
+  },
   // Marks the request cancelled, deletes its checkpoints, stops its execution.
   'cancel-parse.handler.ts': { table: 'readWrite', executions: 'stop' },
   // Starts the next run of the pipeline, waits for it, reads the result.

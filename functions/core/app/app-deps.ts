@@ -3,6 +3,7 @@ import type { DocumentFormat } from '../domain/schemas.js';
 import type { ApiKeyStore } from '../ports/api-key-store.js';
 import type { BatchStore } from '../ports/batch-store.js';
 import type { Queue } from '../ports/queue.js';
+import type { StructureExtractor } from '../ports/structure-extractor.js';
 import type { UploadSigner } from '../ports/upload-signer.js';
 import type { WebhookSecretStore } from '../ports/webhook-sender.js';
 import type { Workflow } from '../ports/workflow.js';
@@ -16,8 +17,11 @@ export interface AppDeps extends PipelinePorts {
   workflow: Workflow;
   /** Signs direct uploads above the API's request-size limit (POST /v1/uploads). */
   uploads: UploadSigner;
-  /** Magic-byte format detection (pure). */
-  detectFormat: (bytes: Uint8Array) => FormatDetection;
+  /**
+   * Magic-byte format detection (pure). The file name, when given, only tells Markdown from
+   * plain text.
+   */
+  detectFormat: (bytes: Uint8Array, filename?: string | null) => FormatDetection;
   /** New random id suffix (alphanumeric). */
   newId: () => string;
   limits: { maxUploadBytes: number; pageConcurrency: number };
@@ -35,4 +39,9 @@ export interface AppDeps extends PipelinePorts {
    * Absent where no batch is accepted.
    */
   batchItems?: Queue;
+  /**
+   * Finds tables, equations and figures (POST /v1/parse/structured). Absent where the function
+   * ships without the document engines.
+   */
+  structure?: StructureExtractor;
 }

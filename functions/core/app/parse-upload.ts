@@ -77,6 +77,8 @@ const CONTENT_TYPES: Record<string, string> = {
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   xls: 'application/vnd.ms-excel',
+  html: 'text/html',
+  md: 'text/markdown',
 };
 
 /** A pipeline failure carried back to the caller with the kind the failing stage gave it. */
@@ -260,7 +262,7 @@ export async function submitUrlParse(
  * @throws {UnsupportedDocumentError} when the bytes are not a supported format (400).
  */
 export async function checkedUpload(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'objects' | 'limits' | 'detectFormat'>,
   upload: DocumentSource,
 ): Promise<{ bytes: Uint8Array; filename: string | null; format: DocumentFormat; hash: string }> {
   const { bytes, filename } =
@@ -272,10 +274,10 @@ export async function checkedUpload(
     );
   }
   if (size === 0) throw new BadRequestError('the uploaded file is empty (0 bytes)');
-  const detection = deps.detectFormat(bytes);
+  const detection = deps.detectFormat(bytes, filename);
   if (detection.format === null) {
     throw new UnsupportedDocumentError(
-      `unsupported file type: the content is ${detection.detected}; supported formats are pdf, png, jpeg, webp, tiff, heic, docx, pptx, xlsx and xls`,
+      `unsupported file type: the content is ${detection.detected}; supported formats are pdf, png, jpeg, webp, tiff, heic, docx, pptx, xlsx, xls, html and md (Markdown: a .md name or Markdown syntax)`,
     );
   }
   return {

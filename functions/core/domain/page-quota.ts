@@ -46,14 +46,41 @@ export async function reservePages(
   record: RequestRecord,
   pageCount: number,
 ): Promise<PageReservation | undefined> {
-  const { usage } = ports;
-  if (!usage || record.plan === undefined) return undefined;
+  if (!ports.usage || record.plan === undefined) return undefined;
   if (record.reservedPages) return record.reservedPages;
   const now = ports.clock.now();
-  const day = utcDay(now);
-  const limit = ports.settings.planLimits[record.plan].pagesPerDay;
+  const day = await countDailyPages(
+    ports,
+    { tenant: record.tenant, plan: record.plan },
+    pageCount,
+    record.options.max_pages,
+  );
+  if (day === undefined) return undefined;
+  const reservation: PageReservation = { day, pages: pageCount, reservedAt: now.toISOString() };
+  await ports.requests.update(record.id, { reservedPages: reservation });
+  return reservation;
+}
+
+/**
+ * Adds `pageCount` pages to the tenant's count of the current UTC day with one conditional
+ * write, refused when the plan's `pagesPerDay` would be exceeded (a plan without that limit is
+ * counted, never refused). The building block of {@link reservePages}, and of callers that
+ * meter pages without a request record (structured extraction).
+ * @returns the day counted on, or undefined without usage counters.
+ * @throws {PlanLimitError} (402) naming the limit, today's use and when the count resets.
+ */
+export async function countDailyPages(
+  ports: Pick<PipelinePorts, 'usage' | 'clock' | 'settings'>,
+  who: { tenant: string; plan: Plan },
+  pageCount: number,
+  maxPages: number | null,
+): Promise<string | undefined> {
+  const { usage } = ports;
+  if (!usage) return undefined;
+  const day = utcDay(ports.clock.now());
+  const limit = ports.settings.planLimits[who.plan].pagesPerDay;
   const { allowed, used } = await usage.reservePages(
-    record.tenant,
+    who.tenant,
     day,
     pageCount,
     limit,
@@ -61,14 +88,10 @@ export async function reservePages(
   );
   // Only a limit refuses: without one, every page is counted.
   if (limit !== null && !allowed) {
-    const quota = { plan: record.plan, limit, used, pages: pageCount, day };
-    throw new PlanLimitError(planLimitDetail(quota, record.options.max_pages), {
-      details: quota,
-    });
+    const quota = { plan: who.plan, limit, used, pages: pageCount, day };
+    throw new PlanLimitError(planLimitDetail(quota, maxPages), { details: quota });
   }
-  const reservation: PageReservation = { day, pages: pageCount, reservedAt: now.toISOString() };
-  await ports.requests.update(record.id, { reservedPages: reservation });
-  return reservation;
+  return day;
 }
 
 /**

@@ -70,15 +70,27 @@ export interface ProviderCapability {
 }
 
 /**
- * The first provider of the tier's chain able to parse the page; pages without a usable text
- * layer skip text-layer providers (they go to OCR or a vision model).
+ * The first provider of the tier's chain able to parse the page (see {@link canParse}): pages
+ * without a usable text layer skip text-layer providers (they go to OCR or a vision model), and
+ * pages without a page image (office, HTML, Markdown) skip every other provider.
  * @returns undefined when no provider of the chain fits.
  */
 export function chooseProvider(
   chain: readonly ProviderCapability[],
   features: PageFeatures,
 ): ProviderCapability | undefined {
-  return chain.find((p) => features.usableTextLayer || !p.needsTextLayer);
+  return chain.find((p) => canParse(p, features));
+}
+
+/**
+ * Whether a provider can parse a page: a text-layer provider needs a usable text layer; any
+ * other provider reads the page image, which pages with `hasPageImage: false` do not have.
+ */
+export function canParse(
+  provider: Pick<ProviderCapability, 'needsTextLayer'>,
+  page: Pick<PageFeatures, 'usableTextLayer' | 'hasPageImage'>,
+): boolean {
+  return provider.needsTextLayer ? page.usableTextLayer : page.hasPageImage !== false;
 }
 
 /**

@@ -19,6 +19,8 @@ export const DocumentFormat = z.enum([
   'heic',
   'tiff',
   'webp',
+  'html',
+  'md',
 ]);
 export type DocumentFormat = z.infer<typeof DocumentFormat>;
 

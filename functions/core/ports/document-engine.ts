@@ -42,6 +42,11 @@ export interface PageFeatures {
   invisibleCharRatio: number;
   /** True when the text layer can be trusted to give the page's text (else: OCR). */
   usableTextLayer: boolean;
+  /**
+   * False when the page has no image to render (office, HTML and Markdown pages): only
+   * text-layer providers can parse it; OCR and vision models are never asked. Absent: true.
+   */
+  hasPageImage?: boolean;
 }
 
 /** Result of inspecting a document: features per page and an engine-private profile (JSON) shared by all its pages. */

@@ -33,13 +33,21 @@ const AVIF_BRANDS = new Set(['avif', 'avis']);
  * - `png`, `jpeg`, `webp`, `tiff` (classic and BigTIFF): their signatures.
  * - `heic`: an ISO-BMFF `ftyp` box with a HEIF brand (heic, heix, hevc, hevx, heim, heis, mif1,
  *   msf1) that is not AVIF.
+ * - `html`: UTF-8 (or UTF-16 with a byte-order mark) text that starts, after blanks, comments and
+ *   an XML declaration, with `<!doctype html`, `<html`, `<head` or `<body`, or that has `<html`
+ *   in its first 512 characters (unless the name says Markdown).
+ * - `md`: other text whose name ends in `.md`, `.markdown`, `.mdown`, `.mkd` or `.mkdn`, or whose
+ *   content shows Markdown (see {@link looksLikeMarkdown}). Markdown is the one format the name
+ *   helps with: any text is valid Markdown, so plain text without either stays unsupported.
  *
  * @param bytes the whole file (or at least its head; ZIP detection wants the tail too).
+ * @param filename the name the file was uploaded with, if any: read only to tell Markdown from
+ *   plain text, never to override the content.
  * @returns `{ format }` for a supported format, else `{ format: null, detected }` where `detected`
  *   names the content, e.g. `'empty file'`, `'HTML'`, `'plain text'`,
  *   `'ZIP archive (not an Office document)'`, `'GIF image'` or `'unknown binary'`.
  */
-export function detectFormat(bytes: Uint8Array): FormatDetection {
+export function detectFormat(bytes: Uint8Array, filename?: string | null): FormatDetection {
   if (bytes.length === 0) return unsupported('empty file');
 
   if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return { format: 'png' };
@@ -57,7 +65,7 @@ export function detectFormat(bytes: Uint8Array): FormatDetection {
 
   const binary = detectOtherBinary(bytes);
   if (binary !== null) return unsupported(binary);
-  return unsupported(detectText(bytes));
+  return detectText(bytes, filename ?? null);
 }
 
 function unsupported(detected: string): FormatDetection {
@@ -231,6 +239,11 @@ function detectCompoundFile(bytes: Uint8Array): FormatDetection {
     return unsupported('legacy PowerPoint presentation (.ppt)');
   }
   if (names.includes('__properties_version1.0')) return unsupported('Outlook message (.msg)');
+  if (names.includes('EncryptedPackage')) {
+    return unsupported(
+      'password-protected Office document (remove the password and upload it again)',
+    );
+  }
   return unsupported('OLE2 compound file (not an Excel workbook)');
 }
 
@@ -304,33 +317,76 @@ function detectOtherBinary(bytes: Uint8Array): string | null {
   return null;
 }
 
-/** Text formats by their first non-blank characters; anything undecodable is binary. */
-function detectText(bytes: Uint8Array): string {
-  const sample = bytes.subarray(0, TEXT_SAMPLE_BYTES);
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(sample);
-  } catch {
-    // A multi-byte sequence cut by the sample boundary is not evidence of binary data.
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(sample.subarray(0, -3));
-    } catch {
-      return 'unknown binary';
-    }
-  }
-  // eslint-disable-next-line no-control-regex -- control characters are what betrays binary data
-  if (/[\u0000-\u0008\u000e-\u001a\u001c-\u001f]/.test(text)) return 'unknown binary';
+const MARKDOWN_NAME = /\.(md|markdown|mdown|mkd|mkdn)$/i;
 
+/** Text formats by their first non-blank characters; anything undecodable is binary. */
+function detectText(bytes: Uint8Array, filename: string | null): FormatDetection {
+  const text = decodeSample(bytes.subarray(0, TEXT_SAMPLE_BYTES));
+  if (text === null) return unsupported('unknown binary');
+  // eslint-disable-next-line no-control-regex -- control characters are what betrays binary data
+  if (/[\u0000-\u0008\u000e-\u001a\u001c-\u001f]/.test(text)) return unsupported('unknown binary');
+
+  const markdownName = filename !== null && MARKDOWN_NAME.test(filename.trim());
   const start = text
     .replace(/^\ufeff/, '')
     .trimStart()
     .slice(0, 512)
     .toLowerCase();
-  if (/^<!doctype html|^<html|^<head|^<body/.test(start) || start.includes('<html')) return 'HTML';
+  // The document's start, past an XML declaration and comments.
+  const opening = start.replace(/^(?:<\?xml[^>]*>\s*|<!--[\s\S]*?-->\s*)*/, '');
+  if (/^<!doctype html|^<html|^<head|^<body/.test(opening)) return { format: 'html' };
+  if (start.includes('<html') && !markdownName) return { format: 'html' };
   if (start.startsWith('<svg') || (start.startsWith('<?xml') && start.includes('<svg'))) {
-    return 'SVG image';
+    return unsupported('SVG image');
   }
-  if (start.startsWith('<?xml')) return 'XML';
-  if (start.startsWith('{') || start.startsWith('[')) return 'JSON or other structured text';
-  return 'plain text';
+  if (start.startsWith('<?xml')) return unsupported('XML');
+  if (markdownName) return { format: 'md' };
+  if (start.startsWith('{') || start.startsWith('[')) {
+    return unsupported('JSON or other structured text');
+  }
+  if (looksLikeMarkdown(text)) return { format: 'md' };
+  return unsupported('plain text');
+}
+
+/** UTF-8 (or UTF-16 with a byte-order mark) text of a sample, or null when it is not text. */
+function decodeSample(sample: Uint8Array): string | null {
+  const utf16 =
+    sample[0] === 0xff && sample[1] === 0xfe
+      ? 'utf-16le'
+      : sample[0] === 0xfe && sample[1] === 0xff
+        ? 'utf-16be'
+        : null;
+  if (utf16 !== null) {
+    return new TextDecoder(utf16).decode(sample.subarray(0, sample.length & ~1));
+  }
+  for (const cut of [0, 1, 2, 3]) {
+    // A multi-byte sequence cut by the sample boundary is not evidence of binary data.
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(
+        sample.subarray(0, sample.length - cut),
+      );
+    } catch {
+      if (sample.length < TEXT_SAMPLE_BYTES) return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * Whether text reads as Markdown rather than plain prose: an ATX heading (`# Title`), a fenced
+ * code block or a table delimiter row is enough; otherwise two different signs among list items
+ * (two or more), links or images, `**strong**`, block quotes and setext headings.
+ */
+export function looksLikeMarkdown(text: string): boolean {
+  if (/^#{1,6}[ \t]+\S/m.test(text)) return true;
+  if (/^[ \t]*(```|~~~)/m.test(text)) return true;
+  if (/^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*\|[ \t]*:?-{3,}/m.test(text)) return true;
+  const signs = [
+    (text.match(/^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\S/gm) ?? []).length >= 2,
+    /!?\[[^\]\n]+\]\([^)\s]+\)/.test(text),
+    /\*\*[^*\n]+\*\*|__[^_\n]+__/.test(text),
+    /^>[ \t]?\S/m.test(text),
+    /^[^\n]*\S[^\n]*\n(?:=+|-+)[ \t]*$/m.test(text),
+  ];
+  return signs.filter(Boolean).length >= 2;
 }

@@ -16,15 +16,38 @@ import {
   findRuledTables,
   median,
   streamTable,
+  type GridReading,
   type Table,
 } from './tables.js';
-import type { LayoutProfile, PageText, TextRun } from './types.js';
+import type { LayoutProfile, PageText, Rect, TextRun } from './types.js';
 import { xyCut, type CutItem } from './xy-cut.js';
 
 /** Markdown of one page and its elements (boxes in pixels of the page image). */
 export interface PageLayout {
   markdown: string;
   elements: ProviderElement[];
+}
+
+/** A block of text with its box (pixels of the page image, origin top-left). */
+export interface TextBlock {
+  text: string;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/**
+ * A page's layout with the structure behind it: the cell grids of its tables, its captions and
+ * the placed images read as figures (see {@link analyzePage}).
+ */
+export interface PageAnalysis extends PageLayout {
+  /** Detected tables in reading order, cells with their row and column spans. */
+  tables: Table[];
+  /** Caption blocks (`Figure 2: ...`, `Table 1. ...`, `Listing 3 ...`) in reading order. */
+  captions: TextBlock[];
+  /** Placed raster images read as figures (not page-sized scans, not icons). */
+  figures: Rect[];
 }
 
 type BlockKind = 'title' | 'heading' | 'paragraph' | 'list_item' | 'code' | 'table' | 'caption';
@@ -44,6 +67,8 @@ interface Block {
   joinable?: boolean;
   /** A heading only for being a short bold line at body size (it may be a label instead). */
   boldOnly?: boolean;
+  /** The table of a `table` block. */
+  table?: Table;
 }
 
 interface Line {
@@ -223,6 +248,23 @@ const pageBodySize = (runs: readonly TextRun[]): number => {
  *   clamped inside the page.
  */
 export const layoutPage = (page: PageText, profile: LayoutProfile): PageLayout => {
+  const { markdown, elements } = analyzePage(page, profile);
+  return { markdown, elements };
+};
+
+/**
+ * Lays out one page like {@link layoutPage} and also returns the structure it found: the cell
+ * grids of the tables (ruled, rule-bounded and unruled alike, spans included), the caption
+ * blocks and the figures, all in pixels of the page image.
+ *
+ * @param reading how exactly table grids are read ({@link GridReading}; the default is the
+ *   reading of {@link layoutPage}).
+ */
+export const analyzePage = (
+  page: PageText,
+  profile: LayoutProfile,
+  reading: GridReading = {},
+): PageAnalysis => {
   const scale = page.dpi / 72;
   const localBody = pageBodySize(page.runs);
   const body = profile.bodySize > 0 ? profile.bodySize * scale : localBody || 12 * scale;
@@ -242,7 +284,7 @@ export const layoutPage = (page: PageText, profile: LayoutProfile): PageLayout =
     monoChars > allChars * 0.6 ? page.runs.map((r) => ({ ...r, monospace: false })) : page.runs;
 
   // 1. Ruled tables claim their runs first.
-  const ruled = findRuledTables(page.rules, runs, scale);
+  const ruled = findRuledTables(page.rules, runs, scale, reading);
   const freeRuns = runs.filter((r) => !ruled.used.has(r));
   let rows = buildRows(freeRuns);
   const kind = pageKind(page.runs, rows, body);
@@ -313,7 +355,7 @@ export const layoutPage = (page: PageText, profile: LayoutProfile): PageLayout =
   rows = rows.filter((r) => !furniture.has(r));
 
   // 3. Tables bounded by horizontal rules.
-  const bounded = findRuleBoundedTables(page.rules, rows, page.width, page.height, scale);
+  const bounded = findRuleBoundedTables(page.rules, rows, page.width, page.height, scale, reading);
   const tables = [...ruled.tables, ...bounded.tables];
 
   // 4. Figures: text inside a placed image is part of the figure.
@@ -432,7 +474,15 @@ export const layoutPage = (page: PageText, profile: LayoutProfile): PageLayout =
     .map((b) => b.markdown)
     .filter((m) => m.trim() !== '')
     .join('\n\n');
-  return { markdown, elements };
+  return {
+    markdown,
+    elements,
+    tables: blocks.flatMap((b) => (b.table ? [b.table] : [])),
+    captions: blocks
+      .filter((b) => b.kind === 'caption')
+      .map(({ text, x0, y0, x1, y1 }) => ({ text, x0, y0, x1, y1 })),
+    figures,
+  };
 };
 
 const LABEL_OF: Record<BlockKind, ProviderElement['label']> = {
@@ -842,5 +892,6 @@ function tableBlock(table: Table, confidence: number): Block {
     x1: table.x1,
     y1: table.y1,
     confidence,
+    table,
   };
 }

@@ -62,7 +62,27 @@ const cluster = (values: number[], tolerance: number): number[] => {
   return out.map((group) => group.reduce((a, b) => a + b, 0) / group.length);
 };
 
-const cellText = (runs: TextRun[]): string => {
+/**
+ * How exactly table grids are read. The exact reading is the one of structured extraction
+ * (POST /v1/parse/structured); the Markdown of a parse keeps the default reading.
+ */
+export interface GridReading {
+  /**
+   * Read grids exactly: the columns outside the outermost vertical rule of a table ruled inside
+   * only belong to it ({@link withOpenSides}), a rule-bounded table's box spans its own rows only,
+   * and OCR words that are rules read as glyphs (`|`, `|—`) are left out of the cell text.
+   * @default false
+   */
+  exact?: boolean;
+}
+
+/** An OCR word that is a table rule read as a glyph (`|`, `|—`), not cell text. */
+const OCR_RULE_WORD = /^(?:[|¦]+[—–-]*|[—–-]*[|¦]+)$/;
+
+const cellText = (input: TextRun[], exact: boolean): string => {
+  const runs = exact
+    ? input.filter((r) => r.confidence === undefined || !OCR_RULE_WORD.test(r.text.trim()))
+    : input;
   const sorted = runs.slice().sort((a, b) => a.baseline - b.baseline || a.x - b.x);
   const lines: TextRun[][] = [];
   for (const run of sorted) {
@@ -119,7 +139,9 @@ export const findRuledTables = (
   segments: readonly Segment[],
   runs: readonly TextRun[],
   scale: number,
+  reading: GridReading = {},
 ): { tables: Table[]; used: Set<TextRun> } => {
+  const exact = reading.exact ?? false;
   const { horizontal, vertical } = ruleLines(segments, scale);
   const tolerance = 3 * scale;
   const tables: Table[] = [];
@@ -167,14 +189,15 @@ export const findRuledTables = (
   });
   for (const group of groups.values()) {
     if (group.h.length < 2 || group.v.length < 2) continue;
-    const xs = cluster(
-      group.v.map((l) => l.at),
-      tolerance,
-    );
     let ys = cluster(
       group.h.map((l) => l.at),
       tolerance,
     );
+    const columns = cluster(
+      group.v.map((l) => l.at),
+      tolerance,
+    );
+    const xs = exact ? withOpenSides(columns, ys, group.h, runs, tolerance) : columns;
     if (xs.length < 3 && ys.length < 3) continue;
     const x0 = xs[0] ?? 0;
     const x1 = xs[xs.length - 1] ?? 0;
@@ -256,7 +279,7 @@ export const findRuledTables = (
         col: span.c0,
         rowSpan: span.r1 - span.r0 + 1,
         colSpan: span.c1 - span.c0 + 1,
-        text: cellText(cellRuns.get(root) ?? []),
+        text: cellText(cellRuns.get(root) ?? [], exact),
       });
     }
     // A currency sign in a cell of its own joins the amount to its right.
@@ -285,6 +308,48 @@ export const findRuledTables = (
     tables.push(table);
   }
   return { tables, used };
+};
+
+/**
+ * Column edges of a table ruled inside only (booktabs-like tables with vertical rules between
+ * some columns but none at the sides): when its top and bottom rules both reach past the
+ * outermost vertical rule and text lies in between, the end of those rules is one more edge, so
+ * the first (or last) column is part of the table rather than left out of it.
+ *
+ * @param xs vertical rule positions, ascending.
+ * @param ys horizontal rule positions, ascending.
+ * @returns `xs`, with at most one edge added on each side.
+ */
+const withOpenSides = (
+  xs: readonly number[],
+  ys: readonly number[],
+  horizontal: readonly Line[],
+  runs: readonly TextRun[],
+  tolerance: number,
+): number[] => {
+  const first = xs[0];
+  const last = xs[xs.length - 1];
+  const top = ys[0];
+  const bottom = ys[ys.length - 1];
+  if (first === undefined || last === undefined || top === undefined || bottom === undefined) {
+    return [...xs];
+  }
+  const at = (y: number) => horizontal.filter((l) => Math.abs(l.at - y) <= tolerance);
+  const edges = [at(top), at(bottom)];
+  if (top === bottom || edges.some((lines) => lines.length === 0)) return [...xs];
+  // Both the top and the bottom rule must reach the new edge.
+  const left = Math.max(...edges.map((lines) => Math.min(...lines.map((l) => l.from))));
+  const right = Math.min(...edges.map((lines) => Math.max(...lines.map((l) => l.to))));
+  const textBetween = (from: number, to: number): boolean =>
+    runs.some((r) => {
+      const cx = r.x + r.w / 2;
+      const cy = r.y + r.h / 2;
+      return cx > from && cx < to && cy > top && cy < bottom;
+    });
+  const out = [...xs];
+  if (first - left > 3 * tolerance && textBetween(left, first)) out.unshift(left);
+  if (right - last > 3 * tolerance && textBetween(last, right)) out.push(right);
+  return out;
 };
 
 /** Drops grid rows and columns in which no cell starts or which hold no text at all. */
@@ -454,6 +519,7 @@ export const findRuleBoundedTables = (
   pageWidth: number,
   pageHeight: number,
   scale: number,
+  reading: GridReading = {},
 ): { tables: Table[]; used: Set<Fragment> } => {
   const { horizontal } = ruleLines(segments, scale);
   const tables: Table[] = [];
@@ -495,12 +561,19 @@ export const findRuleBoundedTables = (
     if (!table || table.colCount < 2) continue;
     for (const l of chain) consumed.add(l);
     for (const r of inside) for (const f of r.fragments) used.add(f);
+    // Read exactly, the box runs from the last rule above its rows to the first rule below
+    // them: rows of the chain claimed by a ruled grid already are not part of this table.
+    const rowsTop = Math.min(...inside.map((r) => r.y0));
+    const rowsBottom = Math.max(...inside.map((r) => r.y1));
+    const above = chain.filter((l) => l.at <= rowsTop + tol).map((l) => l.at);
+    const below = chain.filter((l) => l.at >= rowsBottom - tol).map((l) => l.at);
+    const exact = reading.exact ?? false;
     tables.push({
       ...table,
       x0: Math.min(table.x0, first.from),
       x1: Math.max(table.x1, first.to),
-      y0: top,
-      y1: bottom,
+      y0: exact && above.length > 0 ? Math.max(...above) : top,
+      y1: exact && below.length > 0 ? Math.min(...below) : bottom,
     });
   }
   return { tables, used };

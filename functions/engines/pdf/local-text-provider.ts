@@ -4,6 +4,7 @@ import type {
   ProviderPageResult,
 } from '../../core/ports/page-provider.js';
 import { layoutPage } from '../layout/layout-page.js';
+import { isOfficeFormat } from '../office/office-document.js';
 import { asLayoutProfile, buildLayoutProfile } from '../layout/profile.js';
 import { scalePageText } from '../layout/scale.js';
 import type { PdfPageSource } from './pdf-page-source.js';
@@ -11,17 +12,26 @@ import type { PdfPageSource } from './pdf-page-source.js';
 /** DPI the boxes refer to when the request leaves it to the provider. */
 export const DEFAULT_TEXT_DPI = 144;
 
+/** Answers pages of documents that are not PDFs but carry their own text (office, HTML, Markdown). */
+export interface TextDocumentPages {
+  parsePage(request: PageParseRequest): Promise<ProviderPageResult>;
+}
+
 /**
  * The offline text-layer provider: lays out a PDF page from its text layer (no OCR), using the
  * document profile from `inspect`. Boxes are in pixels at the request's DPI (144 by default).
+ * Pages of office, HTML and Markdown documents are answered by `office` (their converted text),
+ * when given.
  */
 export class LocalTextProvider implements PageProvider {
   readonly id = 'local-text';
   readonly model = 'pdf-text-layout-1';
   readonly #source: PdfPageSource;
+  readonly #office: TextDocumentPages | undefined;
 
-  constructor(source: PdfPageSource) {
+  constructor(source: PdfPageSource, office?: TextDocumentPages) {
     this.#source = source;
+    this.#office = office;
   }
 
   /**
@@ -30,6 +40,9 @@ export class LocalTextProvider implements PageProvider {
    * @throws {UnsupportedDocumentError} when the document cannot be opened.
    */
   async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
+    if (this.#office && isOfficeFormat(request.document.format)) {
+      return this.#office.parsePage(request);
+    }
     const dpi = request.dpi ?? DEFAULT_TEXT_DPI;
     const extracted = await this.#source.page(request.document, request.pageNumber);
     const page = scalePageText(extracted.text, dpi);

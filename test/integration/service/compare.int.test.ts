@@ -1,9 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
-import { loadConfig } from '../../../functions/config.js';
+import type { LocalServer } from '../../../functions/adapters/local/server.js';
+import { startTestService, type TestService } from '../../support/local-service.js';
 import {
   CompareResult,
   HTTPValidationError,
@@ -16,25 +15,19 @@ const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
 const KEY = 'key-compare-0001';
 const PDF = readFileSync(join(DEV, 'files/docling-2305.03393v1-pg9.pdf'));
 
-let dataDir: string;
+let running: TestService;
 let service: LocalServer;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'docparse-compare-'));
-  const config = loadConfig({
-    RUNTIME_MODE: 'local',
-    DATA_DIR: dataDir,
-    PORT: '0',
+  running = await startTestService('compare', {
     API_KEYS: `${KEY}=comparers:pro`,
     PLAN_LIMITS: '{"pro":{"requests_per_minute":null}}',
   });
-  if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
-  service = await startLocalServer(config);
+  service = running.server;
 });
 
 afterAll(async () => {
-  await service.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await running.close();
 });
 
 async function compare(providers: string) {

@@ -1,9 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
-import { loadConfig } from '../../../functions/config.js';
+import type { LocalServer } from '../../../functions/adapters/local/server.js';
+import { startTestService, type TestService } from '../../support/local-service.js';
 import { EstimateResult, ParseResponse } from '../../../functions/core/domain/schemas.js';
 
 /**
@@ -27,25 +26,19 @@ const docs = (
   JSON.parse(readFileSync(join(DEV, 'manifest.json'), 'utf8')) as { documents: DevDoc[] }
 ).documents.filter((d) => parseable.has(d.format));
 
-let dataDir: string;
+let running: TestService;
 let service: LocalServer;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'docparse-estimate-'));
-  const config = loadConfig({
-    RUNTIME_MODE: 'local',
-    DATA_DIR: dataDir,
-    PORT: '0',
+  running = await startTestService('estimate', {
     API_KEYS: `${KEY}=estimators:pro`,
     PLAN_LIMITS: '{"pro":{"requests_per_minute":null,"pages_per_day":null}}',
   });
-  if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
-  service = await startLocalServer(config);
+  service = running.server;
 });
 
 afterAll(async () => {
-  await service.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await running.close();
 });
 
 async function send(path: string, file: string, fields: Record<string, string> = {}) {

@@ -188,10 +188,10 @@ describe('local service: input errors', () => {
 
   it('fails with 400 naming the detected type for unsupported content', async () => {
     // Act
-    const res = await upload(join(HOSTILE, 'html-named.pdf'));
+    const res = await upload(join(HOSTILE, 'text-named.pdf'));
     // Assert
     expect(res.status).toBe(400);
-    expect(res.body.detail).toMatch(/HTML/i);
+    expect(res.body.detail).toMatch(/plain text/i);
   });
 });
 

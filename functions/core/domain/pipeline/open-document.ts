@@ -27,7 +27,7 @@ export async function openDocument(
   const engine = engineFor(ref.format);
   if (!engine) {
     throw new UnsupportedDocumentError(
-      `${ref.format} documents are recognised but this deployment has no engine for them yet; supported now: PDF and images (png, jpeg, webp, tiff, heic)`,
+      `this deployment has no engine for ${ref.format} documents; it reads the formats its engines are configured for`,
     );
   }
   const { pageCount } = await engine.open(ref);

@@ -8,7 +8,7 @@ import {
 } from '../errors.js';
 import { postprocessPage } from '../postprocess.js';
 import { pageCostUsd } from '../pricing.js';
-import type { ProviderCapability } from '../routing.js';
+import { canParse, type ProviderCapability } from '../routing.js';
 import { plainText, tableIntegrity, textSimilarity } from '../markdown.js';
 import type { PageCheckpoint } from '../request.js';
 import type { GroundingEntry, Page, PageComparison, Tier } from '../schemas.js';
@@ -56,12 +56,14 @@ export async function parsePage(
     maintainFormat: record.options.maintain_format,
   };
   const usableTextLayer = features?.usableTextLayer ?? false;
+  const hasPageImage = features?.hasPageImage !== false;
   const textLayerQuality = features ? 1 - features.garbageRatio : 1;
 
   const candidates = failoverOrder(
     ports.providers.chain(routeOf.tier),
     routeOf.provider,
     usableTextLayer,
+    hasPageImage,
   );
   const secondEngine = record.options.enable_verification !== false;
   const first = await parseWithFailover(ports, routeOf.tier, candidates, request);
@@ -82,6 +84,7 @@ export async function parsePage(
       {
         request,
         usableTextLayer,
+        hasPageImage,
         textLayerQuality,
         secondEngine,
         threshold: verification.reRouteBelow,
@@ -188,14 +191,18 @@ interface Attempt {
 
 /**
  * The providers to try for a page, in order: the routed one, then the rest of its tier's chain
- * that can parse the page (text-layer providers only where the text layer is usable).
+ * that can parse the page (text-layer providers only where the text layer is usable, others only
+ * where the page has an image).
  */
 export function failoverOrder(
   chain: readonly ProviderCapability[],
   routed: string,
   usableTextLayer: boolean,
+  hasPageImage = true,
 ): string[] {
-  const fitting = chain.filter((p) => usableTextLayer || !p.needsTextLayer).map((p) => p.id);
+  const fitting = chain
+    .filter((p) => canParse(p, { usableTextLayer, hasPageImage }))
+    .map((p) => p.id);
   return [routed, ...fitting.filter((id) => id !== routed)];
 }
 
@@ -366,6 +373,7 @@ async function reRoute(
   context: {
     request: PageParseRequest;
     usableTextLayer: boolean;
+    hasPageImage: boolean;
     textLayerQuality: number;
     secondEngine: boolean;
     threshold: number;
@@ -378,7 +386,7 @@ async function reRoute(
   const reason = `mean confidence ${round3(meanScore(page))} is below ${context.threshold}`;
   const candidates = ports.providers
     .chain(nextTier)
-    .filter((p) => (context.usableTextLayer || !p.needsTextLayer) && p.id !== page.provider)
+    .filter((p) => canParse(p, context) && p.id !== page.provider)
     .map((p) => p.id);
   const before = page.confidence;
   /** The original page, with why the re-route changed nothing. */

@@ -243,15 +243,17 @@ describe('ingestObjects', () => {
 
   it('drops an unsupported file type with the reason, creating no request', async () => {
     // Arrange
-    const html = new TextEncoder().encode('<!DOCTYPE html><html><body>hi</body></html>');
-    const world = await aWorldWith([KEY], html);
+    const gif = new TextEncoder().encode('GIF89a\u0001\u0000\u0001\u0000');
+    const world = await aWorldWith([KEY], gif);
     // Act
     const outcomes = await ingestObjects(world, created({ key: KEY }));
     // Assert
     expect(outcomes).toEqual([
       {
         status: 'dropped',
-        reason: expect.stringMatching(/^unsupported file type: the content is HTML/) as unknown,
+        reason: expect.stringMatching(
+          /^unsupported file type: the content is GIF image/,
+        ) as unknown,
         key: KEY,
       },
     ]);

@@ -102,12 +102,12 @@ describe('submitUpload', () => {
   it('rejects unsupported bytes with UnsupportedDocumentError naming the detected type', async () => {
     // Arrange
     const world = await anAppWorld();
-    const html = new TextEncoder().encode('<!DOCTYPE html><html><body>hi</body></html>');
+    const gif = new TextEncoder().encode('GIF89a\u0001\u0000\u0001\u0000');
     // Act
-    const result = submitUpload(world, anUpload({ bytes: html, filename: 'report.pdf' }));
+    const result = submitUpload(world, anUpload({ bytes: gif, filename: 'report.pdf' }));
     // Assert
     await expect(result).rejects.toBeInstanceOf(UnsupportedDocumentError);
-    await expect(result).rejects.toThrow(/unsupported file type: the content is HTML/);
+    await expect(result).rejects.toThrow(/unsupported file type: the content is GIF image/);
     expect(await world.requests.get('req_id0001')).toBeUndefined();
   });
 });

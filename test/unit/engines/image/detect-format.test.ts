@@ -84,7 +84,6 @@ describe('detectFormat', () => {
   it.each([
     ['zero-byte.pdf', 'empty file'],
     ['text-named.pdf', 'plain text'],
-    ['html-named.pdf', 'HTML'],
     ['zip-not-ooxml.docx', 'ZIP archive (not an Office document)'],
   ])('names what the unsupported corpus file %s is: %s', (file, detected) => {
     // Arrange
@@ -126,8 +125,11 @@ describe('detectFormat', () => {
     ['a GIF', bytes('GIF89a', [1, 0, 1, 0]), 'GIF image'],
     ['an AVIF', bytes([0, 0, 0, 0x1c], 'ftypavif', [0, 0, 0, 0], 'avifmif1miaf'), 'AVIF image'],
     ['a PDF header beyond the first KiB', bytes(' '.repeat(1100), '%PDF-1.4'), 'plain text'],
-    ['an HTML page', bytes('\ufeff  <!DOCTYPE html><html><body>hi</body></html>'), 'HTML'],
     ['UTF-8 prose', bytes('Grüße aus Köln\n'), 'plain text'],
+    ['an SVG image', bytes('<?xml version="1.0"?>\n<svg xmlns="x"></svg>'), 'SVG image'],
+    ['other XML', bytes('<?xml version="1.0"?>\n<catalog/>'), 'XML'],
+    ['JSON', bytes('{"a": [1, 2]}'), 'JSON or other structured text'],
+    ['invalid UTF-8', bytes([0x41, 0xff, 0xfe, 0x41, 0x42]), 'unknown binary'],
     ['random binary', bytes([0x00, 0x13, 0x37, 0x42, 0x00, 0x01]), 'unknown binary'],
     [
       'a ZIP of plain files',
@@ -135,6 +137,11 @@ describe('detectFormat', () => {
       'ZIP archive (not an Office document)',
     ],
     ['a legacy Word file', compoundFile('WordDocument'), 'legacy Word document (.doc)'],
+    [
+      'a password-protected Office file',
+      compoundFile('EncryptedPackage'),
+      'password-protected Office document (remove the password and upload it again)',
+    ],
     [
       'a legacy PowerPoint file',
       compoundFile('PowerPoint Document'),
@@ -145,5 +152,94 @@ describe('detectFormat', () => {
     const detection = detectFormat(content);
     // Assert
     expect(detection).toEqual({ format: null, detected });
+  });
+});
+
+describe('detectFormat: HTML and Markdown', () => {
+  it.each([
+    ['an HTML page with a byte-order mark', '\ufeff  <!DOCTYPE html><html><body>hi</body></html>'],
+    ['XHTML after an XML declaration', '<?xml version="1.0"?>\n<html xmlns="x"><body/></html>'],
+    ['a fragment starting with <body>', '<body><p>hello</p></body>'],
+    ['HTML after a comment', '<!-- generated -->\n<html><p>x</p></html>'],
+    ['a page with <html> further in', 'garbage first\n<html><p>x</p></html>'],
+  ])('recognises %s as html', (_, text) => {
+    // Act
+    const detection = detectFormat(bytes(text), 'page.txt');
+    // Assert
+    expect(detection).toEqual({ format: 'html' });
+  });
+
+  it('recognises the hostile corpus HTML file named .pdf as html: the content wins', () => {
+    // Arrange
+    const content = readFileSync(join(HOSTILE, 'html-named.pdf'));
+    // Act
+    const detection = detectFormat(content, 'html-named.pdf');
+    // Assert
+    expect(detection).toEqual({ format: 'html' });
+  });
+
+  it.each(['notes.md', 'NOTES.MARKDOWN', 'a.mdown', 'b.mkd', 'c.mkdn'])(
+    'takes any text named %s as Markdown',
+    (name) => {
+      // Act
+      const detection = detectFormat(bytes('Just a line of prose.\n'), name);
+      // Assert
+      expect(detection).toEqual({ format: 'md' });
+    },
+  );
+
+  it('keeps Markdown that mentions <html> Markdown when its name says so', () => {
+    // Arrange
+    const text = 'Intro\n\n```html\n<html><body></body></html>\n```\n';
+    // Act
+    const named = detectFormat(bytes(text), 'guide.md');
+    const unnamed = detectFormat(bytes(text), null);
+    // Assert
+    expect(named).toEqual({ format: 'md' });
+    expect(unnamed).toEqual({ format: 'html' });
+  });
+
+  it.each([
+    ['an ATX heading', '# Title\n\nSome text.'],
+    ['a fenced code block', 'Look:\n\n```\ncode\n```\n'],
+    ['a table delimiter row', '| a | b |\n| --- | --- |\n| 1 | 2 |\n'],
+    ['a list and a link', '- one\n- two see [docs](https://example.com)\n'],
+    ['bold text and a quote', 'Some **bold** words.\n\n> quoted\n'],
+    ['a setext heading and a list', 'Title\n=====\n\n1. first\n2. second\n'],
+  ])('recognises Markdown by its content: %s', (_, text) => {
+    // Act
+    const detection = detectFormat(bytes(text), 'upload.bin');
+    // Assert
+    expect(detection).toEqual({ format: 'md' });
+  });
+
+  it.each([
+    ['prose', 'Dear team,\nthe meeting moves to Tuesday.\n'],
+    ['a single list-like line', '- just one dash line\nand prose\n'],
+  ])('leaves plain text unsupported: %s', (_, text) => {
+    // Act
+    const detection = detectFormat(bytes(text), 'notes.txt');
+    // Assert
+    expect(detection).toEqual({ format: null, detected: 'plain text' });
+  });
+
+  it('takes the name over a JSON-like start for Markdown', () => {
+    // Act
+    const detection = detectFormat(bytes('{"a": 1}'), 'data.md');
+    // Assert
+    expect(detection).toEqual({ format: 'md' });
+  });
+
+  it('reads UTF-16 text with a byte-order mark', () => {
+    // Arrange
+    const utf16 = Uint8Array.from([
+      0xff,
+      0xfe,
+      ...Array.from('# Title\n', (c) => [c.charCodeAt(0), 0]).flat(),
+    ]);
+    // Act
+    const detection = detectFormat(utf16);
+    // Assert
+    expect(detection).toEqual({ format: 'md' });
   });
 });

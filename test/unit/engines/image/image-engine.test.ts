@@ -104,12 +104,12 @@ describe('ImageEngine.open', () => {
 
   it('rejects bytes that are not an image and says what they are', async () => {
     // Arrange
-    const ref = await stored(hostile('html-named.pdf'), 'png');
+    const ref = await stored(hostile('text-named.pdf'), 'png');
     // Act
     const opening = engine.open(ref);
     // Assert
     await expect(opening).rejects.toBeInstanceOf(UnsupportedDocumentError);
-    await expect(opening).rejects.toThrow(/not a readable PNG image \(its content is HTML\)/);
+    await expect(opening).rejects.toThrow(/not a readable PNG image \(its content is plain text\)/);
   });
 
   it('rejects a HEIC container without a decodable image', async () => {

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { DEFAULT_STRUCTURED_MODEL, extractStructure } from '../core/app/structured.js';
+import { deps, type Deps } from '../container.js';
+import { formNullableInt, httpHandler } from './http-handler.js';
+import {
+  documentOf,
+  LONG_PARSE,
+  replyWhenDone,
+  UploadId,
+  type LongParseTiming,
+} from './parse-upload.handler.js';
+
+/**
+ * Form fields of POST /v1/parse/structured (spec §4): `max_pages`, `model` (default
+ * {@link DEFAULT_STRUCTURED_MODEL}), and `upload_id` as on the upload form.
+ */
+export const StructuredForm = z.object({
+  upload_id: UploadId.optional(),
+  max_pages: formNullableInt(1, 100_000).default(null),
+  model: z.string().trim().min(1).max(200).default(DEFAULT_STRUCTURED_MODEL),
+});
+
+/**
+ * POST /v1/parse/structured: tables, equations and figures of a document as typed blocks (the
+ * Structured result of spec §2), read synchronously by the structure extractor named by `model`
+ * (the offline engines: `docparse-structured-1`). The document is the `file` part or the
+ * `upload_id` of an upload slot, exactly one of the two (400 otherwise).
+ *
+ * Boxes (`bbox`) are `[x0, y0, x1, y1]` in pixels of the page image at the page's DPI, origin
+ * top-left, as the `grounding` boxes of a parse: pages read from the PDF text layer at 144 DPI,
+ * scanned pages and images at the resolution OCR read them (200 DPI for PDF scans, unless the
+ * scan's own is lower; an image's own pixels). The extension field `pages` gives each page's
+ * `width`, `height`, `dpi` and `source` (`text_layer` or `ocr`).
+ *
+ * 422 for an unknown model, or when no table, equation or figure is found (plain text documents
+ * belong to POST /v1/parse/upload). Like the upload, a reply that takes longer than
+ * `commitAfterMs` is committed as 200 with keepalive spaces before the JSON.
+ */
+export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTiming = LONG_PARSE) =>
+  httpHandler(
+    getDeps,
+    { form: StructuredForm, streaming: true },
+    async ({ form, file, caller, deps, requestId }) => {
+      const document = documentOf(form.upload_id, file);
+      const extraction = extractStructure(deps, {
+        tenant: caller?.tenant ?? '',
+        ...(caller ? { plan: caller.plan } : {}),
+        document,
+        maxPages: form.max_pages,
+        model: form.model,
+      });
+      return replyWhenDone(extraction, timing, requestId);
+    },
+  );
+
+export const handler = createHandler(deps);

@@ -1,0 +1,257 @@
+import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
+import mammoth from 'mammoth';
+import { UnsupportedDocumentError } from '../../core/domain/errors.js';
+import { flowLayout, markdownBlocks, type FlowPage } from './flow-layout.js';
+import { htmlToMarkdown, PAGE_BREAK, splitPages } from './html-markdown.js';
+import type { OfficeDocument, OfficePage } from './office-document.js';
+import { withoutEmptyPages } from './pages.js';
+import { openPackage, type OfficePackage } from './zip-package.js';
+
+const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+
+/**
+ * Converts a Word document (docx) to pages of Markdown with mammoth (docx → HTML, from the
+ * document's own styles and numbering) and turndown (HTML → Markdown):
+ *
+ * - **headings**: `Heading 1`-`6` → `#`-`######`; when the document uses the `Title` style, the
+ *   title is `#` and headings move one level down (`Heading 1` → `##`);
+ * - **lists**: bulleted and numbered lists from Word numbering, nested by level;
+ * - **tables**: GFM, spans repeated (see `htmlToMarkdown`);
+ * - **images**: `![alt text](#figure-N)` placeholders (Word's automatic "Description
+ *   automatically generated" suffix removed); the image bytes are not read;
+ * - **pages**: a new page at every explicit page break (`<w:br w:type="page"/>`), at paragraphs
+ *   set to start a page (`w:pageBreakBefore`) and after a section whose successor starts on a new
+ *   page (`nextPage`, `oddPage`, `evenPage`). Pages laid out by Word's own pagination (text
+ *   flowing onto the next sheet) are not told apart: the file does not record them reliably.
+ *   Empty pages are left out.
+ *
+ * Element boxes come from the flow layout on the page size and margins of the document's last
+ * section (`w:pgSz`, `w:pgMar`); Letter when absent.
+ *
+ * @throws {UnsupportedDocumentError} when the package has no main document part or mammoth
+ *   cannot read it.
+ * @throws {DocumentRejectedError} see `openPackage` (zip bombs, encryption, DTDs).
+ */
+export async function convertDocx(bytes: Uint8Array): Promise<OfficeDocument> {
+  const pkg = await openPackage(bytes, 'docx');
+  const mainPart = mainDocumentPart(pkg);
+  const xml = pkg.text(mainPart);
+  if (xml === undefined) {
+    throw new UnsupportedDocumentError(
+      `the docx package has no main document part (${mainPart}); it is not a Word document`,
+    );
+  }
+  const prepared = withExplicitBreaks(xml);
+  const zip = pkg.storedZip(prepared === null ? undefined : new Map([[mainPart, prepared]]));
+  const usesTitle = /<w:pStyle w:val="Title"\s*\/>/.test(xml);
+  const sourcePages: string[][] = [[]];
+  let figures = 0;
+  let html: string;
+  try {
+    const result = await mammoth.convertToHtml(
+      { buffer: Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength) },
+      {
+        styleMap: styleMap(usesTitle),
+        ignoreEmptyParagraphs: true,
+        externalFileAccess: false,
+        convertImage: mammoth.images.imgElement(() =>
+          Promise.resolve({ src: `#figure-${String(++figures)}` }),
+        ),
+        transformDocument: (document: unknown) =>
+          markPageBreaks(document as MammothElement, sourcePages),
+      },
+    );
+    html = result.value;
+  } catch (error) {
+    throw new UnsupportedDocumentError(
+      `the docx document cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  const page = pageGeometry(prepared ?? xml);
+  const split = splitPages(htmlToMarkdown(html, { figures: { count: figures } }));
+  const pages = split.map((markdown, i): OfficePage => ({
+    widthPt: page.widthPt,
+    heightPt: page.heightPt,
+    markdown,
+    elements: flowLayout(markdownBlocks(markdown), page),
+    sourceText: (sourcePages[i] ?? []).join('').replace(/\s+/g, ' ').trim(),
+  }));
+  return { format: 'docx', geometry: 'flow', pages: withoutEmptyPages(pages) };
+}
+
+/** The main document part named by the package relationships (`word/document.xml` usually). */
+function mainDocumentPart(pkg: OfficePackage): string {
+  const rels = pkg.text('_rels/.rels') ?? '';
+  const target = /<Relationship\b[^>]*Type="[^"]*\/officeDocument"[^>]*>/.exec(rels)?.[0];
+  const path = target && /Target="([^"]+)"/.exec(target)?.[1];
+  return path ? path.replace(/^\//, '') : 'word/document.xml';
+}
+
+function styleMap(usesTitle: boolean): string[] {
+  const shift = usesTitle ? 1 : 0;
+  const headings = [1, 2, 3, 4, 5, 6].flatMap((n) => {
+    const level = Math.min(6, n + shift);
+    return [
+      `p.Heading${String(n)} => h${String(level)}:fresh`,
+      `p[style-name='heading ${String(n)}'] => h${String(level)}:fresh`,
+    ];
+  });
+  return [
+    "p[style-name='Title'] => h1:fresh",
+    'p.Title => h1:fresh',
+    ...headings,
+    "p[style-name='Quote'] => blockquote > p:fresh",
+    "p[style-name='Intense Quote'] => blockquote > p:fresh",
+  ];
+}
+
+/** The parts of mammoth's document model this module reads. */
+interface MammothElement {
+  type: string;
+  children?: MammothElement[];
+  value?: string;
+  breakType?: string;
+  colSpan?: number;
+  rowSpan?: number;
+}
+
+/**
+ * Replaces page breaks in mammoth's document model with {@link PAGE_BREAK} text, and collects the
+ * text of each page straight from the model's runs (the verification evidence); a table's text
+ * is collected cell by cell, a merged cell's in every grid cell it covers (as the tables show
+ * it).
+ */
+function markPageBreaks(
+  element: MammothElement,
+  pages: string[][],
+  collect = true,
+): MammothElement {
+  if (element.type === 'break' && element.breakType === 'page') {
+    pages.push([]);
+    return { type: 'text', value: PAGE_BREAK };
+  }
+  if (collect && element.type === 'text' && element.value !== undefined) {
+    pages.at(-1)?.push(element.value);
+  }
+  if (element.children === undefined) return element;
+  const table = collect && element.type === 'table';
+  if (table) pages.at(-1)?.push(' ', tableText(element), ' ');
+  const children = element.children.map((c) => markPageBreaks(c, pages, collect && !table));
+  if (collect && element.type === 'paragraph') pages.at(-1)?.push(' ');
+  return { ...element, children };
+}
+
+/** A table's text, row by row, a spanning cell's text repeated in each grid cell it covers. */
+function tableText(table: MammothElement): string {
+  const grid: (string | undefined)[][] = [];
+  const rows = (table.children ?? []).filter((r) => r.type === 'tableRow');
+  rows.forEach((row, r) => {
+    let c = 0;
+    for (const cell of (row.children ?? []).filter((x) => x.type === 'tableCell')) {
+      const current = (grid[r] ??= []);
+      while (current[c] !== undefined) c++;
+      const text = textOf(cell);
+      const rowSpan = Math.max(1, Math.min(cell.rowSpan ?? 1, rows.length - r));
+      const colSpan = Math.max(1, Math.min(cell.colSpan ?? 1, 1000));
+      for (let dr = 0; dr < rowSpan; dr++) {
+        const target = (grid[r + dr] ??= []);
+        for (let dc = 0; dc < colSpan; dc++) target[c + dc] = text;
+      }
+      c += colSpan;
+    }
+  });
+  return grid.map((row) => Array.from(row, (t) => t ?? '').join(' ')).join(' ');
+}
+
+function textOf(element: MammothElement): string {
+  if (element.type === 'text') return element.value ?? '';
+  const inner = (element.children ?? []).map(textOf).join('');
+  return element.type === 'paragraph' ? `${inner} ` : inner;
+}
+
+const DTD_FREE_PARSER = () =>
+  new DOMParser({
+    errorHandler: {
+      warning: () => undefined,
+      error: (message: string) => {
+        throw new Error(message);
+      },
+      fatalError: (message: string) => {
+        throw new Error(message);
+      },
+    },
+  });
+
+/**
+ * The document part with explicit page breaks added where Word starts a page without one:
+ * before a paragraph with `w:pageBreakBefore`, and after the last paragraph of a section when the
+ * next section starts on a new page (its `w:type` is absent, `nextPage`, `oddPage` or
+ * `evenPage`). Null when there is nothing to add (one section, no `pageBreakBefore`), or when the
+ * part is not well-formed XML (mammoth then reports the damage).
+ */
+export function withExplicitBreaks(xml: string): string | null {
+  const sections = (xml.match(/<w:sectPr\b/g) ?? []).length;
+  if (sections < 2 && !/<w:pageBreakBefore\b/.test(xml)) return null;
+  let doc: Document;
+  try {
+    doc = DTD_FREE_PARSER().parseFromString(xml, 'text/xml');
+  } catch {
+    return null;
+  }
+  const pageBreakRun = () => {
+    const run = doc.createElementNS(W, 'w:r');
+    const br = doc.createElementNS(W, 'w:br');
+    br.setAttributeNS(W, 'w:type', 'page');
+    run.appendChild(br);
+    return run;
+  };
+  const sectPrs = Array.from(doc.getElementsByTagNameNS(W, 'sectPr'));
+  sectPrs.forEach((sectPr, k) => {
+    const pPr = sectPr.parentNode as Element | null;
+    const paragraph = pPr?.parentNode as Element | null;
+    if (pPr?.localName !== 'pPr' || paragraph?.localName !== 'p') return;
+    const next = sectPrs[k + 1];
+    const type = next ? childOf(next, 'type')?.getAttributeNS(W, 'val') : null;
+    if (type === 'continuous' || type === 'nextColumn') return;
+    paragraph.appendChild(pageBreakRun());
+  });
+  for (const flag of Array.from(doc.getElementsByTagNameNS(W, 'pageBreakBefore'))) {
+    const value = flag.getAttributeNS(W, 'val');
+    if (value === 'false' || value === '0' || value === 'off') continue;
+    const pPr = flag.parentNode as Element | null;
+    const paragraph = pPr?.parentNode as Element | null;
+    if (pPr?.localName !== 'pPr' || paragraph?.localName !== 'p') continue;
+    paragraph.insertBefore(pageBreakRun(), pPr.nextSibling);
+  }
+  return new XMLSerializer().serializeToString(doc);
+}
+
+function childOf(element: Element, localName: string): Element | undefined {
+  return Array.from(element.childNodes).find(
+    (n): n is Element => n.nodeType === 1 && (n as Element).localName === localName,
+  );
+}
+
+/** Page size and margins of the last section (`w:pgSz`, `w:pgMar` in twips); Letter otherwise. */
+function pageGeometry(xml: string): FlowPage {
+  const tail = xml.slice(xml.lastIndexOf('<w:sectPr'));
+  const twips = (tag: string, attr: string, fallback: number) => {
+    const element = new RegExp(`<w:${tag}\\b[^>]*>`).exec(tail)?.[0] ?? '';
+    const value = Number(new RegExp(`w:${attr}="(-?\\d+)"`).exec(element)?.[1]);
+    return Number.isFinite(value) && value > 0 ? value / 20 : fallback;
+  };
+  const widthPt = Math.min(twips('pgSz', 'w', 612), 1584 * 2);
+  const heightPt = Math.min(twips('pgSz', 'h', 792), 1584 * 2);
+  const margin = (attr: string) => Math.min(twips('pgMar', attr, 72), widthPt / 4, heightPt / 4);
+  return {
+    widthPt,
+    heightPt,
+    margins: {
+      top: margin('top'),
+      right: margin('right'),
+      bottom: margin('bottom'),
+      left: margin('left'),
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import * as XLSX from '@e965/xlsx';
+import * as cptable from '@e965/xlsx/dist/cpexcel.full.mjs';
+import { DocumentRejectedError, UnsupportedDocumentError } from '../../core/domain/errors.js';
+import { formatDate, formatNumber } from './number-format.js';
+import type { OfficeDocument } from './office-document.js';
+import { columnCharsToPt, sheetPage, type SheetModel } from './sheets.js';
+
+/** Most rows read per sheet; beyond, `sheetPage` would refuse the sheet anyway. */
+const MAX_ROWS = 1_000_000;
+const DEFAULT_COLUMN_CHARS = 8.43;
+const DEFAULT_ROW_PT = 15;
+
+// Code pages of BIFF5 and older workbooks (Excel 95), which are not UTF-16.
+XLSX.set_cptable(cptable);
+
+/**
+ * Converts a legacy Excel workbook (xls: BIFF in an OLE2 compound file) with SheetJS: one page per
+ * visible sheet, in workbook order, see `sheetPage`. Cell text is SheetJS's formatted text (the
+ * cell's number format applied). SheetJS reads no pictures from xls files.
+ *
+ * @throws {DocumentRejectedError} when the workbook is password-protected.
+ * @throws {UnsupportedDocumentError} when SheetJS cannot read it.
+ */
+export function convertXls(bytes: Uint8Array): OfficeDocument {
+  let workbook: XLSX.WorkBook;
+  try {
+    workbook = XLSX.read(bytes, {
+      type: 'array',
+      dense: true,
+      cellText: true,
+      cellNF: true,
+      cellDates: false,
+      cellFormula: false,
+      cellHTML: false,
+      cellStyles: true,
+      bookVBA: false,
+      sheetRows: MAX_ROWS,
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/password|encrypt/i.test(message)) {
+      throw new DocumentRejectedError(
+        'the xls workbook is password-protected; remove the password and upload it again',
+        { cause: error },
+      );
+    }
+    throw new UnsupportedDocumentError(`the xls workbook cannot be read: ${message}`, {
+      cause: error,
+    });
+  }
+  const hidden = (i: number) => (workbook.Workbook?.Sheets?.[i]?.Hidden ?? 0) !== 0;
+  const names = workbook.SheetNames.filter((_, i) => !hidden(i));
+  const figures = { count: 0 };
+  return {
+    format: 'xls',
+    geometry: 'file',
+    pages: (names.length > 0 ? names : workbook.SheetNames).map((name) =>
+      sheetPage(sheetModel(name, workbook.Sheets[name]), figures),
+    ),
+  };
+}
+
+function sheetModel(name: string, ws: XLSX.WorkSheet | undefined): SheetModel {
+  const cells: SheetModel['cells'] = [];
+  const rows = (ws?.['!data'] ?? []) as (XLSX.CellObject | undefined)[][];
+  rows.forEach((row, r) => {
+    row.forEach((cell, c) => {
+      const text = cell ? cellText(cell).trim() : '';
+      if (text !== '') cells.push({ r, c, text });
+    });
+  });
+  const columns = ws?.['!cols'] ?? [];
+  const heights = ws?.['!rows'] ?? [];
+  return {
+    name,
+    cells,
+    merges: (ws?.['!merges'] ?? []).map((m) => ({ r0: m.s.r, c0: m.s.c, r1: m.e.r, c1: m.e.c })),
+    figures: [],
+    columnWidthPt: (c) => {
+      const info = columns[c];
+      if (info?.wpx !== undefined) return info.wpx * 0.75;
+      return columnCharsToPt(info?.wch ?? info?.width ?? DEFAULT_COLUMN_CHARS);
+    },
+    rowHeightPt: (r) => {
+      const info = heights[r];
+      return info?.hpt ?? (info?.hpx === undefined ? DEFAULT_ROW_PT : info.hpx * 0.75);
+    },
+  };
+}
+
+function cellText(cell: XLSX.CellObject): string {
+  if (cell.t === 'z') return '';
+  if (cell.w !== undefined) return cell.w;
+  const format = typeof cell.z === 'string' ? cell.z : undefined;
+  const value = cell.v;
+  if (typeof value === 'number') return formatNumber(value, format);
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  if (value instanceof Date) return formatDate(value, format);
+  return value ?? '';
+}

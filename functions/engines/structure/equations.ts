@@ -1,0 +1,178 @@
+import type { PageText, Segment, TextRun } from '../layout/types.js';
+import { equationLatex, isMathFont, mathLines } from './latex.js';
+
+/** A box: left, top, right, bottom (pixels). */
+export interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/** A display equation found on a page. */
+export interface DisplayEquation extends Box {
+  latex: string;
+  /** What could not be read with certainty (see {@link equationLatex}). */
+  notes: string[];
+}
+
+/** An exercise or item label set before an equation (`150.`, `(a)`, `b)`). */
+const LABEL = /^\(?(?:\d{1,4}|[a-z]|[ivx]{1,5})[.)]$/i;
+/** An equation number set after it (`(1)`, `(2.3)`, `(4a)`). */
+const NUMBER = /^\((\d{1,3}(?:\.\d{1,3})*[a-z]?)\)$/;
+/** Operator names that may appear in a display equation in roman type. */
+const FUNCTION_WORDS =
+  /\b(?:arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|log|ln|lg|exp|lim|liminf|limsup|max|min|sup|inf|det|arg|dim|ker|gcd|deg|hom|Pr|mod)\b/g;
+/** Characters that make a line mathematics: relations, operators, big operators. */
+const MATH_SIGNS = /[=<>≤≥≠≈≡∼≃≅∝≪≫⊂⊆⊃⊇∈∉→←↔⇒⇐⇔↦+−±∓×÷·⋅∗∑∏∫∮√∂∇∞]/;
+
+const visible = (text: string): number => text.replace(/\s+/g, '').length;
+const centre = (r: TextRun) => ({ x: r.x + r.w / 2, y: r.y + r.h / 2 });
+const inside = (r: TextRun, boxes: readonly Box[]): boolean => {
+  const c = centre(r);
+  return boxes.some((b) => c.x > b.x0 && c.x < b.x1 && c.y > b.y0 && c.y < b.y1);
+};
+
+/** A piece of a line read as mathematics: its equation runs and its equation number. */
+interface MathPiece {
+  runs: TextRun[];
+  number: string | null;
+  /** A formula of its own (not a lone symbol of a fraction or of limits). */
+  strong: boolean;
+  size: number;
+}
+
+const math = (r: TextRun) => isMathFont(r.fontName);
+
+/**
+ * Whether a piece of a line is mathematics, and its equation runs: it has glyphs in a math
+ * font, and what is set in other fonts is digits, operators and punctuation (operator names
+ * allowed), once an item label before it (`150.`) and an equation number after it (`(3)`) are
+ * set aside. A piece of prose with inline mathematics is not one.
+ */
+const mathPiece = (runs: readonly TextRun[]): MathPiece | null => {
+  if (!runs.some((r) => math(r) && visible(r.text) > 0)) return null;
+  let from = 0;
+  let to = runs.length;
+  const first = runs[0];
+  if (first && !math(first) && LABEL.test(first.text.trim())) from = 1;
+  const last = runs[to - 1];
+  const numbered = last && to - from > 1 && !math(last) ? NUMBER.exec(last.text.trim()) : null;
+  if (numbered) to -= 1;
+  const body = runs.slice(from, to);
+  const other = body
+    .filter((r) => !math(r))
+    .map((r) => r.text)
+    .join(' ')
+    .replace(FUNCTION_WORDS, '');
+  if (/\p{L}{2,}/u.test(other)) return null;
+  const text = body.map((r) => r.text).join('');
+  const chars = visible(text);
+  const size = Math.max(...body.map((r) => r.fontSize));
+  const scripted = body.some((r) => r.fontSize < 0.85 * size);
+  return {
+    runs: body,
+    number: numbered?.[1] ?? null,
+    strong: chars >= 3 && (MATH_SIGNS.test(text) || scripted),
+    size,
+  };
+};
+
+/**
+ * The pieces of a line: its runs split where they are more than three ems apart (columns, or an
+ * equation number set at the margin). A piece that is only an equation number is given to the
+ * piece before it.
+ */
+const piecesOf = (line: readonly TextRun[]): TextRun[][] => {
+  const pieces: TextRun[][] = [];
+  let right = -Infinity;
+  for (const run of line) {
+    const current = pieces[pieces.length - 1];
+    const em = Math.max(run.fontSize, current?.[current.length - 1]?.fontSize ?? 0);
+    if (current && run.x - right <= 3 * em) current.push(run);
+    else pieces.push([run]);
+    right = Math.max(right, run.x + run.w);
+  }
+  const out: TextRun[][] = [];
+  for (const piece of pieces) {
+    const previous = out[out.length - 1];
+    const only = piece.length === 1 && piece[0] !== undefined ? piece[0] : undefined;
+    if (previous && only && !math(only) && NUMBER.test(only.text.trim())) previous.push(only);
+    else out.push(piece);
+  }
+  return out;
+};
+
+/** The union box of runs (and segments). */
+const boxOf = (runs: readonly TextRun[], segments: readonly Segment[] = []): Box => ({
+  x0: Math.min(...runs.map((r) => r.x), ...segments.map((s) => Math.min(s.x1, s.x2))),
+  y0: Math.min(...runs.map((r) => r.y), ...segments.map((s) => Math.min(s.y1, s.y2))),
+  x1: Math.max(...runs.map((r) => r.x + r.w), ...segments.map((s) => Math.max(s.x1, s.x2))),
+  y1: Math.max(...runs.map((r) => r.y + r.h), ...segments.map((s) => Math.max(s.y1, s.y2))),
+});
+
+/**
+ * Finds the display equations of a page from its text layer: lines that are mathematics
+ * (see {@link mathRow}) with a relation, an operator or a script, together with the lines
+ * stacked right against them (numerators, denominators, limits) and the rules drawn among them
+ * (fraction bars, vincula), each read as LaTeX with {@link equationLatex}. Inline mathematics in
+ * a line of prose is not a display equation. Runs inside `exclude` (tables, figures) are not
+ * considered. An equation number `(n)` at the end of the line becomes `\tag{n}`.
+ *
+ * @returns the equations top to bottom, boxes in pixels of the page image.
+ */
+export const findDisplayEquations = (
+  page: PageText,
+  exclude: readonly Box[],
+): DisplayEquation[] => {
+  const runs = page.runs.filter((r) => r.text.trim() !== '' && !inside(r, exclude));
+  const rows = mathLines(runs)
+    .flatMap(piecesOf)
+    .map(mathPiece)
+    .filter((r): r is MathPiece => r !== null);
+  // Rows of one equation: under half a line apart, and overlapping across (or side by side on
+  // one line: a fraction next to what precedes it).
+  const boxes = rows.map((r) => boxOf(r.runs));
+  const parent = rows.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i] ?? i)));
+  for (let i = 0; i < rows.length; i++) {
+    for (let j = i + 1; j < rows.length; j++) {
+      const a = boxes[i] as Box;
+      const b = boxes[j] as Box;
+      const em = Math.max(rows[i]?.size ?? 0, rows[j]?.size ?? 0);
+      const gapY = Math.max(a.y0, b.y0) - Math.min(a.y1, b.y1);
+      const gapX = Math.max(a.x0, b.x0) - Math.min(a.x1, b.x1);
+      if (gapY < 0.5 * em && gapX < (gapY < 0 ? 2.5 : 1) * em) parent[find(j)] = find(i);
+    }
+  }
+  const groups = new Map<number, MathPiece[]>();
+  rows.forEach((row, i) => {
+    const root = find(i);
+    groups.set(root, [...(groups.get(root) ?? []), row]);
+  });
+  const clusters = [...groups.values()];
+  const equations: DisplayEquation[] = [];
+  for (const cluster of clusters) {
+    if (!cluster.some((r) => r.strong)) continue;
+    const eqRuns = cluster.flatMap((r) => r.runs);
+    const box = boxOf(eqRuns);
+    const em = Math.max(...cluster.map((r) => r.size));
+    const segments = page.rules.filter(
+      (s) =>
+        Math.abs(s.y1 - s.y2) < 1 &&
+        Math.min(s.x1, s.x2) >= box.x0 - 0.5 * em &&
+        Math.max(s.x1, s.x2) <= box.x1 + 0.5 * em &&
+        s.y1 > box.y0 - 0.3 * em &&
+        s.y1 < box.y1 + 0.3 * em,
+    );
+    const { latex, notes } = equationLatex(eqRuns, segments);
+    if (latex === '') continue;
+    const number = cluster.map((r) => r.number).find((n) => n !== null);
+    equations.push({
+      ...boxOf(eqRuns, segments),
+      latex: number ? `${latex} \\tag{${number}}` : latex,
+      notes,
+    });
+  }
+  return equations.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
+};

@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalServer, type LocalServer } from '../../functions/adapters/local/server.js';
+import { loadConfig } from '../../functions/config.js';
+
+/** A local server on a fresh data directory, for integration tests. */
+export interface TestService {
+  server: LocalServer;
+  /** The server's base URL, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  dataDir: string;
+  /** Stops the server and deletes its data directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the local service (real engines, embedded DynamoDB) on a new temporary data directory
+ * named after `name`, on a free port, with `env` added to the configuration (API_KEYS,
+ * PLAN_LIMITS, ...).
+ */
+export async function startTestService(
+  name: string,
+  env: Readonly<Record<string, string>>,
+): Promise<TestService> {
+  const dataDir = mkdtempSync(join(tmpdir(), `docparse-${name}-`));
+  const config = loadConfig({ RUNTIME_MODE: 'local', DATA_DIR: dataDir, PORT: '0', ...env });
+  if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
+  const server = await startLocalServer(config);
+  return {
+    server,
+    url: server.url,
+    dataDir,
+    close: async () => {
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UnsupportedDocumentError } from '../../../../functions/core/domain/errors.js';
+import { convertDocx, withExplicitBreaks } from '../../../../functions/engines/office/docx.js';
+import type { OfficePage } from '../../../../functions/engines/office/office-document.js';
+import { HOSTILE, devFile, docxOf, para, zipOf } from './office-fixtures.js';
+
+/** Every element box lies inside its page, with a positive size. */
+function expectBoxesInside(page: OfficePage) {
+  for (const { box } of page.elements) {
+    expect(box.w).toBeGreaterThan(0);
+    expect(box.h).toBeGreaterThan(0);
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.y).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.w).toBeLessThanOrEqual(page.widthPt + 1e-6);
+    expect(box.y + box.h).toBeLessThanOrEqual(page.heightPt + 1e-6);
+  }
+}
+
+describe('convertDocx on the dev corpus', () => {
+  it('maps Word heading styles to levels, the Title style first', async () => {
+    // Act
+    const { pages } = await convertDocx(devFile('docling-unit_test_headers_numbered.docx'));
+    // Assert
+    expect(pages).toHaveLength(1);
+    const headings = pages[0]?.markdown.split('\n').filter((l) => l.startsWith('#'));
+    expect(headings).toEqual([
+      '# Test Document',
+      '## Section 1',
+      '### Section 1.1',
+      '### Section 1.2',
+      '#### Section 1.2.3',
+      '## Section 2',
+      '#### Section 2.1.1',
+      '### Section 2.1',
+    ]);
+  });
+
+  it('writes bulleted and numbered lists with their nesting', async () => {
+    // Act
+    const { pages } = await convertDocx(devFile('docling-unit_test_lists.docx'));
+    // Assert
+    const markdown = pages[0]?.markdown ?? '';
+    expect(markdown).toContain('# Test Document');
+    expect(markdown).toContain('1. List item a\n2. List item b\n3. List item c');
+    expect(markdown).toContain(
+      '- List item 1\n  - List item 1.1\n    - List item 1.1.1\n- List item 3',
+    );
+    const items = markdown.split('\n').filter((l) => /^\s*(-|\d+\.) /.test(l));
+    expect(pages[0]?.elements.filter((e) => e.elementType === 'list_item')).toHaveLength(
+      items.length,
+    );
+  });
+
+  it('writes tables as GFM with merged cells repeated in every cell they cover', async () => {
+    // Act
+    const { pages } = await convertDocx(devFile('docling-word_tables.docx'));
+    // Assert
+    const markdown = pages[0]?.markdown ?? '';
+    expect(markdown).toContain(
+      '| Header 0.0 | Header 0.1 | Header 0.2 |\n| --- | --- | --- |\n| Cell 1.0 | Cell 1.1 | Cell 1.2 |',
+    );
+    expect(markdown).toContain('| Cell 1.0 | Merged Cell 1.1 1.2 | Merged Cell 1.1 1.2 |');
+    expect(markdown).toContain(
+      '| Cell 1.0 | Merged Cell 1.1 2.1 | Cell 1.2 |\n| Cell 2.0 | Merged Cell 1.1 2.1 | Cell 2.2 |',
+    );
+    expect(markdown).toContain(
+      '| Cell 4.0 | Merged Cell 3.1 4.1 | Cell 4.2 |  | Merged Cell 4.4 5.4 |',
+    );
+    expect(markdown).toContain('|  |  |  |  | Merged Cell 4.4 5.4 |');
+    expect(pages[0]?.elements.filter((e) => e.label === 'table')).toHaveLength(5);
+    // The evidence repeats merged cells as the tables do (two tables, two rows each).
+    expect(pages[0]?.sourceText?.match(/Merged Cell 1\.1 2\.1/g)).toHaveLength(4);
+  });
+
+  it('keeps text, lists, the table and a figure with its alt text, boxes inside the page', async () => {
+    // Act
+    const { pages, geometry } = await convertDocx(devFile('docling-word_sample.docx'));
+    // Assert
+    const page = pages[0];
+    expect(geometry).toBe('flow');
+    expect(page?.markdown).toContain('# Swimming in the lake');
+    expect(page?.markdown).toContain('## Let’s swim!');
+    expect(page?.markdown).toContain('![A cartoon duck holding a paper](#figure-1)');
+    expect(page?.markdown).toContain('|  | Food | Calories per portion |');
+    expect(page?.markdown).toContain('- You can relax and look around');
+    expect(page?.elements.find((e) => e.label === 'figure')).toMatchObject({
+      text: 'A cartoon duck holding a paper',
+      elementType: 'figure',
+    });
+    if (page) expectBoxesInside(page);
+    expect(page?.elements.map((e) => e.box.y)).toEqual(
+      [...(page?.elements ?? [])].map((e) => e.box.y).sort((a, b) => a - b),
+    );
+  });
+
+  it('gives an empty document one empty page', async () => {
+    // Act
+    const { pages } = await convertDocx(readFileSync(join(HOSTILE, 'docx-empty.docx')));
+    // Assert
+    expect(pages).toEqual([expect.objectContaining({ markdown: '', elements: [] })]);
+  });
+});
+
+describe('convertDocx: pages', () => {
+  it('starts a page at page breaks, at pageBreakBefore and after a section that ends on a new page', async () => {
+    // Arrange
+    const body = [
+      para('One'),
+      '<w:p><w:r><w:t>Two a</w:t></w:r><w:r><w:br w:type="page"/></w:r><w:r><w:t>Two b</w:t></w:r></w:p>',
+      para('Three', '<w:sectPr><w:type w:val="continuous"/></w:sectPr>'),
+      para('Four', '<w:sectPr/>'),
+      para('Five', '<w:pageBreakBefore/>'),
+      para('Six', '<w:pageBreakBefore w:val="false"/>'),
+      '<w:sectPr><w:type w:val="continuous"/><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1134" w:bottom="1440" w:left="1134"/></w:sectPr>',
+    ].join('');
+    // Act
+    const { pages } = await convertDocx(docxOf(body));
+    // Assert
+    expect(pages.map((p) => p.markdown)).toEqual([
+      'One\n\nTwo a',
+      'Two b\n\nThree',
+      'Four',
+      'Five\n\nSix',
+    ]);
+    expect(pages.map((p) => p.sourceText)).toEqual([
+      'One Two a',
+      'Two b Three',
+      'Four',
+      'Five Six',
+    ]);
+    expect(pages[0]).toMatchObject({ widthPt: 595.3, heightPt: 841.9 });
+    expect(pages[0]?.elements[0]?.box).toMatchObject({ x: 56.7, y: 72 });
+  });
+
+  it('leaves out empty pages between consecutive breaks', async () => {
+    // Arrange
+    const breaks = '<w:p><w:r><w:br w:type="page"/><w:br w:type="page"/></w:r></w:p>';
+    // Act
+    const { pages } = await convertDocx(docxOf(`${para('Before')}${breaks}${para('After')}`));
+    // Assert
+    expect(pages.map((p) => p.markdown)).toEqual(['Before', 'After']);
+    expect(pages[0]).toMatchObject({ widthPt: 612, heightPt: 792 });
+  });
+
+  it('adds nothing to a document of one section without pageBreakBefore', () => {
+    // Act
+    const prepared = withExplicitBreaks(
+      '<w:document><w:body><w:p/><w:sectPr/></w:body></w:document>',
+    );
+    // Assert
+    expect(prepared).toBeNull();
+  });
+
+  it('refuses a package without a main document part', async () => {
+    // Arrange
+    const noDocument = zipOf({
+      '[Content_Types].xml': '<Types/>',
+      'word/styles.xml': '<w:styles/>',
+    });
+    // Act
+    const converting = convertDocx(noDocument);
+    // Assert
+    await expect(converting).rejects.toBeInstanceOf(UnsupportedDocumentError);
+    await expect(converting).rejects.toThrow(/no main document part \(word\/document\.xml\)/);
+  });
+});

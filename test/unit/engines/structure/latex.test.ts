@@ -1,0 +1,232 @@
+import { describe, expect, it } from 'vitest';
+import type { Segment } from '../../../../functions/engines/layout/types.js';
+import {
+  equationLatex,
+  isMathFont,
+  lineLatex,
+  mathLines,
+  textLatex,
+  type MathRun,
+} from '../../../../functions/engines/structure/latex.js';
+
+/** A glyph run at (x, baseline): `size` px font, half an em per character. */
+const glyphs = (
+  text: string,
+  x: number,
+  baseline: number,
+  size = 10,
+  fontName = 'CMMI10',
+): MathRun => ({
+  text,
+  x,
+  y: baseline - 0.75 * size,
+  w: Array.from(text).length * 0.5 * size,
+  h: size,
+  baseline,
+  fontSize: size,
+  fontName,
+  bold: false,
+  italic: false,
+  monospace: false,
+});
+
+const bar = (y: number, x1: number, x2: number): Segment => ({ x1, y1: y, x2, y2: y });
+
+describe('isMathFont', () => {
+  it('knows the TeX math fonts, Symbol, *Math and the STIX family', () => {
+    // Act
+    const names = [
+      'ABCDEF+CMMI10',
+      'CMSY7',
+      'CMEX10',
+      'Symbol',
+      'CambriaMath',
+      'STIXGeneral-Italic',
+    ];
+    // Assert
+    expect(names.filter(isMathFont)).toEqual(names);
+    expect(['CMR10', 'Times-Roman', 'LiberationSerif'].filter(isMathFont)).toEqual([]);
+  });
+});
+
+describe('textLatex', () => {
+  it('maps Greek letters, operators and relations to LaTeX commands', () => {
+    // Act
+    const { latex, notes } = textLatex('α ≤ 2π − ∑∞ × ∂', 'CMMI10');
+    // Assert
+    expect(latex.replace(/\s+/g, ' ').trim()).toBe(
+      '\\alpha \\leq 2\\pi - \\sum \\infty \\times \\partial',
+    );
+    expect(notes).toEqual([]);
+  });
+
+  it('sets operator names upright outside italic math fonts, and escapes reserved characters', () => {
+    // Act
+    const roman = textLatex('sin x + log{y}%', 'CMR10');
+    const italic = textLatex('sin', 'CMMI10');
+    // Assert
+    expect(roman.latex.replace(/\s+/g, ' ')).toBe('\\sin x + \\log \\{y\\}\\%');
+    expect(italic.latex).toBe('sin');
+  });
+
+  it('reads mathematical alphanumeric symbols as their plain letters', () => {
+    // Act
+    const { latex } = textLatex('𝑥𝐀', 'STIXGeneral-Italic');
+    // Assert
+    expect(latex).toBe('xA');
+  });
+
+  it('keeps a character it cannot map and says so, and marks a glyph without Unicode', () => {
+    // Act
+    const { latex, notes } = textLatex('ж\uE001', 'CMSY10');
+    // Assert
+    expect(latex).toBe('ж\\square ');
+    expect(notes).toEqual([
+      'the character "ж" (U+0436) has no LaTeX mapping and was kept as it is',
+      'a glyph without a Unicode mapping was read as \\square',
+    ]);
+  });
+});
+
+describe('lineLatex', () => {
+  it('reads a smaller raised run as a superscript (a² + 8 = 12)', () => {
+    // Arrange: as in docling-code_and_formula.pdf, CMMI a, CMR7 2, CMR10 "+ 8 = 12".
+    const runs = [
+      glyphs('a', 280.6, 371.8),
+      glyphs('2', 285.8, 367.7, 7, 'CMR7'),
+      glyphs('+ 8 = 12', 292.5, 371.8, 10, 'CMR10'),
+    ];
+    // Act
+    const { latex } = lineLatex(runs);
+    // Assert
+    expect(latex).toBe('a^{2} + 8 = 12');
+  });
+
+  it('reads a smaller lowered run as a subscript, and a script on a script', () => {
+    // Arrange: x_i = e^{t^2}
+    const runs = [
+      glyphs('x', 100, 200),
+      glyphs('i', 105, 202.5, 7),
+      glyphs('=', 112, 200, 10, 'CMR10'),
+      glyphs('e', 122, 200),
+      glyphs('t', 127, 196, 7),
+      glyphs('2', 131, 193.5, 5, 'CMR5'),
+    ];
+    // Act
+    const { latex } = lineLatex(runs);
+    // Assert
+    expect(latex).toBe('x_{i} = e^{t^{2}}');
+  });
+
+  it('gives a script with nothing before it an empty base', () => {
+    // Act
+    const { latex } = lineLatex([glyphs('14', 100, 196, 7, 'CMR7'), glyphs('C', 108, 200)]);
+    // Assert
+    expect(latex).toBe('{}^{14}C');
+  });
+});
+
+describe('mathLines', () => {
+  it('puts a superscript read before its base on the base line', () => {
+    // Arrange: the raised 2 has the smallest baseline, so it sorts first.
+    const runs = [glyphs('2', 106, 196, 7, 'CMR7'), glyphs('a', 100, 200), glyphs('b', 100, 215)];
+    // Act
+    const lines = mathLines(runs);
+    // Assert
+    expect(lines.map((line) => line.map((r) => r.text).join(''))).toEqual(['a2', 'b']);
+  });
+});
+
+describe('equationLatex', () => {
+  it('reads runs over and under a bar as a fraction (s(t) = t / (1 + t²))', () => {
+    // Arrange: as in olmocr-openstax_caculus_pg_273.pdf, exercise 152.
+    const runs = [
+      glyphs('s(t) =', 97.8, 227.2, 10, 'STIXGeneral-Regular'),
+      glyphs('t', 134.8, 223.5),
+      glyphs('1 + ', 124.3, 235.8, 10, 'STIXGeneral-Regular'),
+      glyphs('t', 140.6, 235.8),
+      glyphs('2', 144.2, 231.7, 8, 'STIXGeneral-Regular'),
+    ];
+    // Act
+    const { latex, notes } = equationLatex(runs, [bar(224.66, 123.6, 148.8)]);
+    // Assert
+    expect(latex).toBe('s(t) = \\frac{t}{1 + t^{2}}');
+    expect(notes).toEqual([]);
+  });
+
+  it('reads nested fractions inside out', () => {
+    // Arrange: 1 / (1 + 1/x) with the inner bar shorter than the outer one.
+    const runs = [
+      glyphs('1', 120, 90),
+      glyphs('1 +', 100, 112),
+      glyphs('1', 122, 106, 7),
+      glyphs('x', 122, 118, 7),
+    ];
+    // Act
+    const { latex } = equationLatex(runs, [bar(95, 98, 135), bar(109, 120, 128)]);
+    // Assert
+    expect(latex).toBe('\\frac{1}{1 + \\frac{1}{x}}');
+  });
+
+  it('reads the runs under a vinculum as the radicand', () => {
+    // Arrange: √(x + 1) = 2, the vinculum starting at the radical sign's right edge.
+    const runs = [
+      glyphs('√', 100, 200, 10, 'CMSY10'),
+      glyphs('x + 1', 106, 200),
+      glyphs('= 2', 135, 200, 10, 'CMR10'),
+    ];
+    // Act
+    const { latex, notes } = equationLatex(runs, [bar(191, 105, 131)]);
+    // Assert
+    expect(latex).toBe('\\sqrt{x + 1} = 2');
+    expect(notes).toEqual([]);
+  });
+
+  it('says when a radical has no vinculum to read its extent from', () => {
+    // Act
+    const { latex, notes } = equationLatex([glyphs('√2 = r', 100, 200)], []);
+    // Assert
+    expect(latex).toBe('\\sqrt 2 = r');
+    expect(notes).toEqual([
+      'a radical without a visible vinculum: its extent is a guess (\\sqrt applies to the next symbol)',
+    ]);
+  });
+
+  it('reads what is stacked over and under a big operator as its limits', () => {
+    // Arrange: ∑_{i=1}^{n} x_i, the larger sigma centred on the math axis, limits centred on it.
+    const runs = [
+      glyphs('∑', 100, 201, 14, 'CMEX10'),
+      glyphs('n', 103, 189, 7),
+      glyphs('i=1', 100, 215, 7),
+      glyphs('x', 112, 200),
+      glyphs('i', 117, 202.5, 7),
+    ];
+    // Act
+    const { latex } = equationLatex(runs, []);
+    // Assert
+    expect(latex).toBe('\\sum_{i=1}^{n} x_{i}');
+  });
+
+  it('joins the lines of a multi-line display and says their alignment is not recovered', () => {
+    // Act
+    const { latex, notes } = equationLatex(
+      [glyphs('x = 1,', 100, 200), glyphs('y = 2.', 100, 220)],
+      [],
+    );
+    // Assert
+    expect(latex).toBe('x = 1, \\\\ y = 2');
+    expect(notes).toEqual([
+      'an equation set on 2 lines was read line by line (joined with \\\\); its alignment and any matrix structure are not recovered',
+    ]);
+  });
+
+  it('notes a rule with text on one side only (an overline) and leaves it out', () => {
+    // Act
+    const { latex, notes } = equationLatex([glyphs('x = y', 100, 200)], [bar(190, 100, 125)]);
+    // Assert
+    expect(latex).toBe('x = y');
+    expect(notes).toEqual([
+      'a horizontal rule in an equation (an overline or underline?) was not read',
+    ]);
+  });
+});
