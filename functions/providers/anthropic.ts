@@ -14,10 +14,8 @@ import {
   EXTRACTION_PROMPT,
   EXTRACTION_TOOL_DESCRIPTION,
   EXTRACTION_TOOL_NAME,
-  JsonHttpClient,
+  HttpVisionProvider,
   PAGE_TRANSCRIPTION_PROMPT,
-  encodeExtractionPages,
-  encodePage,
   extractionObject,
   extractionUserText,
   unavailable,
@@ -72,27 +70,17 @@ type AnthropicMessage = z.infer<typeof AnthropicMessage>;
  * As an extractor it offers one tool, {@link EXTRACTION_TOOL_NAME}, whose `input_schema` is the
  * schema to fill, and makes the model call it (`tool_choice`): the call's input is the answer.
  */
-export class AnthropicProvider implements PageProvider, StructuredExtractor {
-  readonly id: string;
-  readonly model: string;
-  readonly #settings: RemoteProviderSettings;
-  readonly #rasterizer: PageRasterizer;
-  readonly #client: JsonHttpClient;
-
+export class AnthropicProvider
+  extends HttpVisionProvider
+  implements PageProvider, StructuredExtractor
+{
   /**
    * @param settings the provider configuration; `baseUrl` is the API root without `/v1`
    *   (empty → {@link ANTHROPIC_BASE_URL}); `apiKey` is sent as `x-api-key` when present.
    * @param rasterizer gives the page image; with `dpi: null` the page renders at `defaultDpi`.
    */
   constructor(settings: RemoteProviderSettings, rasterizer: PageRasterizer) {
-    this.#settings = {
-      ...settings,
-      baseUrl: (settings.baseUrl || ANTHROPIC_BASE_URL).replace(/\/+$/, ''),
-    };
-    this.id = settings.id;
-    this.model = settings.model;
-    this.#rasterizer = rasterizer;
-    this.#client = new JsonHttpClient(this.#settings);
+    super(settings, rasterizer, ANTHROPIC_BASE_URL);
   }
 
   /**
@@ -108,12 +96,12 @@ export class AnthropicProvider implements PageProvider, StructuredExtractor {
    * @throws {DocumentRejectedError} when the page cannot be rendered.
    */
   async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
-    const page = await encodePage(this.#rasterizer, request, this.#settings.defaultDpi);
-    const { body } = await this.#client.postJson(
+    const page = await this.pageImage(request);
+    const { body } = await this.client.postJson(
       '/v1/messages',
       {
         model: this.model,
-        max_tokens: this.#settings.maxOutputTokens,
+        max_tokens: this.settings.maxOutputTokens,
         temperature: 0,
         system: PAGE_TRANSCRIPTION_PROMPT,
         messages: [
@@ -156,16 +144,12 @@ export class AnthropicProvider implements PageProvider, StructuredExtractor {
    * @throws {DocumentRejectedError} when a page cannot be rendered.
    */
   async extract(request: StructuredExtractionRequest): Promise<StructuredExtractionResult> {
-    const images = await encodeExtractionPages(
-      this.#rasterizer,
-      request,
-      this.#settings.defaultDpi,
-    );
-    const { body } = await this.#client.postJson(
+    const images = await this.extractionImages(request);
+    const { body } = await this.client.postJson(
       '/v1/messages',
       {
         model: this.model,
-        max_tokens: this.#settings.maxOutputTokens,
+        max_tokens: this.settings.maxOutputTokens,
         temperature: 0,
         system: EXTRACTION_PROMPT,
         tools: [
@@ -210,13 +194,10 @@ export class AnthropicProvider implements PageProvider, StructuredExtractor {
   }
 
   /** Closes the HTTP connections. */
-  close(): Promise<void> {
-    return this.#client.close();
-  }
 
   #headers(): Record<string, string> {
     const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_API_VERSION };
-    if (this.#settings.apiKey) headers['x-api-key'] = this.#settings.apiKey;
+    if (this.settings.apiKey) headers['x-api-key'] = this.settings.apiKey;
     return headers;
   }
 
@@ -238,7 +219,7 @@ export class AnthropicProvider implements PageProvider, StructuredExtractor {
       case 'max_tokens':
         throw unavailable(
           this.id,
-          `truncated: the answer reached max_tokens (${this.#settings.maxOutputTokens})`,
+          `truncated: the answer reached max_tokens (${this.settings.maxOutputTokens})`,
         );
       case 'model_context_window_exceeded':
         throw unavailable(this.id, 'truncated: the answer reached the context window');

@@ -13,10 +13,8 @@ import type {
 import type { PageRasterizer } from '../engines/raster.js';
 import {
   EXTRACTION_PROMPT,
-  JsonHttpClient,
+  HttpVisionProvider,
   PAGE_TRANSCRIPTION_PROMPT,
-  encodeExtractionPages,
-  encodePage,
   extractionFromText,
   extractionUserText,
   meanTokenProbability,
@@ -74,12 +72,10 @@ type GeminiResponse = z.infer<typeof GeminiResponse>;
  * (`responseMimeType: application/json` with `responseJsonSchema`, which takes plain JSON
  * Schema, unlike `responseSchema` and its OpenAPI subset).
  */
-export class GeminiProvider implements PageProvider, StructuredExtractor {
-  readonly id: string;
-  readonly model: string;
-  readonly #settings: RemoteProviderSettings;
-  readonly #rasterizer: PageRasterizer;
-  readonly #client: JsonHttpClient;
+export class GeminiProvider
+  extends HttpVisionProvider
+  implements PageProvider, StructuredExtractor
+{
   readonly #path: string;
   /** False once the model has refused `responseLogprobs`. */
   #logprobs = true;
@@ -91,14 +87,7 @@ export class GeminiProvider implements PageProvider, StructuredExtractor {
    * @param rasterizer gives the page image; with `dpi: null` the page renders at `defaultDpi`.
    */
   constructor(settings: RemoteProviderSettings, rasterizer: PageRasterizer) {
-    this.#settings = {
-      ...settings,
-      baseUrl: (settings.baseUrl || GEMINI_BASE_URL).replace(/\/+$/, ''),
-    };
-    this.id = settings.id;
-    this.model = settings.model;
-    this.#rasterizer = rasterizer;
-    this.#client = new JsonHttpClient(this.#settings);
+    super(settings, rasterizer, GEMINI_BASE_URL);
     const modelId = settings.model.replace(/^models\//, '');
     this.#path = `/v1beta/models/${encodeURIComponent(modelId)}:generateContent`;
   }
@@ -120,7 +109,7 @@ export class GeminiProvider implements PageProvider, StructuredExtractor {
    * @throws {DocumentRejectedError} when the page cannot be rendered.
    */
   async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
-    const page = await encodePage(this.#rasterizer, request, this.#settings.defaultDpi);
+    const page = await this.pageImage(request);
     const { body } = await this.#generate(page.base64);
     const answer = this.#parseResponse(body);
     const candidate = this.#acceptedCandidate(answer);
@@ -144,12 +133,8 @@ export class GeminiProvider implements PageProvider, StructuredExtractor {
    * @throws {DocumentRejectedError} when a page cannot be rendered.
    */
   async extract(request: StructuredExtractionRequest): Promise<StructuredExtractionResult> {
-    const images = await encodeExtractionPages(
-      this.#rasterizer,
-      request,
-      this.#settings.defaultDpi,
-    );
-    const { body } = await this.#client.postJson(
+    const images = await this.extractionImages(request);
+    const { body } = await this.client.postJson(
       this.#path,
       {
         systemInstruction: { parts: [{ text: EXTRACTION_PROMPT }] },
@@ -166,7 +151,7 @@ export class GeminiProvider implements PageProvider, StructuredExtractor {
         ],
         generationConfig: {
           temperature: 0,
-          maxOutputTokens: this.#settings.maxOutputTokens,
+          maxOutputTokens: this.settings.maxOutputTokens,
           responseMimeType: 'application/json',
           responseJsonSchema: request.schema,
         },
@@ -183,9 +168,6 @@ export class GeminiProvider implements PageProvider, StructuredExtractor {
   }
 
   /** Closes the HTTP connections. */
-  close(): Promise<void> {
-    return this.#client.close();
-  }
 
   async #generate(base64Png: string): Promise<JsonResponse> {
     const withLogprobs = this.#logprobs;
@@ -199,7 +181,7 @@ export class GeminiProvider implements PageProvider, StructuredExtractor {
   }
 
   #headers(): Record<string, string> {
-    return this.#settings.apiKey ? { 'x-goog-api-key': this.#settings.apiKey } : {};
+    return this.settings.apiKey ? { 'x-goog-api-key': this.settings.apiKey } : {};
   }
 
   /** The candidate's text, thought parts left out. */
@@ -213,7 +195,7 @@ export class GeminiProvider implements PageProvider, StructuredExtractor {
   }
 
   #post(base64Png: string, withLogprobs: boolean): Promise<JsonResponse> {
-    return this.#client.postJson(
+    return this.client.postJson(
       this.#path,
       {
         systemInstruction: { parts: [{ text: PAGE_TRANSCRIPTION_PROMPT }] },
@@ -228,7 +210,7 @@ export class GeminiProvider implements PageProvider, StructuredExtractor {
         ],
         generationConfig: {
           temperature: 0,
-          maxOutputTokens: this.#settings.maxOutputTokens,
+          maxOutputTokens: this.settings.maxOutputTokens,
           ...(withLogprobs ? { responseLogprobs: true } : {}),
         },
       },
@@ -260,7 +242,7 @@ export class GeminiProvider implements PageProvider, StructuredExtractor {
     if (finishReason === 'MAX_TOKENS') {
       throw unavailable(
         this.id,
-        `truncated: the answer reached maxOutputTokens (${this.#settings.maxOutputTokens})`,
+        `truncated: the answer reached maxOutputTokens (${this.settings.maxOutputTokens})`,
       );
     }
     // SAFETY, RECITATION, PROHIBITED_CONTENT, BLOCKLIST, SPII, OTHER, and any later reason.

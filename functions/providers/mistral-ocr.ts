@@ -10,17 +10,14 @@ import type {
   StructuredExtractionResult,
   StructuredExtractor,
 } from '../core/ports/structured-extractor.js';
-import type { PageRasterizer } from '../engines/raster.js';
 import {
   EXTRACTION_PROMPT,
   EXTRACTION_TOOL_NAME,
-  JsonHttpClient,
-  encodePage,
+  HttpVisionProvider,
   extractionFromText,
   extractionUserText,
   unavailable,
   visionPageResult,
-  type RemoteProviderSettings,
 } from './remote-provider.js';
 
 /**
@@ -82,27 +79,15 @@ const MISTRAL_IMAGE_ID = /^img-\d+\.[a-z0-9]+$/i;
  * (`document_annotation_format`, a JSON Schema): the OCR endpoint takes one image, so the first
  * page is sent as the document, and the Markdown of every page goes in
  * `document_annotation_prompt` with {@link EXTRACTION_PROMPT}.
+ *
+ * Settings: `baseUrl` is the API root without `/v1` (`https://api.mistral.ai`); `apiKey` is
+ * sent as a Bearer token; `maxOutputTokens` does not apply (the API has no output cap). Pages
+ * render at the request's DPI or `defaultDpi`.
  */
-export class MistralOcrProvider implements PageProvider, StructuredExtractor {
-  readonly id: string;
-  readonly model: string;
-  readonly #settings: RemoteProviderSettings;
-  readonly #rasterizer: PageRasterizer;
-  readonly #client: JsonHttpClient;
-
-  /**
-   * @param settings `baseUrl` is the API root without `/v1` (`https://api.mistral.ai`); `apiKey`
-   *   is sent as a Bearer token. `maxOutputTokens` does not apply (the API has no output cap).
-   * @param rasterizer gives the page image; called with the request's DPI or `defaultDpi`.
-   */
-  constructor(settings: RemoteProviderSettings, rasterizer: PageRasterizer) {
-    this.id = settings.id;
-    this.model = settings.model;
-    this.#settings = settings;
-    this.#rasterizer = rasterizer;
-    this.#client = new JsonHttpClient(settings);
-  }
-
+export class MistralOcrProvider
+  extends HttpVisionProvider
+  implements PageProvider, StructuredExtractor
+{
   /**
    * OCRs one page.
    *
@@ -116,12 +101,8 @@ export class MistralOcrProvider implements PageProvider, StructuredExtractor {
    * @throws {DocumentRejectedError} from the rasterizer when the page cannot be rendered.
    */
   async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
-    const { raster, base64 } = await encodePage(
-      this.#rasterizer,
-      request,
-      this.#settings.defaultDpi,
-    );
-    const { body } = await this.#client.postJson(
+    const { raster, base64 } = await this.pageImage(request);
+    const { body } = await this.client.postJson(
       '/v1/ocr',
       {
         model: this.model,
@@ -177,12 +158,12 @@ export class MistralOcrProvider implements PageProvider, StructuredExtractor {
   async extract(request: StructuredExtractionRequest): Promise<StructuredExtractionResult> {
     const first = request.pages[0];
     if (!first) throw unavailable(this.id, 'the document has no page to annotate');
-    const image = await encodePage(
-      this.#rasterizer,
-      { document: request.document, pageNumber: first.pageNumber, dpi: null },
-      this.#settings.defaultDpi,
-    );
-    const { body } = await this.#client.postJson(
+    const image = await this.pageImage({
+      document: request.document,
+      pageNumber: first.pageNumber,
+      dpi: null,
+    });
+    const { body } = await this.client.postJson(
       '/v1/ocr',
       {
         model: this.model,
@@ -212,12 +193,9 @@ export class MistralOcrProvider implements PageProvider, StructuredExtractor {
   }
 
   /** Closes the HTTP connections. */
-  close(): Promise<void> {
-    return this.#client.close();
-  }
 
   #headers(): Record<string, string> {
-    return this.#settings.apiKey ? { authorization: `Bearer ${this.#settings.apiKey}` } : {};
+    return this.settings.apiKey ? { authorization: `Bearer ${this.settings.apiKey}` } : {};
   }
 }
 

@@ -10,21 +10,17 @@ import type {
   StructuredExtractionResult,
   StructuredExtractor,
 } from '../core/ports/structured-extractor.js';
-import type { PageRasterizer } from '../engines/raster.js';
 import {
   EXTRACTION_PROMPT,
   EXTRACTION_TOOL_NAME,
-  JsonHttpClient,
+  HttpVisionProvider,
   PAGE_TRANSCRIPTION_PROMPT,
-  encodeExtractionPages,
-  encodePage,
   extractionFromText,
   extractionUserText,
   meanTokenProbability,
   unavailable,
   visionPageResult,
   type EncodedPage,
-  type RemoteProviderSettings,
 } from './remote-provider.js';
 
 /** The text part of the user message that goes with the page image. */
@@ -82,31 +78,20 @@ type ChatChoice = ChatCompletion['choices'][number];
  * As an extractor it asks for a `json_schema` response format (not strict: strict mode accepts
  * only a subset of JSON Schema). Servers that reject it with HTTP 400 are asked again in JSON
  * mode (`json_object`) with the schema in the prompt, and this instance keeps to JSON mode.
+ *
+ * Settings: `baseUrl` ends before `/chat/completions` (e.g. `https://api.openai.com/v1` or
+ * `http://localhost:11434/v1`); the key is sent as a Bearer token only when set; deadline,
+ * retries and output-token cap apply to every call. Pages render at the request's DPI or
+ * `defaultDpi`.
  */
-export class OpenAiCompatibleProvider implements PageProvider, StructuredExtractor {
-  readonly id: string;
-  readonly model: string;
-  readonly #settings: RemoteProviderSettings;
-  readonly #rasterizer: PageRasterizer;
-  readonly #client: JsonHttpClient;
+export class OpenAiCompatibleProvider
+  extends HttpVisionProvider
+  implements PageProvider, StructuredExtractor
+{
   /** False once the server has rejected `logprobs`; kept for the life of the instance. */
   #askLogprobs = true;
   /** False once the server has rejected the `json_schema` response format. */
   #askJsonSchema = true;
-
-  /**
-   * @param settings where the API is (`baseUrl` ends before `/chat/completions`, e.g.
-   *   `https://api.openai.com/v1` or `http://localhost:11434/v1`), the key (sent as a Bearer
-   *   token only when set), deadline, retries and output-token cap.
-   * @param rasterizer gives the page image; called with the request's DPI or `defaultDpi`.
-   */
-  constructor(settings: RemoteProviderSettings, rasterizer: PageRasterizer) {
-    this.id = settings.id;
-    this.model = settings.model;
-    this.#settings = settings;
-    this.#rasterizer = rasterizer;
-    this.#client = new JsonHttpClient(settings);
-  }
 
   /**
    * Transcribes one page with the model.
@@ -120,11 +105,7 @@ export class OpenAiCompatibleProvider implements PageProvider, StructuredExtract
    * @throws {DocumentRejectedError} from the rasterizer when the page cannot be rendered.
    */
   async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
-    const { raster, base64 } = await encodePage(
-      this.#rasterizer,
-      request,
-      this.#settings.defaultDpi,
-    );
+    const { raster, base64 } = await this.pageImage(request);
     const completion = await this.#complete(`data:image/png;base64,${base64}`);
     const choice = this.#acceptedChoice(completion, 'page');
     const markdown = contentText(choice.message.content);
@@ -155,15 +136,11 @@ export class OpenAiCompatibleProvider implements PageProvider, StructuredExtract
    * @throws {DocumentRejectedError} from the rasterizer when a page cannot be rendered.
    */
   async extract(request: StructuredExtractionRequest): Promise<StructuredExtractionResult> {
-    const images = await encodeExtractionPages(
-      this.#rasterizer,
-      request,
-      this.#settings.defaultDpi,
-    );
+    const images = await this.extractionImages(request);
     let body: unknown;
     if (this.#askJsonSchema) {
       try {
-        ({ body } = await this.#client.postJson(
+        ({ body } = await this.client.postJson(
           '/chat/completions',
           this.#extractionBody(request, images, true),
           this.#headers(),
@@ -174,7 +151,7 @@ export class OpenAiCompatibleProvider implements PageProvider, StructuredExtract
       }
     }
     if (body === undefined) {
-      ({ body } = await this.#client.postJson(
+      ({ body } = await this.client.postJson(
         '/chat/completions',
         this.#extractionBody(request, images, false),
         this.#headers(),
@@ -193,9 +170,6 @@ export class OpenAiCompatibleProvider implements PageProvider, StructuredExtract
   }
 
   /** Closes the HTTP connections. */
-  close(): Promise<void> {
-    return this.#client.close();
-  }
 
   /** POSTs the request, falling back once to a request without `logprobs` when it is rejected. */
   async #complete(imageUrl: string): Promise<ChatCompletion> {
@@ -203,7 +177,7 @@ export class OpenAiCompatibleProvider implements PageProvider, StructuredExtract
     let body: unknown;
     if (this.#askLogprobs) {
       try {
-        ({ body } = await this.#client.postJson(
+        ({ body } = await this.client.postJson(
           '/chat/completions',
           this.#requestBody(imageUrl, true),
           headers,
@@ -214,7 +188,7 @@ export class OpenAiCompatibleProvider implements PageProvider, StructuredExtract
       }
     }
     if (body === undefined) {
-      ({ body } = await this.#client.postJson(
+      ({ body } = await this.client.postJson(
         '/chat/completions',
         this.#requestBody(imageUrl, false),
         headers,
@@ -224,7 +198,7 @@ export class OpenAiCompatibleProvider implements PageProvider, StructuredExtract
   }
 
   #headers(): Record<string, string> {
-    return this.#settings.apiKey ? { authorization: `Bearer ${this.#settings.apiKey}` } : {};
+    return this.settings.apiKey ? { authorization: `Bearer ${this.settings.apiKey}` } : {};
   }
 
   #parseCompletion(body: unknown): ChatCompletion {
@@ -251,7 +225,7 @@ export class OpenAiCompatibleProvider implements PageProvider, StructuredExtract
     if (choice.finish_reason === 'length') {
       throw unavailable(
         this.id,
-        `truncated: the answer reached max_tokens (${this.#settings.maxOutputTokens})`,
+        `truncated: the answer reached max_tokens (${this.settings.maxOutputTokens})`,
       );
     }
     if (choice.finish_reason === 'content_filter') {
@@ -287,7 +261,7 @@ export class OpenAiCompatibleProvider implements PageProvider, StructuredExtract
           ],
         },
       ],
-      max_tokens: this.#settings.maxOutputTokens,
+      max_tokens: this.settings.maxOutputTokens,
       temperature: 0,
       response_format: jsonSchema
         ? {
@@ -311,7 +285,7 @@ export class OpenAiCompatibleProvider implements PageProvider, StructuredExtract
           ],
         },
       ],
-      max_tokens: this.#settings.maxOutputTokens,
+      max_tokens: this.settings.maxOutputTokens,
       temperature: 0,
       ...(logprobs ? { logprobs: true } : {}),
     };

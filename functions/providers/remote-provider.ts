@@ -151,6 +151,54 @@ export function encodeExtractionPages(
 }
 
 /**
+ * What the HTTP vision adapters share: their identity, settings, JSON client and page renderer,
+ * and the page images they send (a page for `parsePage`, the first pages for `extract`).
+ */
+export abstract class HttpVisionProvider {
+  readonly id: string;
+  readonly model: string;
+  protected readonly settings: RemoteProviderSettings;
+  protected readonly client: JsonHttpClient;
+  readonly #rasterizer: PageRasterizer;
+
+  /**
+   * @param defaultBaseUrl the vendor's API, used when `settings.baseUrl` is empty (trailing
+   *   slashes are dropped); without it `baseUrl` is taken as given.
+   */
+  constructor(
+    settings: RemoteProviderSettings,
+    rasterizer: PageRasterizer,
+    defaultBaseUrl?: string,
+  ) {
+    this.settings =
+      defaultBaseUrl === undefined
+        ? settings
+        : { ...settings, baseUrl: (settings.baseUrl || defaultBaseUrl).replace(/\/+$/, '') };
+    this.id = settings.id;
+    this.model = settings.model;
+    this.#rasterizer = rasterizer;
+    this.client = new JsonHttpClient(this.settings);
+  }
+
+  /** The page at the request's DPI (else `defaultDpi`), as PNG and base64. */
+  protected pageImage(
+    request: Pick<PageParseRequest, 'document' | 'pageNumber' | 'dpi'>,
+  ): Promise<EncodedPage> {
+    return encodePage(this.#rasterizer, request, this.settings.defaultDpi);
+  }
+
+  /** The first pages of an extraction request (see {@link encodeExtractionPages}). */
+  protected extractionImages(request: StructuredExtractionRequest): Promise<EncodedPage[]> {
+    return encodeExtractionPages(this.#rasterizer, request, this.settings.defaultDpi);
+  }
+
+  /** Closes the client's connections. */
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+/**
  * An extractor's answer as the object it must be. Not checked against the schema: the service
  * does that, and reports each violation itself.
  * @throws {ProviderUnavailableError} (`malformed answer`) for anything but a JSON object.
