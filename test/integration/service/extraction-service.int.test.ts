@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
-import { loadConfig } from '../../../functions/config.js';
+import type { LocalServer } from '../../../functions/adapters/local/server.js';
+import { startTestService, type TestService } from '../../support/local-service.js';
 import {
   ExtractionValidationError,
   HTTPValidationError,
@@ -62,26 +61,20 @@ const STRICTER_SCHEMA = {
   required: ['total', 'line_items', 'purchase_order'],
 };
 
-let dataDir: string;
+let running: TestService;
 let service: LocalServer;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'docparse-extract-'));
-  const config = loadConfig({
-    RUNTIME_MODE: 'local',
-    DATA_DIR: dataDir,
-    PORT: '0',
+  running = await startTestService('extract', {
     API_KEYS: `${KEY}=extractors:pro`,
     // Many requests in a minute: the plans' rate limits are tested in limits.int.test.ts.
     PLAN_LIMITS: '{"pro":{"requests_per_minute":null}}',
   });
-  if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
-  service = await startLocalServer(config);
+  service = running.server;
 });
 
 afterAll(async () => {
-  await service.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await running.close();
 });
 
 async function upload(

@@ -1,9 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
-import { loadConfig } from '../../../functions/config.js';
+import type { LocalServer } from '../../../functions/adapters/local/server.js';
+import { startTestService, type TestService } from '../../support/local-service.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
 
 const PDF = resolve(
@@ -22,28 +21,22 @@ interface UploadSlot {
   expires_at: string;
 }
 
-let dataDir: string;
+let running: TestService;
 let server: LocalServer;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'docparse-uploads-'));
-  const config = loadConfig({
-    RUNTIME_MODE: 'local',
-    DATA_DIR: dataDir,
-    PORT: '0',
+  running = await startTestService('uploads', {
     API_KEYS: `${ALPHA}=alpha:pro,${BETA}=beta:free`,
     // Many requests in a minute: the plans' rate limits are tested in limits.int.test.ts.
     PLAN_LIMITS:
       '{"free":{"requests_per_minute":null,"pages_per_day":null},"pro":{"requests_per_minute":null}}',
     MAX_UPLOAD_BYTES: String(MAX_UPLOAD),
   });
-  if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
-  server = await startLocalServer(config);
+  server = running.server;
 });
 
 afterAll(async () => {
-  await server.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await running.close();
 });
 
 async function createUpload(key = ALPHA, body: unknown = { filename: 'minimal.pdf' }) {

@@ -1,11 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
-import { loadConfig } from '../../../functions/config.js';
+import type { LocalServer } from '../../../functions/adapters/local/server.js';
+import { startTestService, type TestService } from '../../support/local-service.js';
 import { HTTPValidationError, ParseResponse } from '../../../functions/core/domain/schemas.js';
 
 /** POST /v1/parse on the running service: downloads through the SSRF-hardened fetcher. */
@@ -14,7 +13,7 @@ const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
 const KEY = 'key-parse-url-001';
 const PDF = readFileSync(join(DEV, 'files/docling-2305.03393v1-pg9.pdf'));
 
-let dataDir: string;
+let running: TestService;
 let service: LocalServer;
 /** Serves the corpus PDF; allowlisted. */
 let origin: Server;
@@ -41,25 +40,19 @@ beforeAll(async () => {
   forbidden.on('connection', () => (forbiddenConnections += 1));
   await new Promise<void>((ready) => origin.listen(0, '127.0.0.1', ready));
   await new Promise<void>((ready) => forbidden.listen(0, '127.0.0.1', ready));
-  dataDir = mkdtempSync(join(tmpdir(), 'docparse-url-'));
-  const config = loadConfig({
-    RUNTIME_MODE: 'local',
-    DATA_DIR: dataDir,
-    PORT: '0',
+  running = await startTestService('url', {
     API_KEYS: `${KEY}=urls:pro`,
     // Many requests in a minute: the plans' rate limits are tested in limits.int.test.ts.
     PLAN_LIMITS: '{"pro":{"requests_per_minute":null}}',
     URL_FETCH_ALLOWLIST: `127.0.0.1:${portOf(origin)}`,
   });
-  if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
-  service = await startLocalServer(config);
+  service = running.server;
 });
 
 afterAll(async () => {
-  await service.close();
+  await running.close();
   origin.close();
   forbidden.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function parse(body: unknown) {

@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
-import { loadConfig } from '../../../functions/config.js';
+import type { LocalServer } from '../../../functions/adapters/local/server.js';
+import { startTestService, type TestService } from '../../support/local-service.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
 
 /**
@@ -18,26 +17,20 @@ const KEY = 'key-sse-00000001';
 const DOCUMENT = join(DEV, 'files/docling-redp5110_sampled.pdf');
 const PAGES = 18;
 
-let dataDir: string;
+let running: TestService;
 let server: LocalServer;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'docparse-sse-'));
-  const config = loadConfig({
-    RUNTIME_MODE: 'local',
-    DATA_DIR: dataDir,
-    PORT: '0',
+  running = await startTestService('sse', {
     API_KEYS: `${KEY}=sse:pro`,
     // Many requests in a minute: the plans' rate limits are tested in limits.int.test.ts.
     PLAN_LIMITS: '{"pro":{"requests_per_minute":null}}',
   });
-  if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
-  server = await startLocalServer(config);
+  server = running.server;
 });
 
 afterAll(async () => {
-  await server.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await running.close();
 });
 
 interface Received {

@@ -1,12 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
-import { loadConfig } from '../../../functions/config.js';
+import type { LocalServer } from '../../../functions/adapters/local/server.js';
+import { startTestService, type TestService } from '../../support/local-service.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { WebhookEvent } from '../../../functions/core/domain/webhooks.js';
 
@@ -29,7 +28,7 @@ interface Received {
   body: string;
 }
 
-let dataDir: string;
+let running: TestService;
 let service: LocalServer;
 /** Serves the corpus PDF and receives webhooks; allowlisted. */
 let peer: Server;
@@ -60,24 +59,18 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((ready) => peer.listen(0, '127.0.0.1', ready));
-  dataDir = mkdtempSync(join(tmpdir(), 'docparse-webhooks-'));
-  const config = loadConfig({
-    RUNTIME_MODE: 'local',
-    DATA_DIR: dataDir,
-    PORT: '0',
+  running = await startTestService('webhooks', {
     API_KEYS: `${KEY}=hooks:pro,${OTHER_KEY}=others:pro`,
     // Many requests in a minute: the plans' rate limits are tested in limits.int.test.ts.
     PLAN_LIMITS: '{"pro":{"requests_per_minute":null}}',
     URL_FETCH_ALLOWLIST: `127.0.0.1:${portOf(peer)}`,
   });
-  if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
-  service = await startLocalServer(config);
+  service = running.server;
 });
 
 afterAll(async () => {
-  await service.close();
+  await running.close();
   peer.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function call(method: string, path: string, key: string, body?: unknown) {
