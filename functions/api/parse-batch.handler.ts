@@ -4,14 +4,27 @@ import { BatchPriority, MAX_BATCH_DOCUMENTS } from '../core/domain/batch.js';
 import { deps, type Deps } from '../container.js';
 import { parseUrlAllowlist, UrlGuard } from '../adapters/http/safe-fetcher.js';
 import { httpHandler } from './http-handler.js';
+import { UploadId } from './parse-upload.handler.js';
 import { checkedWebhookUrl, ParseUrlRequest } from './parse-url.handler.js';
 
-/** One document of a batch: a ParseURLRequest without a webhook of its own (the batch has one). */
-const BatchDocument = ParseUrlRequest.refine((document) => document.webhook_url === null, {
-  path: ['webhook_url'],
-  message:
-    'a document of a batch cannot have its own webhook_url: set webhook_url on the batch, which is called once when every document has ended',
-});
+/**
+ * One document of a batch: a ParseURLRequest without a webhook of its own (the batch has one).
+ * Instead of `file_url`, a document may name an upload slot filled beforehand (`upload_id` from
+ * POST /v1/uploads), so that local files can be batched too; exactly one of the two is required.
+ */
+export const BatchDocument = ParseUrlRequest.extend({
+  file_url: ParseUrlRequest.shape.file_url.optional(),
+  upload_id: UploadId.optional(),
+})
+  .refine((document) => (document.file_url === undefined) !== (document.upload_id === undefined), {
+    path: ['file_url'],
+    message: 'give exactly one of file_url (a URL to download) and upload_id (an upload slot)',
+  })
+  .refine((document) => document.webhook_url === null, {
+    path: ['webhook_url'],
+    message:
+      'a document of a batch cannot have its own webhook_url: set webhook_url on the batch, which is called once when every document has ended',
+  });
 
 const documentsMessage = `send 1 to ${MAX_BATCH_DOCUMENTS} documents`;
 
@@ -26,7 +39,8 @@ export const ParseBatchRequest = z.strictObject({
 });
 
 /**
- * POST /v1/parse/batch: accepts 1 to 100 ParseURLRequests and answers at once with
+ * POST /v1/parse/batch: accepts 1 to 100 ParseURLRequests (each with `file_url`, or `upload_id`
+ * for a file sent beforehand to an upload slot) and answers at once with
  * `{ batch_id, status: "queued", item_count }`; the documents are downloaded and parsed in the
  * background (see `submitBatch`). Each document is checked as POST /v1/parse checks it (422 at
  * `body.documents.<n>.<field>`); a document's own `webhook_url` is refused (422). The batch's
@@ -54,7 +68,9 @@ export const createHandler = (getDeps: () => Promise<Deps>) => {
         priority: body.priority,
         ...(webhook ? { webhook } : {}),
         documents: body.documents.map((document) => ({
-          fileUrl: document.file_url,
+          ...(document.upload_id === undefined
+            ? { fileUrl: document.file_url ?? '' }
+            : { uploadId: document.upload_id }),
           extractionSchema: document.extraction_schema,
           preferredModel: document.preferred_model,
           compareProvider: document.compare_provider,

@@ -12,6 +12,7 @@ import {
   startMove,
   terminalStatusOf,
   type BatchDocument,
+  type BatchDocumentSource,
   type BatchEndStatus,
   type BatchItem,
   type BatchItemError,
@@ -48,9 +49,11 @@ import {
  */
 export const BATCH_ITEM_MAX_RECEIVES = 5;
 
-/** One document of a batch as the handler passes it: a ParseURLRequest, defaults applied. */
-export interface BatchDocumentRequest {
-  fileUrl: string;
+/**
+ * One document of a batch as the handler passes it: a ParseURLRequest (or an upload slot's id in
+ * place of its `file_url`), defaults applied.
+ */
+export type BatchDocumentRequest = BatchDocumentSource & {
   options: ParseOptions;
   /** The `extraction_schema` as received (checked here against `operation_mode`). */
   extractionSchema: unknown;
@@ -58,7 +61,7 @@ export interface BatchDocumentRequest {
   preferredModel: string | null;
   /** `compare_provider` as received (resolved here), or null. */
   compareProvider: string | null;
-}
+};
 
 /** POST /v1/parse/batch as the core takes it. */
 export interface BatchSubmission {
@@ -168,7 +171,7 @@ function checkedDocuments(
     const preferredProvider = provider('preferred_model', request.preferredModel);
     const compareProvider = provider('compare_provider', request.compareProvider);
     return {
-      fileUrl: request.fileUrl,
+      ...('uploadId' in request ? { uploadId: request.uploadId } : { fileUrl: request.fileUrl }),
       options: request.options,
       ...(extractionSchema ? { extractionSchema } : {}),
       ...(preferredProvider === undefined ? {} : { preferredProvider }),
@@ -246,7 +249,8 @@ export async function getBatch(
     items: items.map((item) => ({
       request_id: item.requestId ?? null,
       status: item.status,
-      file_url: item.document.fileUrl,
+      file_url: 'fileUrl' in item.document ? item.document.fileUrl : null,
+      ...('uploadId' in item.document ? { upload_id: item.document.uploadId } : {}),
       ...(item.error ? { error: item.error } : {}),
     })),
     ...(batch.webhook
@@ -389,16 +393,18 @@ async function submitItem(
   const requestId = itemRequestId(batch.id, item.index);
   const { document } = item;
   try {
-    const downloaded = await fetcher.fetch(document.fileUrl, {
-      maxBytes: deps.limits.maxUploadBytes,
-    });
+    const source =
+      'uploadId' in document
+        ? { uploadId: document.uploadId }
+        : await fetcher.fetch(document.fileUrl, { maxBytes: deps.limits.maxUploadBytes });
     await submitUpload(
       deps,
       {
         tenant: batch.tenant,
         ...(batch.plan === undefined ? {} : { plan: batch.plan }),
-        bytes: downloaded.bytes,
-        filename: downloaded.filename,
+        ...('uploadId' in source
+          ? { uploadId: source.uploadId }
+          : { bytes: source.bytes, filename: source.filename }),
         options: document.options,
         extractionSchema: document.extractionSchema ?? null,
         providers: {

@@ -69,9 +69,17 @@ export interface BatchRecord {
   webhookEventId?: string;
 }
 
+/**
+ * Where a batch document's bytes come from: a URL the service downloads (`file_url`), or an upload
+ * slot of the tenant's filled beforehand (`upload_id`, POST /v1/uploads).
+ */
+export type BatchDocumentSource = { fileUrl: string } | { uploadId: string };
+
 /** One document of a batch as accepted: a ParseURLRequest, checked and resolved. */
-export interface BatchDocument {
-  fileUrl: string;
+export type BatchDocument = BatchDocumentSource & BatchDocumentSettings;
+
+/** The parse settings of a batch document. */
+export interface BatchDocumentSettings {
   options: ParseOptions;
   /** The checked `extraction_schema` of an extract or hybrid document. */
   extractionSchema?: JsonSchemaObject;

@@ -316,6 +316,11 @@ export const BatchStatusResponse = z.object({
   status: BatchStatus,
   totals: z.object({ queued: count, in_progress: count, completed: count, failed: count }),
   items: z.array(
-    z.object({ request_id: z.string().nullable(), status: BatchStatus, file_url: z.string() }),
+    z.object({
+      request_id: z.string().nullable(),
+      status: BatchStatus,
+      file_url: z.string().nullable(),
+      upload_id: z.string().optional(),
+    }),
   ),
 });

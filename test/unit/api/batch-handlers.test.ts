@@ -78,6 +78,21 @@ describe('POST /v1/parse/batch', () => {
       ['body', 'documents', 1, 'webhook_url'],
     ],
     [
+      'a document with both file_url and upload_id',
+      { documents: [{ ...doc(1), upload_id: 'upl_abc123' }] },
+      ['body', 'documents', 0, 'file_url'],
+    ],
+    [
+      'a document with neither file_url nor upload_id',
+      { documents: [{ operation_mode: 'ocr' }] },
+      ['body', 'documents', 0, 'file_url'],
+    ],
+    [
+      'a malformed upload_id',
+      { documents: [{ upload_id: 'file.pdf' }] },
+      ['body', 'documents', 0, 'upload_id'],
+    ],
+    [
       'an unknown field of a document',
       { documents: [{ ...doc(1), colour: 'blue' }] },
       ['body', 'documents', 0],
@@ -92,6 +107,20 @@ describe('POST /v1/parse/batch', () => {
     const detail = bodyOf(result).detail as { loc: unknown[] }[];
     expect(detail[0]?.loc).toEqual(loc);
     expect(deps.batchItems.entries).toEqual([]);
+  });
+
+  it('accepts documents sent beforehand to upload slots, by upload_id', async () => {
+    // Arrange
+    const deps = await withQueue();
+    // Act
+    const result = await post(deps, { documents: [{ upload_id: 'upl_abc123' }, doc(2)] });
+    // Assert
+    expect(result.statusCode).toBe(200);
+    const items = await deps.batches.listItems('batch_id0001');
+    expect(items.map((item) => item.document)).toEqual([
+      expect.objectContaining({ uploadId: 'upl_abc123' }),
+      expect.objectContaining({ fileUrl: 'https://files.example.com/2.pdf' }),
+    ]);
   });
 
   it('answers 400 for a webhook_url at a private address, before storing anything', async () => {

@@ -10,6 +10,7 @@ import {
   type BatchSubmission,
 } from '../../../../functions/core/app/batch.js';
 import { submitUpload } from '../../../../functions/core/app/parse-upload.js';
+import { createUpload, uploadKeys } from '../../../../functions/core/app/uploads.js';
 import { handleWebhookMessage } from '../../../../functions/core/app/webhook-consumer.js';
 import {
   endMove,
@@ -127,6 +128,15 @@ function aDocument(overrides: Partial<BatchDocumentRequest> = {}): BatchDocument
   };
 }
 
+/** A batch document naming an upload slot instead of a URL. */
+const anUploadedDocument = (uploadId: string): BatchDocumentRequest => ({
+  uploadId,
+  options: parseOptions(),
+  extractionSchema: null,
+  preferredModel: null,
+  compareProvider: null,
+});
+
 function aSubmission(
   count: number,
   overrides: Partial<BatchSubmission> = {},
@@ -176,7 +186,9 @@ describe('submitBatch', () => {
       totals: { queued: 3, in_progress: 0, completed: 0, failed: 0 },
     });
     const items = await world.batches.listItems('batch_id0001');
-    expect(items.map((i) => [i.index, i.status, i.document.fileUrl])).toEqual([
+    expect(
+      items.map((i) => [i.index, i.status, 'fileUrl' in i.document ? i.document.fileUrl : null]),
+    ).toEqual([
       [1, 'queued', 'https://files.example.com/doc-1.pdf'],
       [2, 'queued', 'https://files.example.com/doc-2.pdf'],
       [3, 'queued', 'https://files.example.com/doc-3.pdf'],
@@ -364,6 +376,46 @@ describe('processBatchItem', () => {
       detail: 'URL refused: the URL answered HTTP 404',
     });
     expect((await world.batches.get('batch_id0001'))?.status).toBe('failed');
+  });
+
+  it('parses a document sent beforehand to an upload slot, and fails an unknown slot', async () => {
+    // Arrange
+    const world = await aWorld();
+    const fetcher = new FakeFetcher();
+    const slot = await createUpload(world, {
+      tenant: TENANT,
+      filename: 'scan.pdf',
+      contentType: null,
+    });
+    await world.objects.put(
+      uploadKeys.document(TENANT, slot.upload_id),
+      TINY_PDF,
+      'application/pdf',
+    );
+    const { batch_id } = await submitBatch(
+      world,
+      aSubmission(0, {
+        documents: [anUploadedDocument(slot.upload_id), anUploadedDocument('upl_unknown0000')],
+      }),
+    );
+    // Act
+    const outcomes = await deliverAll(world, fetcher);
+    // Assert
+    expect(fetcher.fetched).toEqual([]);
+    expect(outcomes.map((o) => ('status' in o ? o.status : o.kind))).toEqual([
+      'completed',
+      'failed',
+    ]);
+    const view = await getBatch(world, TENANT, batch_id);
+    expect(view.items).toEqual([
+      expect.objectContaining({ status: 'completed', file_url: null, upload_id: slot.upload_id }),
+      expect.objectContaining({
+        status: 'failed',
+        file_url: null,
+        upload_id: 'upl_unknown0000',
+        error: expect.objectContaining({ kind: 'not_found' }) as unknown,
+      }),
+    ]);
   });
 
   it('ends an item whose parse fails failed, with the failure and its request id', async () => {
