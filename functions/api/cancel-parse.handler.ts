@@ -1,10 +1,8 @@
-import { z } from 'zod';
 import { refundPages } from '../core/app/limits.js';
 import { cancelParse } from '../core/app/parse-control.js';
 import { deps, type Deps } from '../container.js';
 import { httpHandler } from './http-handler.js';
-
-const Params = z.object({ request_id: z.string().min(1).max(200) });
+import { RequestIdParams } from './request-schemas.js';
 
 /**
  * POST /v1/parse/{request_id}/cancel: stops the caller's in-flight parse, deletes its
@@ -12,7 +10,7 @@ const Params = z.object({ request_id: z.string().min(1).max(200) });
  * other tenants' ids, and parses that are not in flight (completed, failed, cancelled).
  */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  httpHandler(getDeps, { params: Params }, async ({ params, caller, deps }) => ({
+  httpHandler(getDeps, { params: RequestIdParams }, async ({ params, caller, deps }) => ({
     statusCode: 202,
     body: await cancelParse(deps, caller?.tenant ?? '', params.request_id, async (record) => {
       await refundPages(deps, record);

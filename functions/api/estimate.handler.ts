@@ -1,14 +1,8 @@
-import { z } from 'zod';
 import { estimateDocument } from '../core/app/estimate.js';
 import { deps, type Deps } from '../container.js';
-import { formNullableInt, httpHandler } from './http-handler.js';
-import { documentOf, UploadId } from './parse-upload.handler.js';
-
-/** The estimate form (spec §4): the document and `max_pages`. */
-const EstimateForm = z.object({
-  upload_id: UploadId.optional(),
-  max_pages: formNullableInt(1, 100_000).default(null),
-});
+import { httpHandler } from './http-handler.js';
+import { documentOf } from './parse-upload.handler.js';
+import { EstimateForm } from './request-schemas.js';
 
 /**
  * POST /v1/parse/estimate: page count, tier mix, estimated cost, document type and the applied

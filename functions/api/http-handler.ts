@@ -249,49 +249,5 @@ function validate(
   return schema ? parseWith(where, schema, value) : value;
 }
 
-/** Form and query booleans: true/false, 1/0, yes/no, on/off (case-insensitive). */
-export const formBoolean = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .refine((s) => ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(s), {
-    message: 'must be a boolean (true or false)',
-  })
-  .transform((s) => ['true', '1', 'yes', 'on'].includes(s));
-
-/** Form integers where an empty value or `null` means null. */
-export const formNullableInt = (min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .transform((s, ctx) => {
-      if (s === '' || s.toLowerCase() === 'null') return null;
-      if (!/^[+-]?\d+$/.test(s)) {
-        ctx.addIssue({ code: 'custom', message: 'must be an integer or null' });
-        return z.NEVER;
-      }
-      const n = Number(s);
-      if (n < min || n > max) {
-        ctx.addIssue({ code: 'custom', message: `must be between ${min} and ${max}` });
-        return z.NEVER;
-      }
-      return n;
-    });
-
-/** Form booleans where an empty value or `null` means null (auto). */
-export const formNullableBoolean = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .transform((s, ctx) => {
-    if (s === '' || s === 'null' || s === 'auto') return null;
-    const parsed = formBoolean.safeParse(s);
-    if (!parsed.success) {
-      ctx.addIssue({ code: 'custom', message: 'must be a boolean (true or false) or null' });
-      return z.NEVER;
-    }
-    return parsed.data;
-  });
-
 /** A 404-style helper for the local server's unknown routes. */
 export const notFound = (detail: string): APIGatewayProxyResult => json(404, { detail });

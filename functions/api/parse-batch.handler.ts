@@ -1,42 +1,9 @@
-import { z } from 'zod';
 import { submitBatch } from '../core/app/batch.js';
-import { BatchPriority, MAX_BATCH_DOCUMENTS } from '../core/domain/batch.js';
 import { deps, type Deps } from '../container.js';
 import { parseUrlAllowlist, UrlGuard } from '../adapters/http/safe-fetcher.js';
 import { httpHandler } from './http-handler.js';
-import { UploadId } from './parse-upload.handler.js';
-import { checkedWebhookUrl, ParseUrlRequest } from './parse-url.handler.js';
-
-/**
- * One document of a batch: a ParseURLRequest without a webhook of its own (the batch has one).
- * Instead of `file_url`, a document may name an upload slot filled beforehand (`upload_id` from
- * POST /v1/uploads), so that local files can be batched too; exactly one of the two is required.
- */
-export const BatchDocument = ParseUrlRequest.extend({
-  file_url: ParseUrlRequest.shape.file_url.optional(),
-  upload_id: UploadId.optional(),
-})
-  .refine((document) => (document.file_url === undefined) !== (document.upload_id === undefined), {
-    path: ['file_url'],
-    message: 'give exactly one of file_url (a URL to download) and upload_id (an upload slot)',
-  })
-  .refine((document) => document.webhook_url === null, {
-    path: ['webhook_url'],
-    message:
-      'a document of a batch cannot have its own webhook_url: set webhook_url on the batch, which is called once when every document has ended',
-  });
-
-const documentsMessage = `send 1 to ${MAX_BATCH_DOCUMENTS} documents`;
-
-/** POST /v1/parse/batch body (spec §4). */
-export const ParseBatchRequest = z.strictObject({
-  documents: z
-    .array(BatchDocument)
-    .min(1, { error: documentsMessage })
-    .max(MAX_BATCH_DOCUMENTS, { error: documentsMessage }),
-  webhook_url: z.string().trim().min(1).max(2048).nullable().default(null),
-  priority: BatchPriority.default('normal'),
-});
+import { checkedWebhookUrl } from './parse-url.handler.js';
+import { ParseBatchRequest } from './request-schemas.js';
 
 /**
  * POST /v1/parse/batch: accepts 1 to 100 ParseURLRequests (each with `file_url`, or `upload_id`

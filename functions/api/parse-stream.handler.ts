@@ -1,12 +1,7 @@
 import { deps, type Deps } from '../container.js';
 import { httpHandler } from './http-handler.js';
-import {
-  documentOf,
-  SSE_TIMING,
-  streamParse,
-  UploadForm,
-  UploadQuery,
-} from './parse-upload.handler.js';
+import { documentOf, SSE_TIMING, streamParse } from './parse-upload.handler.js';
+import { UploadForm, UploadQuery } from './request-schemas.js';
 
 /**
  * POST /v1/parse/stream: the upload form (a `file` part or an `upload_id`) plus

@@ -1,24 +1,13 @@
-import { z } from 'zod';
-import { DEFAULT_STRUCTURED_MODEL, extractStructure } from '../core/app/structured.js';
+import { extractStructure } from '../core/app/structured.js';
 import { deps, type Deps } from '../container.js';
-import { formNullableInt, httpHandler } from './http-handler.js';
+import { httpHandler } from './http-handler.js';
 import {
   documentOf,
   LONG_PARSE,
   replyWhenDone,
-  UploadId,
   type LongParseTiming,
 } from './parse-upload.handler.js';
-
-/**
- * Form fields of POST /v1/parse/structured (spec §4): `max_pages`, `model` (default
- * {@link DEFAULT_STRUCTURED_MODEL}), and `upload_id` as on the upload form.
- */
-export const StructuredForm = z.object({
-  upload_id: UploadId.optional(),
-  max_pages: formNullableInt(1, 100_000).default(null),
-  model: z.string().trim().min(1).max(200).default(DEFAULT_STRUCTURED_MODEL),
-});
+import { StructuredForm } from './request-schemas.js';
 
 /**
  * POST /v1/parse/structured: tables, equations and figures of a document as typed blocks (the

@@ -1,65 +1,12 @@
 import { PassThrough, type Readable } from 'node:stream';
-import { z } from 'zod';
 import { followParse } from '../core/app/follow-parse.js';
 import { parseUpload, startParse, submitUpload } from '../core/app/parse-upload.js';
-import { UPLOAD_ID_PATTERN } from '../core/app/uploads.js';
 import { BadRequestError } from '../core/domain/errors.js';
-import { OperationMode } from '../core/domain/schemas.js';
 import { deps, type Deps } from '../container.js';
 import { errorResponse } from './error-responses.js';
-import {
-  formBoolean,
-  formNullableBoolean,
-  formNullableInt,
-  httpHandler,
-  type HttpReply,
-} from './http-handler.js';
+import { httpHandler, type HttpReply } from './http-handler.js';
 import { SSE_HEADERS, sseBody } from './sse.js';
-
-/** An upload slot's id, as returned by POST /v1/uploads. */
-export const UploadId = z.string().trim().regex(UPLOAD_ID_PATTERN, {
-  message: 'must be an upload_id returned by POST /v1/uploads (upl_ and letters or digits)',
-});
-
-/**
- * Upload form fields (spec §4 POST /v1/parse/upload), plus `upload_id`: a file sent beforehand
- * to an upload slot, parsed by reference instead of a `file` part.
- */
-/**
- * `extraction_schema` as a form field (spec §4 stream form; the upload form takes it too): JSON
- * Schema text, or empty / `null` for none. Must be JSON; the schema itself is checked with the
- * operation mode before anything is stored (`checkedExtractionSchema`).
- */
-export const ExtractionSchemaText = z
-  .string()
-  .optional()
-  .transform((text, ctx) => {
-    const trimmed = text?.trim() ?? '';
-    if (trimmed === '' || trimmed === 'null') return null;
-    try {
-      return JSON.parse(trimmed) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON Schema object (JSON text)' });
-      return z.NEVER;
-    }
-  });
-
-export const UploadForm = z.object({
-  upload_id: UploadId.optional(),
-  operation_mode: OperationMode.default('ocr'),
-  maintain_format: formBoolean.default(true),
-  max_pages: formNullableInt(1, 100_000).default(null),
-  enable_verification: formNullableBoolean.default(null),
-  dpi: formNullableInt(36, 600).default(null),
-  extraction_schema: ExtractionSchemaText,
-});
-
-/** Upload query parameters (all boolean, default false). */
-export const UploadQuery = z.object({
-  legacy_events: formBoolean.default(false),
-  include_warnings: formBoolean.default(false),
-  extraction_strict: formBoolean.default(false),
-});
+import { UploadForm, UploadQuery } from './request-schemas.js';
 
 /** Timing of a long synchronous parse's response (see {@link createHandler}). */
 export interface LongParseTiming {

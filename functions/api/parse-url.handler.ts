@@ -1,34 +1,10 @@
-import { z } from 'zod';
 import { parseUrl, resolveProvider, submitUrlParse } from '../core/app/parse-upload.js';
 import { UrlRefusedError } from '../core/domain/errors.js';
-import { OperationMode } from '../core/domain/schemas.js';
 import { deps, type Deps } from '../container.js';
 import { parseUrlAllowlist, SafeDocumentFetcher, UrlGuard } from '../adapters/http/safe-fetcher.js';
 import { httpHandler } from './http-handler.js';
-import {
-  LONG_PARSE,
-  replyWhenDone,
-  UploadQuery,
-  type LongParseTiming,
-} from './parse-upload.handler.js';
-
-/**
- * ParseURLRequest (spec §4 POST /v1/parse). `extraction_schema` must be a JSON object when given
- * (checked against `operation_mode` before the download). `preferred_model` and
- * `compare_provider` name a configured provider by id or model (422 otherwise).
- */
-export const ParseUrlRequest = z.strictObject({
-  file_url: z.string().trim().min(1).max(2048),
-  operation_mode: OperationMode.default('ocr'),
-  extraction_schema: z.record(z.string(), z.unknown()).nullable().default(null),
-  maintain_format: z.boolean().default(true),
-  webhook_url: z.string().trim().min(1).max(2048).nullable().default(null),
-  max_pages: z.number().int().min(1).max(100_000).nullable().default(null),
-  compare_provider: z.string().trim().min(1).max(200).nullable().default(null),
-  preferred_model: z.string().trim().min(1).max(200).nullable().default(null),
-  enable_verification: z.boolean().nullable().default(null),
-  dpi: z.number().int().min(36).max(600).nullable().default(null),
-});
+import { LONG_PARSE, replyWhenDone, type LongParseTiming } from './parse-upload.handler.js';
+import { ParseUrlRequest, UploadQuery } from './request-schemas.js';
 
 /**
  * POST /v1/parse: downloads `file_url` with the SSRF-hardened fetcher (https on port 443,

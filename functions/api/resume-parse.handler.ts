@@ -1,11 +1,8 @@
-import { z } from 'zod';
 import { resumeParse } from '../core/app/parse-control.js';
 import { deps, type Deps } from '../container.js';
-import { formBoolean, httpHandler } from './http-handler.js';
+import { httpHandler } from './http-handler.js';
 import { LONG_PARSE, replyWhenDone, type LongParseTiming } from './parse-upload.handler.js';
-
-const Params = z.object({ request_id: z.string().min(1).max(200) });
-const Query = z.object({ include_warnings: formBoolean.default(false) });
+import { RequestIdParams, ResultQuery } from './request-schemas.js';
 
 /**
  * POST /v1/parse/{request_id}/resume: finishes the caller's parse from its checkpoints (only the
@@ -17,7 +14,7 @@ const Query = z.object({ include_warnings: formBoolean.default(false) });
 export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTiming = LONG_PARSE) =>
   httpHandler(
     getDeps,
-    { params: Params, query: Query, streaming: true },
+    { params: RequestIdParams, query: ResultQuery, streaming: true },
     async ({ params, query, caller, deps, requestId }) =>
       replyWhenDone(
         resumeParse(deps, caller?.tenant ?? '', params.request_id, query.include_warnings),

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { notFound } from '../../../functions/api/http-handler.js';
 import {
   formBoolean,
   formNullableBoolean,
   formNullableInt,
-  notFound,
-} from '../../../functions/api/http-handler.js';
+} from '../../../functions/api/request-schemas.js';
 
 describe('form value parsers', () => {
   it.each([

@@ -1,6 +1,6 @@
 import '../../../../functions/polyfills.js';
 import { describe, expect, it, vi } from 'vitest';
-import { UploadForm, UploadQuery } from '../../../../functions/api/parse-upload.handler.js';
+import { UploadForm, UploadQuery } from '../../../../functions/api/request-schemas.js';
 import { ingestObjects, type IngestOutcome } from '../../../../functions/core/app/ingest-object.js';
 import { submitUpload } from '../../../../functions/core/app/parse-upload.js';
 import { ConflictError } from '../../../../functions/core/domain/errors.js';
