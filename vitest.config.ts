@@ -9,6 +9,8 @@ export default defineConfig({
           include: ['test/{unit,contract,infra}/**/*.test.ts'],
           setupFiles: ['test/support/setup.ts'],
           testTimeout: 30_000,
+          // Infrastructure suites synthesize the stack once in beforeAll (seconds on a busy machine).
+          hookTimeout: 60_000,
         },
       },
       {

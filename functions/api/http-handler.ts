@@ -42,7 +42,10 @@ export interface HttpRequest<P, Q, F, B = unknown> {
   deps: Deps;
 }
 
-/** A handler's reply; `body` is serialised as JSON. */
+/**
+ * A handler's reply; `body` is serialised as JSON, except a string body sent with its own
+ * `content-type` header (an HTML page, a script), which is sent as it is.
+ */
 export interface HttpReply {
   statusCode: number;
   body: unknown;
@@ -160,6 +163,9 @@ export function httpHandler<
       // middy pipes a Readable body into the Lambda response stream.
       const streamed = json(reply.statusCode, null, reply.headers);
       return { ...streamed, body: reply.stream as unknown as string };
+    }
+    if (typeof reply.body === 'string' && reply.headers?.['content-type'] !== undefined) {
+      return { statusCode: reply.statusCode, headers: reply.headers, body: reply.body };
     }
     return json(reply.statusCode, reply.body, reply.headers);
   });

@@ -56,6 +56,39 @@ export const formNullableBoolean = z
     return parsed.data;
   });
 
+/** What each request field means, as the API reference shows it. */
+const FIELDS = {
+  upload_id: 'An upload slot filled beforehand (POST /v1/uploads), in place of the `file` part.',
+  operation_mode:
+    '`ocr`: Markdown per page; `extract`: JSON filled from `extraction_schema`; `hybrid`: both. Default `ocr`.',
+  maintain_format:
+    'Keep the layout in the Markdown (headings, tables, lists, reading order). Default true.',
+  max_pages: 'Parse at most this many pages from the start (1 to 100000); default all.',
+  enable_verification:
+    "Verify each page against independent evidence and re-route low-confidence pages one tier up; default: the document type's preset.",
+  dpi: "Resolution of page images for OCR and vision providers (36 to 600); default: the document type's preset.",
+  extraction_schema:
+    'JSON Schema (2020-12, or draft-07 by `$schema`) of the object to extract; required for `extract` and `hybrid`.',
+  legacy_events:
+    'Streaming: leave out the `node.started` / `node.completed` events. Default false.',
+  include_warnings: "Add each page's post-processing `warnings`. Default false.",
+  extraction_strict:
+    'Answer 422 with the list of failures when the extracted object fails its schema. Default false.',
+  file_url: "The document's URL: https on port 443 at a public address; at most 3 redirects.",
+  webhook_url:
+    'Where to POST the end of the parse (Standard Webhooks signature); the answer is then 202 at once.',
+  compare_provider:
+    'Also parse every page with this provider (id or model) and add a `comparison` to each page.',
+  preferred_model:
+    "Send pages to this provider (id or model) first; the tier's chain follows on failure.",
+  providers:
+    'JSON text: 1 to 4 configured providers, e.g. `[{"id": "local-text", "model": "pdfjs-text-layer"}]`.',
+  model: 'The structure extractor; default `docparse-structured-1` (offline engines).',
+  priority:
+    'How fast the documents are released: `high` all at once, `normal` 10 every 2 s, `low` 10 every 30 s.',
+  documents: '1 to 100 ParseURLRequests, each with `file_url` or `upload_id`.',
+} as const;
+
 /** An upload slot's id, as returned by POST /v1/uploads. */
 export const UploadId = z.string().trim().regex(UPLOAD_ID_PATTERN, {
   message: 'must be an upload_id returned by POST /v1/uploads (upl_ and letters or digits)',
@@ -85,20 +118,20 @@ export const ExtractionSchemaText = z
  * to an upload slot, parsed by reference instead of a `file` part.
  */
 export const UploadForm = z.object({
-  upload_id: UploadId.optional(),
-  operation_mode: OperationMode.default('ocr'),
-  maintain_format: formBoolean.default(true),
-  max_pages: formNullableInt(1, 100_000).default(null),
-  enable_verification: formNullableBoolean.default(null),
-  dpi: formNullableInt(36, 600).default(null),
-  extraction_schema: ExtractionSchemaText,
+  upload_id: UploadId.optional().describe(FIELDS.upload_id),
+  operation_mode: OperationMode.default('ocr').describe(FIELDS.operation_mode),
+  maintain_format: formBoolean.default(true).describe(FIELDS.maintain_format),
+  max_pages: formNullableInt(1, 100_000).default(null).describe(FIELDS.max_pages),
+  enable_verification: formNullableBoolean.default(null).describe(FIELDS.enable_verification),
+  dpi: formNullableInt(36, 600).default(null).describe(FIELDS.dpi),
+  extraction_schema: ExtractionSchemaText.describe(FIELDS.extraction_schema),
 });
 
 /** Upload query parameters (all boolean, default false). */
 export const UploadQuery = z.object({
-  legacy_events: formBoolean.default(false),
-  include_warnings: formBoolean.default(false),
-  extraction_strict: formBoolean.default(false),
+  legacy_events: formBoolean.default(false).describe(FIELDS.legacy_events),
+  include_warnings: formBoolean.default(false).describe(FIELDS.include_warnings),
+  extraction_strict: formBoolean.default(false).describe(FIELDS.extraction_strict),
 });
 
 /** Path parameters of the routes under `/v1/parse/{request_id}`. */
@@ -106,6 +139,9 @@ export const RequestIdParams = z.object({ request_id: z.string().min(1).max(200)
 
 /** Query of GET /v1/parse/{request_id} and the resume. */
 export const ResultQuery = z.object({ include_warnings: formBoolean.default(false) });
+
+/** Path parameters of GET /docs/{asset} (none for GET /docs). */
+export const DocsAssetParams = z.object({ asset: z.string().min(1).max(100).optional() });
 
 /** Path parameters of GET /v1/batch/{batch_id}. */
 export const BatchIdParams = z.object({ batch_id: z.string().min(1).max(200) });
@@ -116,16 +152,48 @@ export const BatchIdParams = z.object({ batch_id: z.string().min(1).max(200) });
  * `compare_provider` name a configured provider by id or model (422 otherwise).
  */
 export const ParseUrlRequest = z.strictObject({
-  file_url: z.string().trim().min(1).max(2048),
-  operation_mode: OperationMode.default('ocr'),
-  extraction_schema: z.record(z.string(), z.unknown()).nullable().default(null),
-  maintain_format: z.boolean().default(true),
-  webhook_url: z.string().trim().min(1).max(2048).nullable().default(null),
-  max_pages: z.number().int().min(1).max(100_000).nullable().default(null),
-  compare_provider: z.string().trim().min(1).max(200).nullable().default(null),
-  preferred_model: z.string().trim().min(1).max(200).nullable().default(null),
-  enable_verification: z.boolean().nullable().default(null),
-  dpi: z.number().int().min(36).max(600).nullable().default(null),
+  file_url: z.string().trim().min(1).max(2048).describe(FIELDS.file_url),
+  operation_mode: OperationMode.default('ocr').describe(FIELDS.operation_mode),
+  extraction_schema: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .default(null)
+    .describe(FIELDS.extraction_schema),
+  maintain_format: z.boolean().default(true).describe(FIELDS.maintain_format),
+  webhook_url: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2048)
+    .nullable()
+    .default(null)
+    .describe(FIELDS.webhook_url),
+  max_pages: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .nullable()
+    .default(null)
+    .describe(FIELDS.max_pages),
+  compare_provider: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .nullable()
+    .default(null)
+    .describe(FIELDS.compare_provider),
+  preferred_model: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .nullable()
+    .default(null)
+    .describe(FIELDS.preferred_model),
+  enable_verification: z.boolean().nullable().default(null).describe(FIELDS.enable_verification),
+  dpi: z.number().int().min(36).max(600).nullable().default(null).describe(FIELDS.dpi),
 });
 
 /**
@@ -134,8 +202,8 @@ export const ParseUrlRequest = z.strictObject({
  * POST /v1/uploads), so that local files can be batched too; exactly one of the two is required.
  */
 export const BatchDocument = ParseUrlRequest.extend({
-  file_url: ParseUrlRequest.shape.file_url.optional(),
-  upload_id: UploadId.optional(),
+  file_url: ParseUrlRequest.shape.file_url.optional().describe(FIELDS.file_url),
+  upload_id: UploadId.optional().describe(FIELDS.upload_id),
 })
   .refine((document) => (document.file_url === undefined) !== (document.upload_id === undefined), {
     path: ['file_url'],
@@ -154,9 +222,17 @@ export const ParseBatchRequest = z.strictObject({
   documents: z
     .array(BatchDocument)
     .min(1, { error: documentsMessage })
-    .max(MAX_BATCH_DOCUMENTS, { error: documentsMessage }),
-  webhook_url: z.string().trim().min(1).max(2048).nullable().default(null),
-  priority: BatchPriority.default('normal'),
+    .max(MAX_BATCH_DOCUMENTS, { error: documentsMessage })
+    .describe(FIELDS.documents),
+  webhook_url: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2048)
+    .nullable()
+    .default(null)
+    .describe('Where to POST one `batch.completed` event when every document has ended.'),
+  priority: BatchPriority.default('normal').describe(FIELDS.priority),
 });
 
 /** A media type such as `application/pdf` (parameters allowed). */
@@ -190,8 +266,8 @@ export const CreateUploadBody = z.object({
 
 /** The estimate form (spec §4): the document and `max_pages`. */
 export const EstimateForm = z.object({
-  upload_id: UploadId.optional(),
-  max_pages: formNullableInt(1, 100_000).default(null),
+  upload_id: UploadId.optional().describe(FIELDS.upload_id),
+  max_pages: formNullableInt(1, 100_000).default(null).describe(FIELDS.max_pages),
 });
 
 /** `providers` of the compare form: JSON text of an array of 1 to 4 `{id, model}`. */
@@ -214,11 +290,11 @@ const ProvidersText = z.string().transform((text, ctx) => {
 
 /** The compare form (spec §4), plus `upload_id` and `extraction_schema` as on the upload form. */
 export const CompareForm = z.object({
-  upload_id: UploadId.optional(),
-  providers: ProvidersText,
-  operation_mode: OperationMode.default('ocr'),
-  max_pages: formNullableInt(1, 100_000).default(null),
-  extraction_schema: ExtractionSchemaText,
+  upload_id: UploadId.optional().describe(FIELDS.upload_id),
+  providers: ProvidersText.describe(FIELDS.providers),
+  operation_mode: OperationMode.default('ocr').describe(FIELDS.operation_mode),
+  max_pages: formNullableInt(1, 100_000).default(null).describe(FIELDS.max_pages),
+  extraction_schema: ExtractionSchemaText.describe(FIELDS.extraction_schema),
 });
 
 /**
@@ -226,7 +302,7 @@ export const CompareForm = z.object({
  * {@link DEFAULT_STRUCTURED_MODEL}), and `upload_id` as on the upload form.
  */
 export const StructuredForm = z.object({
-  upload_id: UploadId.optional(),
-  max_pages: formNullableInt(1, 100_000).default(null),
-  model: z.string().trim().min(1).max(200).default(DEFAULT_STRUCTURED_MODEL),
+  upload_id: UploadId.optional().describe(FIELDS.upload_id),
+  max_pages: formNullableInt(1, 100_000).default(null).describe(FIELDS.max_pages),
+  model: z.string().trim().min(1).max(200).default(DEFAULT_STRUCTURED_MODEL).describe(FIELDS.model),
 });

@@ -52,6 +52,9 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/v1/live', entry: 'live.handler.ts', streaming: false },
   { method: 'GET', path: '/v1/health', entry: 'health.handler.ts', streaming: false },
   { method: 'GET', path: '/health', entry: 'health.handler.ts', streaming: false },
+  { method: 'GET', path: '/v1/openapi.json', entry: 'openapi.handler.ts', streaming: false },
+  { method: 'GET', path: '/docs', entry: 'docs.handler.ts', streaming: false },
+  { method: 'GET', path: '/docs/{asset}', entry: 'docs.handler.ts', streaming: false },
 ];
 
 /**

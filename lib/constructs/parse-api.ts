@@ -50,6 +50,8 @@ export interface HandlerAccess {
   readonly engines?: true;
   /** Messages sent to the batch queue (`sqs:SendMessage`, and `BATCH_QUEUE_URL`). */
   readonly batchQueue?: 'send';
+  /** npm packages whose files the handler serves or reads at run time (shipped as they are). */
+  readonly packages?: readonly string[];
 }
 
 /**
@@ -109,10 +111,19 @@ export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
   'parse-batch.handler.ts': { table: 'readWrite', batchQueue: 'send' },
   'get-batch.handler.ts': { table: 'read' },
   'live.handler.ts': {},
+  // The OpenAPI document is generated from the schemas in the bundle; nothing is read.
+  'openapi.handler.ts': {},
+  // The reference page serves Swagger UI's files from the package shipped beside the bundle.
+  'docs.handler.ts': { packages: ['swagger-ui-dist'] },
 };
 
 /** Handler modules that serve callers without an API key (no rate limit to count). */
-const UNAUTHENTICATED: ReadonlySet<string> = new Set(['live.handler.ts', 'health.handler.ts']);
+const UNAUTHENTICATED: ReadonlySet<string> = new Set([
+  'live.handler.ts',
+  'health.handler.ts',
+  'openapi.handler.ts',
+  'docs.handler.ts',
+]);
 
 /** The longest a streaming response may last on API Gateway (REST response streaming). */
 const STREAMING_TIMEOUT = Duration.minutes(15);
@@ -169,6 +180,7 @@ export class ParseApi extends Construct {
           .join(', ')}`,
         timeout: route.streaming ? STREAMING_TIMEOUT : Duration.seconds(29),
         ...(access.engines ? { parsesDocuments: true } : {}),
+        ...(access.packages ? { packages: access.packages } : {}),
         environment: {
           ...props.environment,
           TABLE_NAME: table.tableName,

@@ -60,6 +60,11 @@ export interface ServiceFunctionProps {
   readonly environment: Record<string, string>;
   /** The function parses documents: it ships the engines and the PDF reader's worker. */
   readonly parsesDocuments?: boolean;
+  /**
+   * npm packages whose files the handler reads at run time (e.g. the API reference's scripts):
+   * kept external and shipped, with their dependencies, in the bundle's node_modules.
+   */
+  readonly packages?: readonly string[];
   /** @default 512 (API), 3008 (engines: more memory is more CPU) */
   readonly memorySize?: number;
   /** @default 30 seconds */
@@ -129,8 +134,12 @@ export class ServiceFunction extends NodejsFunction {
           'process.env.DOCPARSE_BUNDLE_ENGINES': JSON.stringify(parses ? 'on' : 'off'),
         },
         // The AWS SDK is bundled so that the deployed code runs the versions it was tested with.
-        externalModules: [...LOCAL_ONLY_PACKAGES, ...ENGINE_PACKAGES],
-        ...(parses ? { commandHooks: engineHooks() } : {}),
+        externalModules: [...LOCAL_ONLY_PACKAGES, ...ENGINE_PACKAGES, ...(props.packages ?? [])],
+        ...(parses
+          ? { commandHooks: engineHooks() }
+          : props.packages
+            ? { commandHooks: packageHooks(props.packages) }
+            : {}),
       },
     });
     acknowledge(this, FUNCTION_FINDINGS);
@@ -169,6 +178,28 @@ function estimated(value: unknown): string {
   return 'x'.repeat(DEPLOY_TIME_VALUE_BYTES);
 }
 
+/** Commands that copy `packages` and their dependencies from this checkout into `outputDir`. */
+function packageCopies(packages: readonly string[], inputDir: string, outputDir: string): string[] {
+  const q = (path: string) => `"${path}"`;
+  // Resolved in this checkout; the commands name paths under the bundler's inputDir.
+  return packageClosure(PROJECT_ROOT, packages).map(
+    (dir) =>
+      `mkdir -p ${q(join(outputDir, dir, '..'))} && cp -R ${q(join(inputDir, dir))} ${q(join(outputDir, dir, '..'))}/`,
+  );
+}
+
+/** Bundling hooks that ship `packages` next to the handler, without their source maps. */
+function packageHooks(packages: readonly string[]) {
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir: string, outputDir: string): string[] => [
+      ...packageCopies(packages, inputDir, outputDir),
+      `find "${join(outputDir, 'node_modules')}" -name '*.map' -delete`,
+    ],
+  };
+}
+
 /** Bundling hooks that ship the engine packages and the PDF worker next to the handler. */
 function engineHooks() {
   return {
@@ -176,11 +207,7 @@ function engineHooks() {
     beforeInstall: () => [],
     afterBundling: (inputDir: string, outputDir: string): string[] => {
       const q = (path: string) => `"${path}"`;
-      // Resolved in this checkout; the commands name paths under the bundler's inputDir.
-      const copies = packageClosure(PROJECT_ROOT, ENGINE_PACKAGES).map(
-        (dir) =>
-          `mkdir -p ${q(join(outputDir, dir, '..'))} && cp -R ${q(join(inputDir, dir))} ${q(join(outputDir, dir, '..'))}/`,
-      );
+      const copies = packageCopies(ENGINE_PACKAGES, inputDir, outputDir);
       const esbuild = join(inputDir, 'node_modules', '.bin', 'esbuild');
       const worker = [
         q(esbuild),
