@@ -1,14 +1,31 @@
 import '../functions/polyfills.js';
 import { ConfigError, loadConfig } from '../functions/config.js';
-import { startLocalServer } from '../functions/adapters/local/server.js';
+import { startLocalServer, type StaticAsset } from '../functions/adapters/local/server.js';
+import { buildPlayground, PLAYGROUND_CONTENT_SECURITY_POLICY } from '../web/build.js';
 
+/** The playground's files, or none (and a warning) when it does not build: the API runs anyway. */
+const playground = async (): Promise<StaticAsset[]> => {
+  try {
+    return await buildPlayground();
+  } catch (error) {
+    console.warn(
+      `playground not served: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return [];
+  }
+};
 /** `npm start`: the whole service in one process on the embedded default (no cloud, no network). */
 const start = async () => {
   const config = loadConfig({ ...process.env, RUNTIME_MODE: 'local' });
   if (config.RUNTIME_MODE !== 'local') throw new Error('unreachable');
-  return { config, server: await startLocalServer(config) };
+  const staticAssets = await playground();
+  const server = await startLocalServer(config, {
+    staticAssets,
+    contentSecurityPolicy: PLAYGROUND_CONTENT_SECURITY_POLICY,
+  });
+  return { config, server, playgroundServed: staticAssets.length > 0 };
 };
-const { config, server } = await start().catch((error: unknown) => {
+const { config, server, playgroundServed } = await start().catch((error: unknown) => {
   // Configuration problems (invalid variables, a data directory in use) are the user's to fix.
   if (!(error instanceof ConfigError)) throw error;
   console.error(`docparse: ${error.message}`);
@@ -16,6 +33,7 @@ const { config, server } = await start().catch((error: unknown) => {
 });
 console.log(`docparse ${process.env.npm_package_version ?? ''} listening on ${server.url}`);
 console.log(`data directory: ${config.DATA_DIR}`);
+if (playgroundServed) console.log(`playground: ${server.url}/`);
 if (server.demoKey) {
   console.log(`demo API key (kept in ${config.DATA_DIR}/demo-api-key): ${server.demoKey}`);
   console.log(

@@ -1,7 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalServer, type LocalServer } from '../../functions/adapters/local/server.js';
+import {
+  startLocalServer,
+  type LocalServer,
+  type LocalServerOptions,
+} from '../../functions/adapters/local/server.js';
 import { loadConfig } from '../../functions/config.js';
 
 /** A local server on a fresh data directory, for integration tests. */
@@ -17,16 +21,17 @@ export interface TestService {
 /**
  * Starts the local service (real engines, embedded DynamoDB) on a new temporary data directory
  * named after `name`, on a free port, with `env` added to the configuration (API_KEYS,
- * PLAN_LIMITS, ...).
+ * PLAN_LIMITS, ...). `options` go to `startLocalServer` (`staticAssets`: files to serve).
  */
 export async function startTestService(
   name: string,
   env: Readonly<Record<string, string>>,
+  options: LocalServerOptions = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), `docparse-${name}-`));
   const config = loadConfig({ RUNTIME_MODE: 'local', DATA_DIR: dataDir, PORT: '0', ...env });
   if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
-  const server = await startLocalServer(config);
+  const server = await startLocalServer(config, options);
   return {
     server,
     url: server.url,

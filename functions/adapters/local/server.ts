@@ -20,6 +20,24 @@ import { receiveUpload } from './upload-receiver.js';
 /** Multipart framing allowed on top of `MAX_UPLOAD_BYTES` before the body is refused outright. */
 const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
 
+/**
+ * A file served as is on GET and HEAD of exactly `path` (the playground page and its scripts),
+ * before the route table. `contentType` is the full `Content-Type` header value.
+ */
+export interface StaticAsset {
+  path: string;
+  contentType: string;
+  body: Buffer;
+}
+
+/** Options of {@link startLocalServer}. */
+export interface LocalServerOptions {
+  /** Files to serve besides the API (see {@link StaticAsset}); none by default. */
+  staticAssets?: readonly StaticAsset[];
+  /** The `Content-Security-Policy` header sent with the static assets, if any. */
+  contentSecurityPolicy?: string;
+}
+
 /** A running local server. */
 export interface LocalServer {
   url: string;
@@ -36,9 +54,12 @@ export interface LocalServer {
  * Bodies above `MAX_UPLOAD_BYTES` plus multipart framing are refused with 413 before buffering.
  * It also stands in for S3's form upload: `POST /v1/uploads/{upload_id}` (the `url` that
  * POST /v1/uploads returns here) stores a file sent with a signed form, see `receiveUpload`.
+ * `options.staticAssets` are served on GET and HEAD of their paths, with
+ * `options.contentSecurityPolicy` and `Cache-Control: no-cache`.
  */
 export async function startLocalServer(
   config: Config & { RUNTIME_MODE: 'local' },
+  options: LocalServerOptions = {},
 ): Promise<LocalServer> {
   const deps = await initDeps(config);
   const uploads = localSigner(deps);
@@ -63,6 +84,7 @@ export async function startLocalServer(
   // Handler modules are loaded before the first request, as a Lambda's are at cold start.
   await Promise.all(routes.map((route) => handlerFor(route)));
   const maxBody = config.MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES;
+  const assets = new Map((options.staticAssets ?? []).map((asset) => [asset.path, asset]));
 
   const server = createServer((req, res) => {
     serve(req, res).catch((error: unknown) => {
@@ -84,6 +106,13 @@ export async function startLocalServer(
         return;
       }
       await receiveUpload(req, res, uploadId, uploads, deps.objects);
+      return;
+    }
+    const asset =
+      req.method === 'GET' || req.method === 'HEAD' ? assets.get(url.pathname) : undefined;
+    if (asset !== undefined) {
+      sendAsset(res, asset, req.method === 'HEAD', options.contentSecurityPolicy);
+      req.resume();
       return;
     }
     const match = matchRoute(req.method ?? 'GET', url.pathname);
@@ -176,6 +205,23 @@ function localSigner(deps: Deps): LocalUploadSigner {
 function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
+}
+
+function sendAsset(
+  res: ServerResponse,
+  asset: StaticAsset,
+  headOnly: boolean,
+  contentSecurityPolicy: string | undefined,
+): void {
+  res.writeHead(200, {
+    'content-type': asset.contentType,
+    'content-length': String(asset.body.length),
+    'cache-control': 'no-cache',
+    ...(contentSecurityPolicy ? { 'content-security-policy': contentSecurityPolicy } : {}),
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  });
+  res.end(headOnly ? undefined : asset.body);
 }
 
 function tooLarge(res: ServerResponse): void {
