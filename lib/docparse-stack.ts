@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import { DocumentStorage } from './constructs/document-storage.js';
 import { ParseApi } from './constructs/parse-api.js';
 import { ParsePipeline } from './constructs/parse-pipeline.js';
+import { PlaygroundSite } from './constructs/playground-site.js';
 import { WorkQueues } from './constructs/work-queues.js';
 import { deployProviders } from './deploy-context.js';
 
@@ -36,6 +37,8 @@ export class DocparseStack extends Stack {
   readonly storage: DocumentStorage;
   readonly pipeline: ParsePipeline;
   readonly api: ParseApi;
+  /** The playground page as a static site, with the API behind the same distribution. */
+  readonly playground: PlaygroundSite;
   readonly queues: WorkQueues;
 
   constructor(scope: Construct, id: string, props: DocparseStackProps = {}) {
@@ -71,7 +74,16 @@ export class DocparseStack extends Stack {
       batchQueue: this.queues.batchItems.queue,
     });
 
+    this.playground = new PlaygroundSite(this, 'Playground', {
+      api: this.api.api,
+      accessLogs: this.storage.accessLogs,
+    });
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'PlaygroundUrl', {
+      value: `https://${this.playground.distribution.distributionDomainName}/`,
+      description: 'The playground, with the API under the same origin (/v1/…, /docs)',
+    });
     new CfnOutput(this, 'BucketName', { value: this.storage.bucket.bucketName });
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
     new CfnOutput(this, 'StateMachineArn', { value: stateMachine.stateMachineArn });

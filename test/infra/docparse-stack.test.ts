@@ -97,9 +97,9 @@ describe('DocparseStack storage', () => {
 
   it('expires uploads and intermediate work after seven days and keeps results', () => {
     // Act
-    // The service bucket is the one with server access logging.
+    // The service bucket is the one whose access logs go under bucket/.
     const buckets = template.findResources('AWS::S3::Bucket', {
-      Properties: { LoggingConfiguration: Match.anyValue() },
+      Properties: { LoggingConfiguration: { LogFilePrefix: 'bucket/' } },
     });
     expect(Object.keys(buckets)).toHaveLength(1);
     const rules = Object.values(buckets).flatMap(
@@ -144,3 +144,50 @@ describe('DocumentStorage', () => {
     expect(act).toThrow('workExpiryDays must be a positive integer');
   });
 });
+
+describe('DocparseStack playground site', () => {
+  it('serves the page from a private bucket and the API paths from API Gateway, uncached, on one origin', () => {
+    // Arrange
+    const distribution = Object.values(template.findResources('AWS::CloudFront::Distribution'));
+    const config = (distribution[0] as { Properties: { DistributionConfig: DistributionConfig } })
+      .Properties.DistributionConfig;
+    const originOf = (id: string) => config.Origins.find((o) => o.Id === id);
+    const restApi = Object.keys(template.findResources('AWS::ApiGateway::RestApi'))[0]!;
+    // Assert
+    expect(distribution).toHaveLength(1);
+    expect(config.DefaultRootObject).toBe('index.html');
+    expect(
+      originOf(config.DefaultCacheBehavior.TargetOriginId)?.OriginAccessControlId,
+    ).toBeDefined();
+    const apiPaths = config.CacheBehaviors.map((b) => b.PathPattern).sort();
+    expect(apiPaths).toEqual(['/docs', '/docs/*', '/health', '/v1/*']);
+    for (const behavior of config.CacheBehaviors) {
+      expect(JSON.stringify(originOf(behavior.TargetOriginId)?.DomainName)).toContain(restApi);
+      expect(behavior.AllowedMethods).toContain('POST');
+      // CachingDisabled: API answers are never cached.
+      expect(behavior.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad');
+    }
+    template.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
+      ResponseHeadersPolicyConfig: {
+        SecurityHeadersConfig: {
+          ContentSecurityPolicy: {
+            ContentSecurityPolicy: Match.stringLikeRegexp("^default-src 'self'"),
+          },
+        },
+      },
+    });
+    template.resourceCountIs('Custom::CDKBucketDeployment', 1);
+  });
+});
+
+interface DistributionConfig {
+  DefaultRootObject: string;
+  Origins: { Id: string; DomainName: unknown; OriginAccessControlId?: unknown }[];
+  DefaultCacheBehavior: { TargetOriginId: string };
+  CacheBehaviors: {
+    PathPattern: string;
+    TargetOriginId: string;
+    AllowedMethods: string[];
+    CachePolicyId: string;
+  }[];
+}
