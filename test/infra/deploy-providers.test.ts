@@ -7,6 +7,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTEXT_KEYS, deployContext } from '../../lib/deploy-context.js';
 import { DocparseStack } from '../../lib/docparse-stack.js';
+import { isCdkProvided } from '../support/cdk-functions.js';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
 
@@ -67,9 +68,10 @@ const awsProviders = {
   tiers: tiersOf(['local-text'], ['nova', 'local-text'], ['claude-eu', 'textract', 'local-text']),
 };
 
+/** The service's own functions: not the handlers CDK provides for its custom resources. */
 const functionsOf = (resources: Resources) =>
   Object.entries(resources).filter(
-    ([id, r]) => r.Type === 'AWS::Lambda::Function' && !id.startsWith('BucketNotificationsHandler'),
+    ([id, r]) => r.Type === 'AWS::Lambda::Function' && !isCdkProvided(id),
   );
 
 const variablesOf = (fn: { Properties: Record<string, unknown> }) =>
