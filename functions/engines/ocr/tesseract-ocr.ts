@@ -106,6 +106,9 @@ interface Slot {
   worker: Promise<Worker> | null;
 }
 
+/** The longest `terminate` waits for recognitions in progress: a dense page at 300 DPI. */
+const TERMINATE_WAIT_MS = 30_000;
+
 /**
  * Offline OCR with tesseract.js (the tesseract 5 LSTM engine compiled to WebAssembly).
  *
@@ -129,6 +132,9 @@ export class TesseractOcr {
   readonly #slots: Slot[];
   readonly #idle: Slot[];
   readonly #waiting: ((slot: Slot) => void)[] = [];
+  /** Tasks running on a worker now, and who waits for them all to end (see `terminate`). */
+  #busy = 0;
+  #drained: (() => void)[] = [];
 
   constructor(options: TesseractOcrOptions = {}) {
     this.#langPath = options.langPath ?? defaultLangPath();
@@ -185,8 +191,21 @@ export class TesseractOcr {
     return { width, height, words, scale: prepared.scale };
   }
 
-  /** Stops the workers (if started). Later calls to `recognize` start new ones. */
+  /**
+   * Stops the workers (if started) once the recognitions in progress have ended, at most
+   * {@link TERMINATE_WAIT_MS} later: tesseract.js throws outside any promise, and so ends the
+   * process, when a worker is stopped between two messages of a job. Later calls to `recognize`
+   * start new workers.
+   */
   async terminate(): Promise<void> {
+    if (this.#busy > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => this.#drained.push(resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, TERMINATE_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
+    }
     await Promise.all(this.#slots.map((slot) => this.#stop(slot)));
   }
 
@@ -194,6 +213,7 @@ export class TesseractOcr {
   async #withWorker<T>(task: (worker: Worker) => Promise<T>): Promise<T> {
     const slot =
       this.#idle.pop() ?? (await new Promise<Slot>((resolve) => this.#waiting.push(resolve)));
+    this.#busy++;
     try {
       slot.worker ??= this.#createWorker().catch((error: unknown) => {
         slot.worker = null;
@@ -209,6 +229,8 @@ export class TesseractOcr {
         });
       }
     } finally {
+      this.#busy--;
+      if (this.#busy === 0) for (const resolve of this.#drained.splice(0)) resolve();
       const next = this.#waiting.shift();
       if (next) next(slot);
       else this.#idle.push(slot);

@@ -6,6 +6,26 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ProviderUnavailableError } from '../../../../functions/core/domain/errors.js';
 import { TesseractOcr } from '../../../../functions/engines/ocr/tesseract-ocr.js';
 
+/** Called after a worker's `setParameters` ends and before its next message: see the stop test. */
+const hooks: { afterSetParameters?: () => void } = {};
+
+vi.mock('tesseract.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('tesseract.js')>();
+  return {
+    ...real,
+    createWorker: async (...args: Parameters<typeof real.createWorker>) => {
+      const worker = await real.createWorker(...args);
+      const setParameters = worker.setParameters.bind(worker);
+      worker.setParameters = async (parameters) => {
+        const result = await setParameters(parameters);
+        hooks.afterSetParameters?.();
+        return result;
+      };
+      return worker;
+    },
+  };
+});
+
 const CORPUS = join(import.meta.dirname, '../../../../../shared/corpus/dev');
 
 /** Words of five letters or more of the ground truth, lower-cased. */
@@ -47,6 +67,24 @@ describe('TesseractOcr', () => {
     expect(total?.bbox.y).toBeGreaterThan(800 * 0.6);
     expect(fetchSpy).not.toHaveBeenCalled();
   }, 60_000);
+
+  it('lets recognitions in progress end before it stops the workers', async () => {
+    // Arrange: a pool of its own, stopped from inside its first job
+    const own = new TesseractOcr();
+    const png = readFileSync(join(CORPUS, 'files', 'zerox-0012.png'));
+    let stopped: Promise<void> | undefined;
+    hooks.afterSetParameters = () => {
+      // Between two messages of the job: tesseract.js would throw outside any promise.
+      hooks.afterSetParameters = undefined;
+      stopped = own.terminate();
+    };
+    // Act
+    const result = await own.recognize(png, { dpi: 94 });
+    await stopped;
+    // Assert
+    expect(stopped).toBeDefined();
+    expect(result.words.length).toBeGreaterThan(50);
+  });
 
   it('fails with ProviderUnavailableError instead of downloading missing language data', async () => {
     // Arrange
