@@ -21,9 +21,11 @@ const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
  *   automatically generated" suffix removed); the image bytes are not read;
  * - **pages**: a new page at every explicit page break (`<w:br w:type="page"/>`), at paragraphs
  *   set to start a page (`w:pageBreakBefore`) and after a section whose successor starts on a new
- *   page (`nextPage`, `oddPage`, `evenPage`). Pages laid out by Word's own pagination (text
- *   flowing onto the next sheet) are not told apart: the file does not record them reliably.
- *   Empty pages are left out.
+ *   page (`nextPage`, `oddPage`, `evenPage`), and where Word's own layout last started a page
+ *   (`w:lastRenderedPageBreak`, written by Word when it saves; the paragraph it falls in goes to
+ *   the new page whole; markers inside tables and text boxes are ignored). Files written by
+ *   other tools often carry no such markers: their text flowing onto the next sheet stays on one
+ *   page. Empty pages are left out.
  *
  * Element boxes come from the flow layout on the page size and margins of the document's last
  * section (`w:pgSz`, `w:pgMar`); Letter when absent.
@@ -192,7 +194,7 @@ const DTD_FREE_PARSER = () =>
  */
 export function withExplicitBreaks(xml: string): string | null {
   const sections = (xml.match(/<w:sectPr\b/g) ?? []).length;
-  if (sections < 2 && !/<w:pageBreakBefore\b/.test(xml)) return null;
+  if (sections < 2 && !/<w:(pageBreakBefore|lastRenderedPageBreak)\b/.test(xml)) return null;
   let doc: Document;
   try {
     doc = DTD_FREE_PARSER().parseFromString(xml, 'text/xml');
@@ -224,7 +226,28 @@ export function withExplicitBreaks(xml: string): string | null {
     if (pPr?.localName !== 'pPr' || paragraph?.localName !== 'p') continue;
     paragraph.insertBefore(pageBreakRun(), pPr.nextSibling);
   }
+  // Where Word's own layout last started a new page: the paragraph goes to that page whole (a
+  // Markdown paragraph is not cut), tables and text boxes keep their content together.
+  const rendered = new Set<Element>();
+  for (const marker of Array.from(doc.getElementsByTagNameNS(W, 'lastRenderedPageBreak'))) {
+    const paragraph = enclosing(marker, 'p');
+    if (!paragraph || enclosing(marker, 'tbl') || enclosing(marker, 'txbxContent')) continue;
+    if (rendered.has(paragraph)) continue;
+    rendered.add(paragraph);
+    const pPr = childOf(paragraph, 'pPr');
+    paragraph.insertBefore(pageBreakRun(), pPr ? pPr.nextSibling : paragraph.firstChild);
+  }
   return new XMLSerializer().serializeToString(doc);
+}
+
+/** The nearest ancestor of `node` in the WordprocessingML namespace named `localName`. */
+function enclosing(node: Node, localName: string): Element | undefined {
+  for (let n = node.parentNode; n; n = n.parentNode) {
+    if (n.nodeType === 1 && (n as Element).localName === localName && n.namespaceURI === W) {
+      return n as Element;
+    }
+  }
+  return undefined;
 }
 
 function childOf(element: Element, localName: string): Element | undefined {

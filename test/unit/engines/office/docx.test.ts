@@ -22,9 +22,9 @@ describe('convertDocx on the dev corpus', () => {
   it('maps Word heading styles to levels, the Title style first', async () => {
     // Act
     const { pages } = await convertDocx(devFile('docling-unit_test_headers_numbered.docx'));
-    // Assert
-    expect(pages).toHaveLength(1);
-    const headings = pages[0]?.markdown.split('\n').filter((l) => l.startsWith('#'));
+    // Assert: two pages, as Word laid it out (the manifest's page count)
+    expect(pages).toHaveLength(2);
+    const headings = pages.flatMap((p) => p.markdown.split('\n')).filter((l) => l.startsWith('#'));
     expect(headings).toEqual([
       '# Test Document',
       '## Section 1',
@@ -78,21 +78,25 @@ describe('convertDocx on the dev corpus', () => {
     // Act
     const { pages, geometry } = await convertDocx(devFile('docling-word_sample.docx'));
     // Assert
-    const page = pages[0];
+    expect(pages).toHaveLength(2);
+    const [first, second] = pages;
     expect(geometry).toBe('flow');
-    expect(page?.markdown).toContain('# Swimming in the lake');
-    expect(page?.markdown).toContain('## Let’s swim!');
-    expect(page?.markdown).toContain('![A cartoon duck holding a paper](#figure-1)');
-    expect(page?.markdown).toContain('|  | Food | Calories per portion |');
-    expect(page?.markdown).toContain('- You can relax and look around');
-    expect(page?.elements.find((e) => e.label === 'figure')).toMatchObject({
+    expect(first?.markdown).toContain('# Swimming in the lake');
+    expect(first?.markdown).toContain('## Let’s swim!');
+    expect(first?.markdown).toContain('![A cartoon duck holding a paper](#figure-1)');
+    expect(first?.markdown).toContain('- You can relax and look around');
+    expect(second?.markdown).toMatch(/^### Let’s eat/);
+    expect(second?.markdown).toContain('|  | Food | Calories per portion |');
+    expect(first?.elements.find((e) => e.label === 'figure')).toMatchObject({
       text: 'A cartoon duck holding a paper',
       elementType: 'figure',
     });
-    if (page) expectBoxesInside(page);
-    expect(page?.elements.map((e) => e.box.y)).toEqual(
-      [...(page?.elements ?? [])].map((e) => e.box.y).sort((a, b) => a - b),
-    );
+    for (const page of pages) {
+      expectBoxesInside(page);
+      expect(page.elements.map((e) => e.box.y)).toEqual(
+        [...page.elements].map((e) => e.box.y).sort((a, b) => a - b),
+      );
+    }
   });
 
   it('gives an empty document one empty page', async () => {
@@ -132,6 +136,22 @@ describe('convertDocx: pages', () => {
     ]);
     expect(pages[0]).toMatchObject({ widthPt: 595.3, heightPt: 841.9 });
     expect(pages[0]?.elements[0]?.box).toMatchObject({ x: 56.7, y: 72 });
+  });
+
+  it("starts a page where Word's layout last did, with the paragraph whole, not inside tables", async () => {
+    // Arrange
+    const marker = '<w:lastRenderedPageBreak/>';
+    const body = [
+      para('One'),
+      `<w:p><w:r><w:t>Two a</w:t></w:r><w:r>${marker}<w:t> two b</w:t></w:r></w:p>`,
+      `<w:tbl><w:tr><w:tc><w:p><w:r>${marker}<w:t>Cell</w:t></w:r></w:p></w:tc></w:tr></w:tbl>`,
+      `<w:p><w:pPr><w:jc w:val="left"/></w:pPr><w:r>${marker}<w:t>Three</w:t></w:r></w:p>`,
+      '<w:sectPr/>',
+    ].join('');
+    // Act
+    const { pages } = await convertDocx(docxOf(body));
+    // Assert
+    expect(pages.map((p) => p.sourceText)).toEqual(['One', 'Two a two b Cell', 'Three']);
   });
 
   it('leaves out empty pages between consecutive breaks', async () => {
