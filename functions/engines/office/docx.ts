@@ -243,8 +243,9 @@ export function withExplicitBreaks(xml: string): string | null {
 /** The nearest ancestor of `node` in the WordprocessingML namespace named `localName`. */
 function enclosing(node: Node, localName: string): Element | undefined {
   for (let n = node.parentNode; n; n = n.parentNode) {
-    if (n.nodeType === 1 && (n as Element).localName === localName && n.namespaceURI === W) {
-      return n as Element;
+    const element = n as Element;
+    if (n.nodeType === 1 && element.localName === localName && element.namespaceURI === W) {
+      return element;
     }
   }
   return undefined;
