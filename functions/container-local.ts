@@ -60,11 +60,13 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
     loadLocalTasks,
   );
 
-  // Webhook deliveries run in process through the deliverer's own Lambda handler; a retry
-  // waiting for hours is forgotten when the server stops (the request keeps its attempts).
+  // Webhook deliveries run in process through the deliverer's own Lambda handler; messages
+  // still waiting when the server stops (retries due in hours) are journaled and sent after
+  // the next start.
   const webhooks = new InProcessQueue({
     concurrency: 4,
     maxReceiveCount: 5,
+    journal: join(dataDir, 'queues', 'webhooks.jsonl'),
     consumer: async (message) => {
       const { handler } = await import('./pipeline/webhook-delivery.handler.js');
       const { batchItemFailures } = await handler(
@@ -82,10 +84,12 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
   const webhookDeadLetters = new JsonLinesQueue(join(dataDir, 'dead-letters', 'webhooks.jsonl'));
 
   // Documents of batches, BATCH_CONCURRENCY at a time, through the consumer's own Lambda
-  // handler; delayed waves (priorities) not yet released are forgotten when the server stops.
+  // handler; documents not yet parsed when the server stops (delayed waves included) are
+  // journaled and parsed after the next start.
   const batchItems = new InProcessQueue({
     concurrency: config.BATCH_CONCURRENCY,
     maxReceiveCount: BATCH_ITEM_MAX_RECEIVES,
+    journal: join(dataDir, 'queues', 'batch-items.jsonl'),
     consumer: async (message) => {
       const { handler } = await import('./pipeline/batch-item.handler.js');
       const { batchItemFailures } = await handler(

@@ -1,4 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Queue, QueueEntry, QueueMessage } from '../../core/ports/queue.js';
 import { encodeEntries, encodeMessage, type EncodedMessage } from '../queue-message.js';
@@ -50,7 +52,33 @@ export interface InProcessQueueOptions {
    * @default - none; dead letters are only kept in {@link InProcessQueue.deadLetters}
    */
   onDeadLetter?: (dead: DeadLetter) => void;
+  /**
+   * A JSON-lines file where every accepted message is recorded until it is handled or
+   * dead-lettered, so that messages still waiting when the process ends (delayed, backing off,
+   * running) are delivered again by the next queue on the same file: each after what was left of
+   * its delay, and at least {@link RECOVERY_DELAY_MS} after the queue is created (its consumer's
+   * dependencies are then ready). At-least-once, as SQS: a message being delivered when the
+   * process died comes again.
+   * @default - none; nothing survives the process
+   */
+  journal?: string;
 }
+
+/** The least wait before a message recovered from the journal is delivered. */
+export const RECOVERY_DELAY_MS = 1000;
+
+/** A line of the journal: a message accepted, or a message done with. */
+type JournalLine =
+  | {
+      op: 'put';
+      id: string;
+      body: string;
+      attributes: Record<string, string>;
+      sentAt: string;
+      /** When the message is due, ISO 8601. */
+      dueAt: string;
+    }
+  | { op: 'done'; id: string };
 
 /** Dead letters kept for inspection, the most recent ones. */
 const MAX_DEAD_LETTERS = 1000;
@@ -66,8 +94,8 @@ interface Pending {
  * The local-mode stand-in for an SQS queue with a dead-letter queue: messages are handed to one
  * consumer function in the same process, at most `concurrency` at a time, in the order they
  * become due. A delivery that fails is retried after a backoff, up to `maxReceiveCount`
- * deliveries in all; then the message is dead-lettered. Nothing survives the process: call
- * {@link close} before exiting.
+ * deliveries in all; then the message is dead-lettered. Without a `journal`, nothing survives
+ * the process: call {@link close} before exiting.
  */
 export class InProcessQueue implements Queue {
   readonly #consumer: (message: InProcessMessage) => Promise<void>;
@@ -87,6 +115,8 @@ export class InProcessQueue implements Queue {
   #outstanding = 0;
   #running = 0;
   #closed = false;
+  readonly #journal: string | undefined;
+  #recovered = 0;
 
   /** @throws {RangeError} when `concurrency` or `maxReceiveCount` is not a positive integer. */
   constructor(options: InProcessQueueOptions) {
@@ -106,6 +136,52 @@ export class InProcessQueue implements Queue {
     this.#backoffMs = options.backoffMs ?? 1000;
     this.#maxBackoffMs = options.maxBackoffMs ?? 30_000;
     this.#onDeadLetter = options.onDeadLetter;
+    this.#journal = options.journal;
+    if (this.#journal !== undefined) this.#recover(this.#journal);
+  }
+
+  /** Number of messages recovered from the journal when the queue was created. */
+  get recovered(): number {
+    return this.#recovered;
+  }
+
+  /** Rewrites the journal with its outstanding messages and schedules them again. */
+  #recover(journal: string): void {
+    mkdirSync(dirname(journal), { recursive: true });
+    const outstanding = new Map<string, Extract<JournalLine, { op: 'put' }>>();
+    if (existsSync(journal)) {
+      for (const text of readFileSync(journal, 'utf8').split('\n')) {
+        let line: JournalLine;
+        try {
+          line = JSON.parse(text) as JournalLine;
+        } catch {
+          // A line cut short by a crash: its message was never acknowledged as accepted.
+          continue;
+        }
+        if (line.op === 'put') outstanding.set(line.id, line);
+        else outstanding.delete(line.id);
+      }
+    }
+    writeFileSync(journal, [...outstanding.values()].map((l) => JSON.stringify(l) + '\n').join(''));
+    const now = Date.now();
+    for (const line of outstanding.values()) {
+      const pending: Pending = {
+        messageId: line.id,
+        encoded: { body: line.body, attributes: line.attributes, delaySeconds: 0 },
+        sentAt: new Date(line.sentAt),
+        receiveCount: 0,
+      };
+      this.#outstanding += 1;
+      this.#recovered += 1;
+      const wait = Math.max(RECOVERY_DELAY_MS, Date.parse(line.dueAt) - now);
+      this.#later(() => {
+        this.#enqueue(pending);
+      }, wait);
+    }
+  }
+
+  #record(line: JournalLine): void {
+    if (this.#journal !== undefined) appendFileSync(this.#journal, JSON.stringify(line) + '\n');
   }
 
   /**
@@ -183,6 +259,14 @@ export class InProcessQueue implements Queue {
       sentAt: new Date(),
       receiveCount: 0,
     };
+    this.#record({
+      op: 'put',
+      id: pending.messageId,
+      body: encoded.body,
+      attributes: encoded.attributes,
+      sentAt: pending.sentAt.toISOString(),
+      dueAt: new Date(pending.sentAt.getTime() + encoded.delaySeconds * 1000).toISOString(),
+    });
     this.#outstanding += 1;
     if (encoded.delaySeconds > 0) {
       this.#later(() => {
@@ -228,11 +312,11 @@ export class InProcessQueue implements Queue {
     };
     try {
       await this.#consumer(message);
-      this.#settle();
+      this.#settle(pending);
     } catch (error) {
       if (pending.receiveCount >= this.#maxReceiveCount) {
         this.#deadLetter({ message, error });
-        this.#settle();
+        this.#settle(pending);
       } else {
         const wait = Math.min(
           this.#backoffMs * 2 ** (pending.receiveCount - 1),
@@ -259,7 +343,8 @@ export class InProcessQueue implements Queue {
   }
 
   /** One message is done with; wakes `drain` callers when none is left. */
-  #settle(): void {
+  #settle(pending: Pending): void {
+    this.#record({ op: 'done', id: pending.messageId });
     this.#outstanding -= 1;
     if (this.#outstanding > 0) return;
     const waiters = this.#idleWaiters;

@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
+import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   InProcessQueue,
+  RECOVERY_DELAY_MS,
   toSqsEvent,
   type DeadLetter,
   type InProcessMessage,
@@ -265,6 +269,45 @@ describe('InProcessQueue', () => {
     expect(() => new InProcessQueue({ consumer, maxReceiveCount: 1.5 })).toThrow(
       'maxReceiveCount must be a positive integer; got 1.5',
     );
+  });
+});
+
+describe('InProcessQueue with a journal', () => {
+  it('delivers, after a restart, what was waiting or running, each once, with its id and the rest of its delay', async () => {
+    // Arrange: a first process handles one message, then stops with one delayed and one running
+    vi.useFakeTimers();
+    const journal = join(mkdtempSync(join(tmpdir(), 'queue-journal-')), 'queues', 'q.jsonl');
+    const held = gate();
+    const first = recorder((m) => (m.body === '"slow"' ? held.opened : Promise.resolve()));
+    const before = new InProcessQueue({ consumer: first.consumer, journal });
+    await before.send({ body: 'handled' });
+    await before.send({ body: 'delayed', delaySeconds: 60, attributes: { kind: 'retry' } });
+    await before.send({ body: 'slow' });
+    await vi.advanceTimersByTimeAsync(0);
+    // The process dies: timers gone, "slow" never ends, and its last journal line is cut short.
+    void before.stop();
+    appendFileSync(journal, '{"op":"put","id":"cut sh');
+    await vi.advanceTimersByTimeAsync(10_000);
+    // Act: the next process, on the same journal
+    const second = recorder();
+    const after = new InProcessQueue({ consumer: second.consumer, journal });
+    await vi.advanceTimersByTimeAsync(RECOVERY_DELAY_MS);
+    const soon = second.seen.map((m) => m.body);
+    await vi.advanceTimersByTimeAsync(50_000);
+    await after.drain();
+    // Assert
+    expect(after.recovered).toBe(2);
+    expect(soon).toEqual(['"slow"']);
+    expect(second.seen.map((m) => m.body)).toEqual(['"slow"', '"delayed"']);
+    const delayed = second.seen[1]!;
+    expect(delayed.attributes).toEqual({ kind: 'retry' });
+    expect(delayed.messageId).toBe(
+      first.seen.find((m) => m.body === '"slow"') ? delayed.messageId : '',
+    );
+    // Everything is done with: a third start recovers nothing.
+    expect(new InProcessQueue({ consumer: second.consumer, journal }).recovered).toBe(0);
+    expect(readFileSync(journal, 'utf8')).toBe('');
+    held.open();
   });
 });
 
