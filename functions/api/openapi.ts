@@ -114,7 +114,22 @@ const FAILURES: Record<FailureStatus | 401 | 422 | 429 | 500, ResponseSpec> = {
   },
 };
 
+/** Validation failure bodies of a synchronous parse, one component. */
+const ParseValidationFailure = z.union([HTTPValidationError, ExtractionFailureList]);
+
+/** 422 of a synchronous parse: a validation failure, or (extraction_strict) the schema failures. */
+const STRICT_PARSE_422: ResponseSpec = {
+  description: `${FAILURES[422].description} With \`extraction_strict=true\`, a parse whose extracted object fails its \`extraction_schema\` answers the list of failures instead (ExtractionFailureList).`,
+  schema: ParseValidationFailure,
+};
+
 const PARSE_FAILURES: readonly FailureStatus[] = [400, 402, 404, 409, 413, 503];
+
+/** Readiness answers (both health paths). */
+const HEALTH_RESPONSES: Operation['responses'] = {
+  200: { description: 'Healthy or degraded.', schema: HealthResponse },
+  503: { description: 'Unhealthy.', schema: HealthResponse },
+};
 
 const SSE_DESCRIPTION =
   'Server-Sent Events: each event is a `data: {...}` line named by its `event` key: `ingest.start` (`page_count`), `classify.page` (`page`, `complexity`), `route.page` (`page`, `tier`, `provider`), `vlm.page.done` (`page`, `tier_used`, `confidence`, `latency_ms`), `node.started` / `node.completed` (unless `legacy_events=true`), and always `result.final` last with the whole ParseResponse (or the failure). A comment is sent every 15 s as a heartbeat.';
@@ -301,10 +316,7 @@ export const operations: Readonly<Record<string, Operation>> = {
       '`healthy` or `degraded` (200), `unhealthy` (503); `providers` is listed for a caller with a valid API key.',
     tag: 'Operations',
     auth: false,
-    responses: {
-      200: { description: 'Healthy or degraded.', schema: HealthResponse },
-      503: { description: 'Unhealthy.', schema: HealthResponse },
-    },
+    responses: HEALTH_RESPONSES,
   },
   'GET /health': {
     operationId: 'healthUnversioned',
@@ -312,10 +324,7 @@ export const operations: Readonly<Record<string, Operation>> = {
     description: 'As GET /v1/health, for load balancers; never lists providers.',
     tag: 'Operations',
     auth: false,
-    responses: {
-      200: { description: 'Healthy or degraded.', schema: HealthResponse },
-      503: { description: 'Unhealthy.', schema: HealthResponse },
-    },
+    responses: HEALTH_RESPONSES,
   },
   'GET /v1/openapi.json': {
     operationId: 'getOpenApi',
@@ -370,6 +379,7 @@ const COMPONENTS: Readonly<Record<string, Schema>> = {
   HealthResponse,
   LiveStatus,
   ExtractionFailureList,
+  ParseValidationFailure,
   ErrorBody,
   HTTPValidationError,
 };
@@ -580,20 +590,9 @@ function responsesOf(
   failures.add(500);
   for (const status of [...failures].sort((a, b) => a - b)) {
     if (out[String(status)] !== undefined) continue;
-    let spec = FAILURES[status as keyof typeof FAILURES];
-    if (status === 422 && operation.responses[200]?.schema === ParseResponse) {
-      // A synchronous parse with extraction_strict=true answers the schema failures themselves.
-      spec = {
-        ...spec,
-        description: `${spec.description} With \`extraction_strict=true\`, a parse whose extracted object fails its \`extraction_schema\` answers the list of failures instead (ExtractionFailureList).`,
-      };
-      add(status, spec);
-      const entry = out['422'] as { content: Record<string, { schema: JsonSchema }> };
-      entry.content['application/json'] = {
-        schema: { oneOf: [ref(HTTPValidationError), ref(ExtractionFailureList)] },
-      };
-      continue;
-    }
+    // A synchronous parse with extraction_strict=true answers the schema failures themselves.
+    const strictParse = status === 422 && operation.responses[200]?.schema === ParseResponse;
+    const spec = strictParse ? STRICT_PARSE_422 : FAILURES[status as keyof typeof FAILURES];
     add(status, spec);
   }
   return out;

@@ -134,6 +134,9 @@ export const UploadQuery = z.object({
   extraction_strict: formBoolean.default(false).describe(FIELDS.extraction_strict),
 });
 
+/** A URL field (`file_url`, `webhook_url`); its address rules are checked where it is used. */
+const UrlText = z.string().trim().min(1).max(2048);
+
 /** Path parameters of the routes under `/v1/parse/{request_id}`. */
 export const RequestIdParams = z.object({ request_id: z.string().min(1).max(200) });
 
@@ -152,7 +155,7 @@ export const BatchIdParams = z.object({ batch_id: z.string().min(1).max(200) });
  * `compare_provider` name a configured provider by id or model (422 otherwise).
  */
 export const ParseUrlRequest = z.strictObject({
-  file_url: z.string().trim().min(1).max(2048).describe(FIELDS.file_url),
+  file_url: UrlText.describe(FIELDS.file_url),
   operation_mode: OperationMode.default('ocr').describe(FIELDS.operation_mode),
   extraction_schema: z
     .record(z.string(), z.unknown())
@@ -160,14 +163,7 @@ export const ParseUrlRequest = z.strictObject({
     .default(null)
     .describe(FIELDS.extraction_schema),
   maintain_format: z.boolean().default(true).describe(FIELDS.maintain_format),
-  webhook_url: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2048)
-    .nullable()
-    .default(null)
-    .describe(FIELDS.webhook_url),
+  webhook_url: UrlText.nullable().default(null).describe(FIELDS.webhook_url),
   max_pages: z
     .number()
     .int()
@@ -224,12 +220,7 @@ export const ParseBatchRequest = z.strictObject({
     .min(1, { error: documentsMessage })
     .max(MAX_BATCH_DOCUMENTS, { error: documentsMessage })
     .describe(FIELDS.documents),
-  webhook_url: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2048)
-    .nullable()
+  webhook_url: UrlText.nullable()
     .default(null)
     .describe('Where to POST one `batch.completed` event when every document has ended.'),
   priority: BatchPriority.default('normal').describe(FIELDS.priority),

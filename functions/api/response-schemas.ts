@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { BatchPriority } from '../core/domain/batch.js';
 import {
-  BatchStatus,
+  BatchItemStatus,
   BatchStatusResponse,
   DocumentMetadata,
   ExtractionValidationError,
@@ -87,18 +88,14 @@ export const LiveStatus = z.object({ status: z.literal('live') });
 
 /** GET /v1/batch/{batch_id}, with the fields the service adds to the spec's batch status. */
 export const BatchView = BatchStatusResponse.extend({
-  priority: z.enum(['low', 'normal', 'high']),
+  priority: BatchPriority,
   created_at: z.iso.datetime(),
   ended_at: z.iso.datetime().optional(),
   item_count: z.number().int().min(1),
   completed_documents: z.number().int().min(0),
   total_documents: z.number().int().min(1),
   items: z.array(
-    z.object({
-      request_id: z.string().nullable(),
-      status: BatchStatus,
-      file_url: z.string().nullable(),
-      upload_id: z.string().optional(),
+    BatchItemStatus.extend({
       error: z.object({ kind: z.string(), detail: z.string() }).optional(),
     }),
   ),

@@ -5,6 +5,7 @@ import { loadConfig } from '../../functions/config.js';
 import type { Deps } from '../../functions/container.js';
 import type { AppDeps } from '../../functions/core/app/app-deps.js';
 import { hashApiKey } from '../../functions/core/app/authenticate.js';
+import { createUpload, uploadKeys } from '../../functions/core/app/uploads.js';
 import { classify } from '../../functions/core/domain/pipeline/classify.js';
 import { deliver } from '../../functions/core/domain/pipeline/deliver.js';
 import { ingest } from '../../functions/core/domain/pipeline/ingest.js';
@@ -467,6 +468,20 @@ export type AppWorld = PipelineWorld &
     workflow: InProcessWorkflow;
     uploads: FakeUploadSigner;
   };
+
+/**
+ * Creates an upload slot for `tenant` (file name `big.pdf`) and stores `bytes` where its form
+ * would. @returns the slot's `upload_id`.
+ */
+export async function anUploadedSlot(
+  world: AppWorld,
+  bytes: Uint8Array = TINY_PDF,
+  tenant = TENANT,
+): Promise<string> {
+  const slot = await createUpload(world, { tenant, filename: 'big.pdf', contentType: null });
+  await world.objects.put(uploadKeys.document(tenant, slot.upload_id), bytes, 'application/pdf');
+  return slot.upload_id;
+}
 
 export function anAppWorld(
   options: PipelineOptions & { maxUploadBytes?: number } = {},

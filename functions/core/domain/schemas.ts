@@ -311,16 +311,16 @@ export const BatchSubmitResponse = z.object({
   status: BatchStatus,
   item_count: count,
 });
+/** One document of a batch as its status shows it (`upload_id` for documents sent to a slot). */
+export const BatchItemStatus = z.object({
+  request_id: z.string().nullable(),
+  status: BatchStatus,
+  file_url: z.string().nullable(),
+  upload_id: z.string().optional(),
+});
 export const BatchStatusResponse = z.object({
   batch_id: z.string(),
   status: BatchStatus,
   totals: z.object({ queued: count, in_progress: count, completed: count, failed: count }),
-  items: z.array(
-    z.object({
-      request_id: z.string().nullable(),
-      status: BatchStatus,
-      file_url: z.string().nullable(),
-      upload_id: z.string().optional(),
-    }),
-  ),
+  items: z.array(BatchItemStatus),
 });

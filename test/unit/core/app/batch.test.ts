@@ -10,7 +10,6 @@ import {
   type BatchSubmission,
 } from '../../../../functions/core/app/batch.js';
 import { submitUpload } from '../../../../functions/core/app/parse-upload.js';
-import { createUpload, uploadKeys } from '../../../../functions/core/app/uploads.js';
 import { handleWebhookMessage } from '../../../../functions/core/app/webhook-consumer.js';
 import {
   endMove,
@@ -45,6 +44,7 @@ import {
   TENANT,
   TINY_PDF,
   anAppWorld,
+  anUploadedSlot,
   parseOptions,
   type AppWorld,
 } from '../../../support/builders.js';
@@ -382,20 +382,11 @@ describe('processBatchItem', () => {
     // Arrange
     const world = await aWorld();
     const fetcher = new FakeFetcher();
-    const slot = await createUpload(world, {
-      tenant: TENANT,
-      filename: 'scan.pdf',
-      contentType: null,
-    });
-    await world.objects.put(
-      uploadKeys.document(TENANT, slot.upload_id),
-      TINY_PDF,
-      'application/pdf',
-    );
+    const uploadId = await anUploadedSlot(world);
     const { batch_id } = await submitBatch(
       world,
       aSubmission(0, {
-        documents: [anUploadedDocument(slot.upload_id), anUploadedDocument('upl_unknown0000')],
+        documents: [anUploadedDocument(uploadId), anUploadedDocument('upl_unknown0000')],
       }),
     );
     // Act
@@ -408,7 +399,7 @@ describe('processBatchItem', () => {
     ]);
     const view = await getBatch(world, TENANT, batch_id);
     expect(view.items).toEqual([
-      expect.objectContaining({ status: 'completed', file_url: null, upload_id: slot.upload_id }),
+      expect.objectContaining({ status: 'completed', file_url: null, upload_id: uploadId }),
       expect.objectContaining({
         status: 'failed',
         file_url: null,

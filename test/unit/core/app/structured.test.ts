@@ -8,7 +8,6 @@ import {
   mapBounded,
   type StructuredRequest,
 } from '../../../../functions/core/app/structured.js';
-import { createUpload, uploadKeys } from '../../../../functions/core/app/uploads.js';
 import {
   BadRequestError,
   DocumentRejectedError,
@@ -27,7 +26,13 @@ import type {
   StructureDocument,
   StructureExtractor,
 } from '../../../../functions/core/ports/structure-extractor.js';
-import { TENANT, TINY_PDF, anAppWorld, type AppWorld } from '../../../support/builders.js';
+import {
+  TENANT,
+  TINY_PDF,
+  anAppWorld,
+  anUploadedSlot,
+  type AppWorld,
+} from '../../../support/builders.js';
 
 const PNG_HEADER = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
 
@@ -215,21 +220,9 @@ describe('extractStructure', () => {
     // Arrange
     const extractor = new ScriptedExtractor([aPage(1, [aTable()])]);
     const world = await aWorld(extractor);
-    const slot = await createUpload(world, {
-      tenant: TENANT,
-      filename: 'big.pdf',
-      contentType: null,
-    });
-    await world.objects.put(
-      uploadKeys.document(TENANT, slot.upload_id),
-      TINY_PDF,
-      'application/pdf',
-    );
+    const uploadId = await anUploadedSlot(world);
     // Act
-    const result = await extractStructure(
-      world,
-      request({ document: { uploadId: slot.upload_id } }),
-    );
+    const result = await extractStructure(world, request({ document: { uploadId } }));
     // Assert
     expect(result.document.filename).toBe('big.pdf');
   });

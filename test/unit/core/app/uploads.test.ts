@@ -15,20 +15,9 @@ import {
   TENANT,
   TINY_PDF,
   anAppWorld,
+  anUploadedSlot,
   parseOptions,
-  type AppWorld,
 } from '../../../support/builders.js';
-
-/** Creates a slot for `tenant` and stores `bytes` where its form would. */
-async function anUploadedSlot(
-  world: AppWorld,
-  bytes: Uint8Array = TINY_PDF,
-  tenant = TENANT,
-): Promise<string> {
-  const slot = await createUpload(world, { tenant, filename: 'big.pdf', contentType: null });
-  await world.objects.put(uploadKeys.document(tenant, slot.upload_id), bytes, 'application/pdf');
-  return slot.upload_id;
-}
 
 describe('createUpload', () => {
   it('signs a form for the tenant-scoped key, the maximum size and a 15-minute expiry', async () => {
