@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
-import { loadConfig } from '../../../functions/config.js';
+import type { LocalServer } from '../../../functions/adapters/local/server.js';
+import { startTestService, type TestService } from '../../support/local-service.js';
 
 /**
  * The local server's queues survive a restart: a low-priority batch (its first wave waits 30 s)
@@ -15,18 +15,12 @@ const PDF = readFileSync(
 );
 const KEY = 'key-recovery-001';
 const dataDir = mkdtempSync(join(tmpdir(), 'docparse-recovery-'));
-let running: LocalServer | undefined;
+let running: TestService | undefined;
 
+/** The service on the test's data directory (kept across restarts). */
 async function start(): Promise<LocalServer> {
-  const config = loadConfig({
-    RUNTIME_MODE: 'local',
-    DATA_DIR: dataDir,
-    PORT: '0',
-    API_KEYS: `${KEY}=recoverers:pro`,
-  });
-  if (config.RUNTIME_MODE !== 'local') throw new Error('local config expected');
-  running = await startLocalServer(config);
-  return running;
+  running = await startTestService('recovery', { API_KEYS: `${KEY}=recoverers:pro` }, { dataDir });
+  return running.server;
 }
 
 afterAll(async () => {
@@ -62,7 +56,7 @@ describe('a batch waiting in the queue when the server stops', () => {
       })
     ).json()) as { batch_id: string };
     // Act: the server stops before the first wave is due, and another one starts
-    await first.close();
+    await running?.close();
     running = undefined;
     const second = await start();
     let batch: { status: string; items: { request_id: string | null }[] } = {
