@@ -1,0 +1,89 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** The local service (`bin/local.ts`) running in a child process, as `npm start` runs it. */
+export interface ChildService {
+  /** The base URL the server printed, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  child: ChildProcess;
+  /** Everything the server wrote to stdout and stderr so far. */
+  output(): string;
+  /** Resident set size now, and its peak since the start, in bytes (Linux `/proc`). */
+  memory(): { rssBytes: number; peakRssBytes: number };
+  /** True while the process has not exited. */
+  alive(): boolean;
+  /** Stops the server: SIGTERM (a clean shutdown) or SIGKILL; resolves when it has exited. */
+  stop(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
+}
+
+/**
+ * Starts `bin/local.ts` in its own Node process (tsx as a loader, so that a kill reaches the
+ * server itself) with `env` added to this process's environment; `PORT` defaults to 0 (a free
+ * port) and `LOG_LEVEL` to `ERROR`. Resolves once the server prints `listening on <url>`.
+ *
+ * @throws Error when the process exits, or prints nothing of the kind within `startTimeoutMs`.
+ */
+export async function startChildService(
+  env: Readonly<Record<string, string>>,
+  startTimeoutMs = 90_000,
+): Promise<ChildService> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'ERROR', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the server did not start within ${startTimeoutMs} ms:\n${output}`));
+    }, startTimeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+      if (found !== undefined) {
+        clearTimeout(timer);
+        resolveUrl(found);
+      }
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${signal ?? code}) before listening:\n${output}`));
+    });
+  });
+  const exited = new Promise<void>((done) => {
+    child.on('exit', () => {
+      done();
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => output,
+    memory: () => processMemory(child.pid ?? 0),
+    alive: () => child.exitCode === null && child.signalCode === null,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/** `VmRSS` and `VmHWM` (peak RSS) of process `pid`, in bytes; zeros where `/proc` is absent. */
+export function processMemory(pid: number): { rssBytes: number; peakRssBytes: number } {
+  let status = '';
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return { rssBytes: 0, peakRssBytes: 0 };
+  }
+  const kib = (field: string) =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+  return { rssBytes: kib('VmRSS') * 1024, peakRssBytes: kib('VmHWM') * 1024 };
+}
