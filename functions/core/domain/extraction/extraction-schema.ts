@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import type { JsonSchemaObject } from '../../ports/structured-extractor.js';
 import { InvalidExtractionSchemaError } from '../errors.js';
 import type { ExtractionValidationError } from '../schemas.js';
+import { safeRegExp, safeRegExpEngine, UnsupportedPatternError } from './safe-regex.js';
 
 export { InvalidExtractionSchemaError };
 
@@ -38,7 +39,9 @@ type AjvInstance = Ajv | Ajv2020;
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 const DRAFT_2020_12 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 
-const ajvOptions = { strict: false, allErrors: true } as const;
+// Patterns (`pattern`, `patternProperties`, `propertyNames`) come from clients: they run on RE2,
+// in linear time, never on the backtracking `RegExp`.
+const ajvOptions = { strict: false, allErrors: true, code: { regExp: safeRegExpEngine } } as const;
 const validators: Record<ExtractionSchemaDialect, AjvInstance | undefined> = {
   '2020-12': undefined,
   'draft-07': undefined,
@@ -71,7 +74,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  *    2020-12 or is absent; any other dialect is refused.
  * 3. The root describes an object: `type: "object"`, or no `type` and a `properties` map.
  * 4. Every `$ref` is local (`#...`): the service never fetches schemas. Nesting is at most
- *    {@link MAX_EXTRACTION_SCHEMA_DEPTH} levels.
+ *    {@link MAX_EXTRACTION_SCHEMA_DEPTH} levels. Every `pattern` and `patternProperties` key
+ *    can run on RE2 (linear time, see `safe-regex.ts`): no backreferences, no lookaround.
  * 5. The schema must be valid against its dialect's meta-schema, and compile.
  *
  * Compiled schemas are cached by their JSON text (least recently used, 64 entries).
@@ -171,8 +175,26 @@ function checkLocalRefs(node: unknown, path: string, depth = 0): void {
         );
       }
     } else if (!DATA_KEYWORDS.has(key)) {
+      if (key === 'pattern' && typeof value === 'string') checkPattern(value, at);
+      if (key === 'patternProperties' && isPlainObject(value)) {
+        for (const pattern of Object.keys(value)) {
+          checkPattern(pattern, `${at}/${escapePointerToken(pattern)}`);
+        }
+      }
       checkLocalRefs(value, at, depth + 1);
     }
+  }
+}
+
+/** Refuses, at `at` in the schema, a pattern the linear-time engine cannot run. */
+function checkPattern(pattern: string, at: string): void {
+  try {
+    safeRegExp(pattern);
+  } catch (error) {
+    if (!(error instanceof UnsupportedPatternError)) throw error;
+    throw invalid(`has a pattern at ${at} that cannot be used: ${error.message}`, {
+      cause: error,
+    });
   }
 }
 

@@ -6,6 +6,7 @@ import type {
   StructuredExtractionResult,
   StructuredExtractor,
 } from '../../ports/structured-extractor.js';
+import { safeRegExp, type SafeRegExp, UnsupportedPatternError } from './safe-regex.js';
 
 /**
  * The offline extractor of the embedded default: fills an `extraction_schema` from the Markdown of
@@ -1664,7 +1665,7 @@ function toStringValue(value: string, node: Json): string | undefined {
       break;
   }
   if (typeof node.pattern === 'string') {
-    const pattern = safeRegExp(node.pattern);
+    const pattern = schemaPattern(node.pattern);
     if (pattern && !pattern.test(text)) {
       const token = text.split(/\s+/).find((word) => pattern.test(word.replace(/[,;.]+$/, '')));
       if (token === undefined) return undefined;
@@ -1678,11 +1679,16 @@ function toStringValue(value: string, node: Json): string | undefined {
   return text;
 }
 
-function safeRegExp(pattern: string): RegExp | undefined {
+/**
+ * The schema's `pattern` on the linear-time engine; undefined for a pattern it refuses (request
+ * validation refuses those first, so only for records written by another version).
+ */
+function schemaPattern(pattern: string): SafeRegExp | undefined {
   try {
-    return new RegExp(pattern, 'u');
-  } catch {
-    return undefined;
+    return safeRegExp(pattern);
+  } catch (error) {
+    if (error instanceof UnsupportedPatternError) return undefined;
+    throw error;
   }
 }
 
