@@ -1,15 +1,15 @@
 import type { Readable } from 'node:stream';
 import middy, { type MiddlewareObj } from '@middy/core';
-import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { z } from 'zod';
 import { authenticate } from '../core/app/authenticate.js';
 import { checkRequestRate } from '../core/app/limits.js';
-import { BadRequestError, PayloadTooLargeError } from '../core/domain/errors.js';
+import { BadRequestError } from '../core/domain/errors.js';
 import { parseWith } from '../core/domain/validation.js';
 import type { ApiKeyRecord } from '../core/ports/api-key-store.js';
 import type { Deps } from '../container.js';
 import { errorResponses } from './error-responses.js';
+import { eventBodyBytes, parseMultipart, type MultipartForm } from './multipart.js';
 import { json } from './responses.js';
 import './streaming.js';
 
@@ -59,6 +59,9 @@ export interface HttpReply {
 
 type Schema = z.ZodType;
 
+/** What a 400 for a malformed form tells the client to send. */
+const MULTIPART_HINT = 'send multipart/form-data with one file part named "file"';
+
 interface HandlerSpec<P extends Schema, Q extends Schema, F extends Schema, B extends Schema> {
   /** Path parameters schema. */
   params?: P;
@@ -85,8 +88,10 @@ interface HandlerSpec<P extends Schema, Q extends Schema, F extends Schema, B ex
  * key's request rate (429 with `Retry-After` above its plan's requests per minute), then the
  * multipart parser when a form schema is given, then validation, then the handler.
  * Validation failures become 422 with the HTTPValidationError body (`loc` starts with `path`,
- * `query` or `body`); a file above `MAX_UPLOAD_BYTES` becomes 413; a JSON body that does not
- * parse, or is not sent as `application/json`, becomes 400.
+ * `query` or `body`); a file above `MAX_UPLOAD_BYTES` becomes 413; a multipart form that is
+ * malformed (truncated, no boundary, a part without Content-Disposition, a second file part, a
+ * field sent twice: see `parseMultipart`), a JSON body that does not parse, or one not sent as
+ * `application/json`, becomes 400 with a detail naming the problem.
  */
 export function httpHandler<
   P extends Schema,
@@ -116,18 +121,22 @@ export function httpHandler<
     };
     handler.use(authentication);
   }
+  const forms = new WeakMap<APIGatewayProxyEvent, MultipartForm>();
   if (spec.form) {
-    handler.use({
+    const multipart: MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> = {
       before: async (request) => {
         const deps = await getDeps();
-        // The size limit is enforced through busboy; a truncated file is answered with 413.
-        // Two file parts are let through so that a second one is refused, not ignored.
-        await httpMultipartBodyParser({
-          busboy: { limits: { fileSize: deps.limits.maxUploadBytes, files: 2, fields: 50 } },
-          charset: 'utf8',
-        }).before?.(request as never);
+        // 400 for a malformed form (see parseMultipart), 413 for a file above MAX_UPLOAD_BYTES.
+        const { event } = request;
+        const form = await parseMultipart(
+          eventBodyBytes(event.body, event.isBase64Encoded),
+          lowerCaseHeaders(event.headers)['content-type'],
+          { maxFileBytes: deps.limits.maxUploadBytes, hint: MULTIPART_HINT },
+        );
+        forms.set(event, form);
       },
-    });
+    };
+    handler.use(multipart);
   }
   return handler.handler(async (event, context) => {
     const deps = await getDeps();
@@ -138,12 +147,12 @@ export function httpHandler<
     let form: unknown = {};
     let file: UploadedFile | undefined;
     if (spec.form) {
-      const body = (event.body ?? {}) as unknown as Record<string, unknown>;
-      file = fileOf(body.file, deps.limits.maxUploadBytes);
-      const fields = Object.fromEntries(
-        Object.entries(body).filter(([k, v]) => k !== 'file' && typeof v === 'string'),
-      );
-      form = validate('body', spec.form, fields);
+      const parsed = forms.get(event) ?? { fields: {}, file: undefined };
+      if (parsed.file) {
+        const { filename, mimetype, content } = parsed.file;
+        file = { filename, mimetype, content };
+      }
+      form = validate('body', spec.form, parsed.fields);
     }
     const body = spec.body ? parseWith('body', spec.body, jsonBodyOf(event, headers)) : undefined;
     const reply = await fn({
@@ -185,29 +194,6 @@ function baseUrlOf(
   const prefix =
     host.endsWith('.amazonaws.com') && stage && stage !== '$default' ? `/${stage}` : '';
   return `${scheme.split(',')[0]?.trim() ?? 'https'}://${host}${prefix}`;
-}
-
-function fileOf(part: unknown, maxBytes: number): UploadedFile | undefined {
-  if (part === undefined) return undefined;
-  if (Array.isArray(part)) throw new BadRequestError('send exactly one "file" part');
-  const p = part as {
-    filename?: unknown;
-    mimetype?: unknown;
-    content?: unknown;
-    truncated?: unknown;
-  };
-  if (!Buffer.isBuffer(p.content))
-    throw new BadRequestError('the "file" field must be a file part');
-  if (p.truncated === true) {
-    throw new PayloadTooLargeError(
-      `the file exceeds the maximum upload size of ${maxBytes} bytes (${(maxBytes / 1048576).toFixed(1)} MB)`,
-    );
-  }
-  return {
-    filename: typeof p.filename === 'string' && p.filename !== '' ? p.filename : null,
-    mimetype: typeof p.mimetype === 'string' ? p.mimetype : 'application/octet-stream',
-    content: p.content,
-  };
 }
 
 /** The event's JSON body; an empty body reads as `{}`. @throws {BadRequestError} otherwise. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Busboy, type BusboyHeaders } from '@fastify/busboy';
+import { parseMultipart } from '../../api/multipart.js';
+import { AppError, PayloadTooLargeError } from '../../core/domain/errors.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
 import {
   UploadSignatureError,
@@ -46,93 +47,47 @@ export async function receiveUpload(
   res.end();
 }
 
-function readForm(
+/** What a 400 tells the client to send. */
+const FORM_HINT =
+  'send multipart/form-data with the fields returned by POST /v1/uploads, then the part "file"';
+
+async function readForm(
   req: IncomingMessage,
   uploadId: string,
   signer: LocalUploadSigner,
 ): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    let busboy: ReturnType<typeof Busboy>;
-    try {
-      busboy = Busboy({
-        headers: req.headers as BusboyHeaders,
-        limits: { files: 1, fields: 50, fieldSize: MAX_FIELD_BYTES },
-        // A `file` part without a file name is still the file (as for S3).
-        isPartAFile: (name: string | undefined) => name === 'file',
-      });
-    } catch (error) {
-      resolve({
-        status: 400,
-        detail: `malformed upload: ${(error as Error).message}; send multipart/form-data with the fields returned by POST /v1/uploads, then the part "file"`,
-      });
-      return;
-    }
-    const fields: Record<string, string> = {};
-    let sawFile = false;
-    busboy.on('field', (name, value) => {
-      if (!sawFile) fields[name] = value;
-    });
-    busboy.on('file', (name, stream, _filename, _encoding, mimeType) => {
-      if (name !== 'file' || sawFile) {
-        stream.resume();
-        return;
-      }
-      sawFile = true;
-      let upload: VerifiedUpload;
-      try {
+  let upload: VerifiedUpload | undefined;
+  try {
+    const { file } = await parseMultipart(req, req.headers['content-type'], {
+      // The signed policy's maximum replaces it when the file starts (onFileStart).
+      maxFileBytes: Number.MAX_SAFE_INTEGER,
+      maxFieldBytes: MAX_FIELD_BYTES,
+      // As S3: only the part `file` is the file (with or without a file name), and fields after
+      // it are ignored.
+      fileParts: 'named',
+      ignoreFieldsAfterFile: true,
+      onFileStart: (fields) => {
         upload = signer.verify(uploadId, fields);
-      } catch (error) {
-        stream.resume();
-        if (error instanceof UploadSignatureError) resolve({ status: 403, detail: error.message });
-        else reject(error instanceof Error ? error : new Error(String(error)));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let over = false;
-      stream.on('data', (chunk: Buffer) => {
-        if (over) return;
-        size += chunk.length;
-        if (size > upload.maxBytes) {
-          over = true;
-          chunks.length = 0;
-          resolve({
-            status: 413,
-            detail: `the file exceeds the maximum upload size of ${upload.maxBytes} bytes`,
-          });
-          return;
-        }
-        chunks.push(chunk);
-      });
-      stream.on('end', () => {
-        if (over) return;
-        if (size === 0) {
-          resolve({ status: 400, detail: 'the uploaded file is empty (0 bytes)' });
-          return;
-        }
-        resolve({ status: 'stored', upload, bytes: Buffer.concat(chunks), mimeType });
-      });
+        return upload.maxBytes;
+      },
+      prefix: 'malformed upload',
+      hint: FORM_HINT,
     });
-    busboy.on('finish', () => {
-      // With a file part, its stream's handlers answer.
-      if (sawFile) return;
-      resolve({
-        status: 400,
-        detail:
-          'missing the part "file": send the fields returned by POST /v1/uploads, then the file as the part "file"',
-      });
-    });
-    busboy.on('error', (error) => {
-      resolve({
-        status: 400,
-        detail: `malformed upload: ${(error as Error).message}; send multipart/form-data with the fields returned by POST /v1/uploads, then the part "file"`,
-      });
-    });
-    req.on('error', () => {
-      resolve({ status: 400, detail: 'the upload was interrupted' });
-    });
-    req.pipe(busboy);
-  });
+    if (file === undefined || upload === undefined) {
+      return { status: 400, detail: `missing the part "file": ${FORM_HINT}` };
+    }
+    if (file.content.length === 0) {
+      return { status: 400, detail: 'the uploaded file is empty (0 bytes)' };
+    }
+    return { status: 'stored', upload, bytes: file.content, mimeType: file.mimetype };
+  } catch (error) {
+    if (error instanceof UploadSignatureError) return { status: 403, detail: error.message };
+    if (error instanceof PayloadTooLargeError) return { status: 413, detail: error.message };
+    if (error instanceof AppError && error.kind === 'invalid') {
+      return { status: 400, detail: error.message };
+    }
+    throw error;
+  }
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
