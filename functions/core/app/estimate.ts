@@ -1,4 +1,5 @@
 import { detectDocumentType } from '../domain/document-type.js';
+import { AppError, type ErrorKind } from '../domain/errors.js';
 import { workKeys } from '../domain/pipeline/pipeline-ports.js';
 import { measurePages } from '../domain/pipeline/classify.js';
 import { openDocument } from '../domain/pipeline/open-document.js';
@@ -7,6 +8,9 @@ import { chooseRoute, tierFor } from '../domain/routing.js';
 import type { EstimateResult, Tier } from '../domain/schemas.js';
 import type { AppDeps } from './app-deps.js';
 import { checkedUpload, type DocumentSource } from './parse-upload.js';
+
+/** Error kinds of a refused document (400, 413, 422), whose stored copy is deleted at once. */
+const REJECTED_KINDS: ReadonlySet<ErrorKind> = new Set(['invalid', 'too_large', 'unprocessable']);
 
 /**
  * POST /v1/parse/estimate: what a parse of the document would route and cost, without parsing
@@ -24,7 +28,8 @@ import { checkedUpload, type DocumentSource } from './parse-upload.js';
  *   `return_grounding` is true (every parse returns grounding boxes).
  *
  * The document is stored under `uploads/estimates/` (expired with other uploads) because the
- * engines read documents from the object store; it is not kept as a request.
+ * engines read documents from the object store; it is not kept as a request, and deleted at once
+ * when ingestion refuses it.
  * @throws the errors of the upload (413, 400 for an empty or unsupported file) and of
  *   ingestion (422 for no pages or too many without `max_pages`).
  */
@@ -36,13 +41,23 @@ export async function estimateDocument(
   const { bytes, format, hash } = await checkedUpload(deps, upload);
   const ref = { key: workKeys.estimate(id), format, hash };
   await deps.objects.put(ref.key, bytes, 'application/octet-stream');
-  const { engine, selected } = await openDocument(
-    deps.engineFor,
-    ref,
-    upload.maxPages,
-    deps.settings.maxDocumentPages,
-  );
-  const { pages, complexity } = await measurePages(engine, ref, selected);
+  let measured;
+  try {
+    const { engine, selected } = await openDocument(
+      deps.engineFor,
+      ref,
+      upload.maxPages,
+      deps.settings.maxDocumentPages,
+    );
+    measured = await measurePages(engine, ref, selected);
+  } catch (error) {
+    // A refused document (400, 413, 422) is not kept until the uploads expire.
+    if (error instanceof AppError && REJECTED_KINDS.has(error.kind)) {
+      await deps.objects.delete(ref.key);
+    }
+    throw error;
+  }
+  const { pages, complexity } = measured;
   const tierMix: Record<Tier, number> = { fast: 0, pro: 0, premium: 0 };
   let cost = 0;
   for (const features of pages) {

@@ -7,12 +7,14 @@ import type { FailureStageInput, PipelinePorts } from './pipeline-ports.js';
  * RecordFailure: the state machine's Catch target. Marks the request failed with the caught
  * error's name, kind (from its name; unknown names are server errors) and message, so the API
  * answers with the matching status, gives the request's reserved pages back to the tenant's
- * daily quota (`refundPages`, at most once), and queues the `parse.failed` webhook event when the
- * request has a webhook. Returns the error for the Fail state.
+ * daily quota (`refundPages`, at most once), deletes the stored original of a document the
+ * pipeline refused (400, 413, 422: {@link REJECTED_KINDS}), which nothing can parse and which
+ * would otherwise stay until the uploads expire, and queues the `parse.failed` webhook event when
+ * the request has a webhook. Returns the error for the Fail state.
  */
 export async function recordFailure(
   input: FailureStageInput,
-  ports: Pick<PipelinePorts, 'requests' | 'clock' | 'webhooks' | 'usage'>,
+  ports: Pick<PipelinePorts, 'requests' | 'clock' | 'webhooks' | 'usage' | 'objects'>,
 ): Promise<{ requestId: string; error: string; cause: string }> {
   const name = input.failure.Error;
   const message = causeMessage(input.failure.Cause);
@@ -38,11 +40,18 @@ export async function recordFailure(
   }
   // Checked here first so that a request that reserved nothing costs no further read.
   if (failed.reservedPages) await refundPages(ports, failed);
+  if (REJECTED_KINDS.has(kind)) await ports.objects.delete(failed.document.key);
   // Internal failures are not described to the receiver beyond their kind.
   const detail = kind === 'internal' ? 'the parse failed' : message;
   await announceFinished(ports, failed, { status: 'failed', error: { kind, detail } });
   return { requestId: input.requestId, error: name, cause: message };
 }
+
+/**
+ * Failure kinds meaning the document itself was refused (400, 413, 422): its original is deleted.
+ * Transient and internal failures keep it, so that the parse can be resumed.
+ */
+const REJECTED_KINDS: ReadonlySet<string> = new Set(['invalid', 'too_large', 'unprocessable']);
 
 /** Lambda failures carry `{"errorMessage": ...}` as their cause; local runs carry the message. */
 function causeMessage(cause: string | undefined): string {

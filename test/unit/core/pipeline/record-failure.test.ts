@@ -22,6 +22,35 @@ describe('recordFailure', () => {
     expect((await world.requests.get(record.id))?.error).toEqual({ name, kind, message: 'why' });
   });
 
+  it.each(['DocumentRejectedError', 'UnsupportedDocumentError', 'PayloadTooLargeError'])(
+    'deletes the stored original of a document refused with %s',
+    async (name) => {
+      // Arrange
+      const world = aPipeline();
+      const record = await aStoredRequest(world);
+      // Act
+      await recordFailure({ requestId: record.id, failure: { Error: name, Cause: 'no' } }, world);
+      // Assert
+      expect(await world.objects.exists(record.document.key)).toBe(false);
+    },
+  );
+
+  it.each(['ProviderUnavailableError', 'States.Timeout', 'ParseInterruptedError'])(
+    'keeps the original after %s, so that the parse can be resumed',
+    async (name) => {
+      // Arrange
+      const world = aPipeline();
+      const record = await aStoredRequest(world);
+      // Act
+      await recordFailure(
+        { requestId: record.id, failure: { Error: name, Cause: 'later' } },
+        world,
+      );
+      // Assert
+      expect(await world.objects.exists(record.document.key)).toBe(true);
+    },
+  );
+
   it('marks the request failed and returns the error for the Fail state', async () => {
     // Arrange
     const world = aPipeline();
