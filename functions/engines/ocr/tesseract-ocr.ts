@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
+import type { Worker as NodeWorker } from 'node:worker_threads';
 import { createWorker, type Bbox, type Line, type Page, type Worker } from 'tesseract.js';
 import { ProviderUnavailableError } from '../../core/domain/errors.js';
 import { splitIntoBands } from './bands.js';
@@ -91,6 +92,11 @@ export interface TesseractOcrOptions {
    * @default - min(2, available parallelism)
    */
   readonly workers?: number;
+  /**
+   * A worker that recognised a band of more pixels than this is replaced once the job ends.
+   * @default RECYCLE_AFTER_PIXELS (16 Mpx)
+   */
+  readonly recycleAfterPixels?: number;
 }
 
 /** Parameters set once on the worker. */
@@ -101,10 +107,31 @@ const DEFAULT_PARAMETERS: Readonly<Record<string, string>> = {
   preserve_interword_spaces: '1',
 };
 
+/** A tesseract.js worker and what ends it. */
+interface RunningWorker {
+  api: Worker;
+  /**
+   * Rejects when the worker's thread dies (an uncaught error in it, an out-of-memory abort of its
+   * WebAssembly, an exit nobody asked for): jobs sent to it would never be answered.
+   */
+  died: Promise<never>;
+  /** True once `died` has rejected. */
+  dead: boolean;
+}
+
 /** A started worker slot of the pool. */
 interface Slot {
-  worker: Promise<Worker> | null;
+  worker: Promise<RunningWorker> | null;
 }
+
+/**
+ * A worker that recognised a band of more pixels than this is replaced after the job:
+ * WebAssembly memory grows to fit the largest image a worker has seen and is never given back,
+ * so one poster-sized page would otherwise keep hundreds of MB per worker for the life of the
+ * process. 16 Mpx is an A3 page at 200 DPI (the highest resolution OCR runs at, see
+ * `prepareForOcr`), four times a Letter page; ordinary pages never reach it.
+ */
+export const RECYCLE_AFTER_PIXELS = 16_000_000;
 
 /** The longest `terminate` waits for recognitions in progress: a dense page at 300 DPI. */
 const TERMINATE_WAIT_MS = 30_000;
@@ -131,6 +158,7 @@ export class TesseractOcr {
   readonly #preprocess: Omit<PrepareOptions, 'dpi'>;
   readonly #slots: Slot[];
   readonly #idle: Slot[];
+  readonly #recycleAfterPixels: number;
   readonly #waiting: ((slot: Slot) => void)[] = [];
   /** Tasks running on a worker now, and who waits for them all to end (see `terminate`). */
   #busy = 0;
@@ -144,6 +172,7 @@ export class TesseractOcr {
       ...options.parameters,
     };
     this.#preprocess = options.preprocess ?? {};
+    this.#recycleAfterPixels = options.recycleAfterPixels ?? RECYCLE_AFTER_PIXELS;
     const count = Math.max(1, Math.floor(options.workers ?? Math.min(2, availableParallelism())));
     this.#slots = Array.from({ length: count }, () => ({ worker: null }));
     this.#idle = [...this.#slots];
@@ -155,8 +184,9 @@ export class TesseractOcr {
    * @param image PNG (or any format sharp reads) of one page.
    * @returns words with boxes in pixels of `image` (whatever resampling OCR used internally), in
    *   tesseract's reading order band by band; block, paragraph and line ids unique in the page.
-   * @throws {ProviderUnavailableError} when the language data is missing or a worker fails; the
-   *   worker is restarted on the next call.
+   * @throws {ProviderUnavailableError} when the language data is missing, or a worker fails on
+   *   the image (tesseract cannot read it, its thread dies): the call rejects, never the process,
+   *   and the worker is replaced by a new one on the next call.
    */
   async recognize(image: Uint8Array, options: RecognizeOptions = {}): Promise<OcrResult> {
     const dpi = options.dpi ?? 300;
@@ -171,7 +201,7 @@ export class TesseractOcr {
     });
     const pages = await Promise.all(
       bands.map((band) =>
-        this.#withWorker(async (worker) => {
+        this.#withWorker(prepared.width * band.height, async (worker) => {
           // Without it tesseract guesses the resolution from glyph sizes; its noise and layout
           // thresholds depend on it (tables of handwriting vanish when the guess is low).
           await worker.setParameters({ user_defined_dpi: String(ocrDpi) });
@@ -209,25 +239,34 @@ export class TesseractOcr {
     await Promise.all(this.#slots.map((slot) => this.#stop(slot)));
   }
 
-  /** Runs `task` on an idle worker of the pool, starting it when needed. */
-  async #withWorker<T>(task: (worker: Worker) => Promise<T>): Promise<T> {
+  /**
+   * Runs `task` on an idle worker of the pool, starting it when needed. A task that fails, or
+   * whose worker dies under it, ends the worker; so does a task on more than
+   * `recycleAfterPixels` pixels, once it has ended.
+   */
+  async #withWorker<T>(pixels: number, task: (worker: Worker) => Promise<T>): Promise<T> {
     const slot =
       this.#idle.pop() ?? (await new Promise<Slot>((resolve) => this.#waiting.push(resolve)));
     this.#busy++;
     try {
-      slot.worker ??= this.#createWorker().catch((error: unknown) => {
-        slot.worker = null;
-        throw error;
-      });
-      const worker = await slot.worker;
+      let worker = await this.#started(slot);
+      if (worker.dead) {
+        // Its thread ended while it was idle: start another.
+        await this.#stop(slot);
+        worker = await this.#started(slot);
+      }
+      let result: T;
       try {
-        return await task(worker);
+        result = await Promise.race([task(worker.api), worker.died]);
       } catch (error) {
         await this.#stop(slot);
-        throw new ProviderUnavailableError(`tesseract failed on the page image: ${String(error)}`, {
-          cause: error,
-        });
+        throw new ProviderUnavailableError(
+          `tesseract failed on the page image: ${messageOf(error)}`,
+          { cause: error },
+        );
       }
+      if (pixels > this.#recycleAfterPixels) await this.#stop(slot);
+      return result;
     } finally {
       this.#busy--;
       if (this.#busy === 0) for (const resolve of this.#drained.splice(0)) resolve();
@@ -237,18 +276,27 @@ export class TesseractOcr {
     }
   }
 
+  /** The slot's worker, started now when it has none (a failed start leaves it empty). */
+  #started(slot: Slot): Promise<RunningWorker> {
+    slot.worker ??= this.#createWorker().catch((error: unknown) => {
+      slot.worker = null;
+      throw error;
+    });
+    return slot.worker;
+  }
+
   async #stop(slot: Slot): Promise<void> {
     const worker = slot.worker;
     slot.worker = null;
     if (worker === null) return;
     try {
-      await (await worker).terminate();
+      await (await worker).api.terminate();
     } catch {
       // A worker that failed to start has nothing to stop.
     }
   }
 
-  async #createWorker(): Promise<Worker> {
+  async #createWorker(): Promise<RunningWorker> {
     const dataFile = join(this.#langPath, 'eng.traineddata.gz');
     if (!isAbsolute(this.#langPath) || !existsSync(dataFile)) {
       throw new ProviderUnavailableError(
@@ -257,15 +305,20 @@ export class TesseractOcr {
     }
     try {
       // OEM 1 = LSTM only: the best_int data has no legacy-engine models.
-      const worker = await createWorker('eng', 1, {
+      const api = await createWorker('eng', 1, {
         langPath: this.#langPath,
         gzip: true,
         cacheMethod: 'none',
         legacyCore: false,
         legacyLang: false,
+        // Without a handler tesseract.js rethrows a failed job's error from its message listener,
+        // outside any promise, which ends the process; the job's promise rejects either way.
+        errorHandler: () => undefined,
       });
-      await worker.setParameters(this.#parameters);
-      return worker;
+      const running: RunningWorker = { api, died: watchThread(api), dead: false };
+      running.died.catch(() => (running.dead = true));
+      await Promise.race([api.setParameters(this.#parameters), running.died]);
+      return running;
     } catch (error) {
       throw new ProviderUnavailableError(`the OCR worker failed to start: ${String(error)}`, {
         cause: error,
@@ -273,6 +326,31 @@ export class TesseractOcr {
     }
   }
 }
+
+/**
+ * Listens to the worker thread behind a tesseract.js worker (its `worker` property, a Node
+ * `worker_threads` Worker): an 'error' event without a listener would end the process, and a
+ * thread that dies leaves the jobs sent to it unanswered. The promise rejects when the thread
+ * reports an error or exits; it never resolves.
+ */
+function watchThread(api: Worker): Promise<never> {
+  const thread = (api as unknown as { worker?: NodeWorker | null }).worker;
+  const died = new Promise<never>((_resolve, reject) => {
+    if (!thread) return;
+    thread.on('error', (error: unknown) => {
+      reject(new Error(`the OCR worker thread failed: ${messageOf(error)}`, { cause: error }));
+    });
+    thread.once('exit', (code: number) => {
+      reject(new Error(`the OCR worker thread exited with code ${String(code)}`));
+    });
+  });
+  // Nobody may be waiting when the thread ends (an idle worker, or `terminate`).
+  died.catch(() => undefined);
+  return died;
+}
+
+const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
 
 /** The `4.0.0_best_int` folder of the installed `@tesseract.js-data/eng` package. */
 export function defaultLangPath(): string {

@@ -1,13 +1,20 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Worker as NodeWorker } from 'node:worker_threads';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ProviderUnavailableError } from '../../../../functions/core/domain/errors.js';
 import { TesseractOcr } from '../../../../functions/engines/ocr/tesseract-ocr.js';
 
-/** Called after a worker's `setParameters` ends and before its next message: see the stop test. */
-const hooks: { afterSetParameters?: () => void } = {};
+/**
+ * Called after a worker's `setParameters` ends and before its next message (see the stop test),
+ * with the worker's thread; `started` counts the workers created.
+ */
+const hooks: {
+  afterSetParameters?: (thread: NodeWorker) => void;
+  started: number;
+} = { started: 0 };
 
 vi.mock('tesseract.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('tesseract.js')>();
@@ -15,10 +22,12 @@ vi.mock('tesseract.js', async (importOriginal) => {
     ...real,
     createWorker: async (...args: Parameters<typeof real.createWorker>) => {
       const worker = await real.createWorker(...args);
+      hooks.started++;
+      const thread = (worker as unknown as { worker: NodeWorker }).worker;
       const setParameters = worker.setParameters.bind(worker);
       worker.setParameters = async (parameters) => {
         const result = await setParameters(parameters);
-        hooks.afterSetParameters?.();
+        hooks.afterSetParameters?.(thread);
         return result;
       };
       return worker;
@@ -102,4 +111,80 @@ describe('TesseractOcr', () => {
     expect(fetchSpy).not.toHaveBeenCalled();
     await offline.terminate();
   });
+
+  describe('when tesseract fails on an image', () => {
+    const invoice = () => readFileSync(join(CORPUS, 'files', 'zerox-0012.png'));
+    const strip = () =>
+      sharp({ create: { width: 1, height: 100_000, channels: 3, background: '#fff' } })
+        .png()
+        .toBuffer();
+
+    it('rejects the call, not the process, and the next image is recognised', async () => {
+      // Arrange: a 1 × 100,000 strip that sharp reads but tesseract's image reader refuses
+      // ("Error attempting to read image", thrown from tesseract.js's message listener)
+      const own = new TesseractOcr({ workers: 1 });
+      const uncaught = vi.fn();
+      process.on('uncaughtException', uncaught);
+      try {
+        // Act
+        const failing = own.recognize(await strip(), { dpi: 300 });
+        // Assert
+        await expect(failing).rejects.toBeInstanceOf(ProviderUnavailableError);
+        await expect(failing).rejects.toThrow(/tesseract failed on the page image/);
+        const next = await own.recognize(invoice(), { dpi: 94 });
+        expect(next.words.length).toBeGreaterThan(50);
+        expect(uncaught).not.toHaveBeenCalled();
+      } finally {
+        process.off('uncaughtException', uncaught);
+        await own.terminate();
+      }
+    }, 60_000);
+
+    it('rejects the call when the worker thread dies during the job, then starts a new worker', async () => {
+      // Arrange: the thread ends between two messages of the first job (as a WebAssembly abort
+      // would); tesseract.js never answers that job
+      const own = new TesseractOcr({ workers: 1 });
+      hooks.afterSetParameters = (thread) => {
+        hooks.afterSetParameters = undefined;
+        void thread.terminate();
+      };
+      try {
+        // Act
+        const failing = own.recognize(invoice(), { dpi: 94 });
+        // Assert
+        await expect(failing).rejects.toBeInstanceOf(ProviderUnavailableError);
+        await expect(failing).rejects.toThrow(/worker thread exited/);
+        const next = await own.recognize(invoice(), { dpi: 94 });
+        expect(next.words.length).toBeGreaterThan(50);
+      } finally {
+        hooks.afterSetParameters = undefined;
+        await own.terminate();
+      }
+    }, 60_000);
+  });
+
+  it('replaces a worker after an image above the recycling size, as its memory never shrinks', async () => {
+    // Arrange: a pool of one worker that recycles after any band above 1000 pixels
+    const own = new TesseractOcr({ workers: 1, recycleAfterPixels: 1000 });
+    const small = await sharp({
+      create: { width: 20, height: 20, channels: 3, background: '#fff' },
+    })
+      .png()
+      .toBuffer();
+    const large = readFileSync(join(CORPUS, 'files', 'zerox-0012.png'));
+    const before = hooks.started;
+    try {
+      // Act
+      await own.recognize(small, { dpi: 150 });
+      await own.recognize(small, { dpi: 150 });
+      const afterSmall = hooks.started - before;
+      await own.recognize(large, { dpi: 94 });
+      await own.recognize(small, { dpi: 150 });
+      // Assert: the small images share one worker; the large one's worker is not reused
+      expect(afterSmall).toBe(1);
+      expect(hooks.started - before).toBe(2);
+    } finally {
+      await own.terminate();
+    }
+  }, 60_000);
 });
