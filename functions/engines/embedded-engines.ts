@@ -46,13 +46,14 @@ export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngi
     textReader: config.PDF_TEXT_READER,
   });
   const pdfEngine = new PdfEngine(pdfSource, { maxPages: 100_000 });
-  const imageEngine = new ImageEngine(objects);
+  // A TIFF longer than MAX_DOCUMENT_PAGES is refused from its first header, as a PDF would be.
+  const imageEngine = new ImageEngine(objects, { maxPages: config.MAX_DOCUMENT_PAGES });
   const officeEngine = new OfficeEngine(objects);
   const pdfRasterizer = new PdfRasterizer(pdfSource, {
     maxPixels: config.MAX_PAGE_PIXELS,
     defaultDpi: OCR_RENDER_DPI,
   });
-  const imageRasterizer = new ImageRasterizer(objects);
+  const imageRasterizer = new ImageRasterizer(objects, { maxPages: config.MAX_DOCUMENT_PAGES });
   const rasterizer: PageRasterizer = {
     rasterize: (ref: DocumentRef, pageNumber: number, dpi: number | null) => {
       if (ref.format === 'pdf') return pdfRasterizer.rasterize(ref, pageNumber, dpi);

@@ -12,6 +12,7 @@ import {
   probeImage,
   verifyPage,
   type ImageInfo,
+  type ImageLimits,
 } from './image-source.js';
 
 /** Options of {@link ImageEngine} and {@link ImageRasterizer}. */
@@ -21,6 +22,32 @@ export interface ImageEngineOptions {
    * @default DEFAULT_MAX_IMAGE_PIXELS (100 megapixels)
    */
   readonly maxPixels?: number;
+  /**
+   * Largest width or height of a page, in pixels, checked from the headers.
+   * @default DEFAULT_MAX_IMAGE_SIDE (30,000)
+   */
+  readonly maxSide?: number;
+  /**
+   * Largest ratio of a page's long side to its short side.
+   * @default DEFAULT_MAX_IMAGE_ASPECT_RATIO (100)
+   */
+  readonly maxAspectRatio?: number;
+  /**
+   * Most pages of a multi-page TIFF; the count is read from the first header and a longer TIFF
+   * is refused before any page is visited (as a PDF over the page cap is).
+   * @default DEFAULT_MAX_IMAGE_PAGES (1000, the default `MAX_DOCUMENT_PAGES`)
+   */
+  readonly maxPages?: number;
+}
+
+/** The caps of `options`, defaults filled in where absent (see {@link ImageEngineOptions}). */
+export function imageLimits(options: ImageEngineOptions): ImageLimits {
+  return {
+    maxPixels: options.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS,
+    ...(options.maxSide === undefined ? {} : { maxSide: options.maxSide }),
+    ...(options.maxAspectRatio === undefined ? {} : { maxAspectRatio: options.maxAspectRatio }),
+    ...(options.maxPages === undefined ? {} : { maxPages: options.maxPages }),
+  };
 }
 
 /** The engine-private document profile of an image document. */
@@ -40,12 +67,12 @@ const CACHE_SIZE = 16;
  */
 export class ImageEngine implements DocumentEngine {
   readonly #store: ObjectStore;
-  readonly #maxPixels: number;
+  readonly #limits: ImageLimits;
   readonly #cache = new Map<string, ImageInfo>();
 
   constructor(store: ObjectStore, options: ImageEngineOptions = {}) {
     this.#store = store;
-    this.#maxPixels = options.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS;
+    this.#limits = imageLimits(options);
   }
 
   /**
@@ -54,15 +81,16 @@ export class ImageEngine implements DocumentEngine {
    * @returns the page count: 1, or the number of pages of a multi-page TIFF.
    * @throws {UnsupportedDocumentError} when the bytes are not an image or are truncated or corrupt,
    *   with a detail such as "the PNG image is truncated or corrupt: ...".
-   * @throws {DocumentRejectedError} when a page exceeds the pixel cap (decompression bomb); the
-   *   detail gives the declared size and the cap. Nothing is decoded in that case.
+   * @throws {DocumentRejectedError} when a page exceeds the pixel, side or aspect-ratio caps
+   *   (decompression bomb, pixel strip) or a TIFF has more pages than `maxPages`; the detail gives
+   *   the declared size or count and the cap. Nothing is decoded in that case.
    * @throws {ObjectNotFoundError} when nothing is stored under `ref.key`.
    */
   async open(ref: DocumentRef): Promise<{ pageCount: number }> {
     const bytes = await this.#store.get(ref.key);
-    const info = await probeImage(bytes, ref.format, this.#maxPixels);
+    const info = await probeImage(bytes, ref.format, this.#limits);
     for (let page = 0; page < info.pages.length; page++) {
-      await verifyPage(bytes, info, page, this.#maxPixels);
+      await verifyPage(bytes, info, page, this.#limits);
     }
     this.#remember(ref.hash, info);
     return { pageCount: info.pages.length };
@@ -101,7 +129,7 @@ export class ImageEngine implements DocumentEngine {
   async #info(ref: DocumentRef): Promise<ImageInfo> {
     const cached = this.#cache.get(ref.hash);
     if (cached !== undefined) return cached;
-    const info = await probeImage(await this.#store.get(ref.key), ref.format, this.#maxPixels);
+    const info = await probeImage(await this.#store.get(ref.key), ref.format, this.#limits);
     this.#remember(ref.hash, info);
     return info;
   }

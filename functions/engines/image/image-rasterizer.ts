@@ -3,13 +3,13 @@ import { DocumentRejectedError } from '../../core/domain/errors.js';
 import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
 import type { PageRasterizer, RasterPage } from '../raster.js';
-import type { ImageEngineOptions } from './image-engine.js';
+import { imageLimits, type ImageEngineOptions } from './image-engine.js';
 import {
-  DEFAULT_MAX_IMAGE_PIXELS,
   decodePage,
   estimateDpi,
   probeImage,
   type ImageInfo,
+  type ImageLimits,
 } from './image-source.js';
 
 /** zlib level of the page PNGs: they are short-lived intermediates, so speed beats size. */
@@ -25,11 +25,11 @@ const PNG_COMPRESSION_LEVEL = 2;
  */
 export class ImageRasterizer implements PageRasterizer {
   readonly #store: ObjectStore;
-  readonly #maxPixels: number;
+  readonly #limits: ImageLimits;
 
   constructor(store: ObjectStore, options: ImageEngineOptions = {}) {
     this.#store = store;
-    this.#maxPixels = options.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS;
+    this.#limits = imageLimits(options);
   }
 
   /**
@@ -38,20 +38,21 @@ export class ImageRasterizer implements PageRasterizer {
    *   image by `dpi / estimated DPI`.
    * @returns PNG bytes (grey or RGB, 8 bits) with their size in pixels and the DPI.
    * @throws {UnsupportedDocumentError} when the image is truncated or corrupt.
-   * @throws {DocumentRejectedError} when the page (or its resampled size) exceeds the pixel cap.
+   * @throws {DocumentRejectedError} when the page exceeds the size caps (or its resampled size the
+   *   pixel cap).
    * @throws {RangeError} when `pageNumber` is outside the document.
    */
   async rasterize(ref: DocumentRef, pageNumber: number, dpi: number | null): Promise<RasterPage> {
     const bytes = await this.#store.get(ref.key);
-    const info = await probeImage(bytes, ref.format, this.#maxPixels);
+    const info = await probeImage(bytes, ref.format, this.#limits);
     const size = info.pages[pageNumber - 1];
     if (size === undefined) {
       throw new RangeError(`page ${pageNumber} is outside 1..${info.pages.length}`);
     }
     const nativeDpi = estimateDpi(size, info.density);
-    const target = targetSize(info, pageNumber, nativeDpi, dpi, this.#maxPixels);
+    const target = targetSize(info, pageNumber, nativeDpi, dpi, this.#limits.maxPixels);
 
-    const page = await decodePage(bytes, info, pageNumber - 1, this.#maxPixels);
+    const page = await decodePage(bytes, info, pageNumber - 1, this.#limits);
     let image = sharp(page.pixels, {
       raw: { width: page.width, height: page.height, channels: page.channels },
     });

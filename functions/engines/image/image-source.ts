@@ -15,6 +15,38 @@ export const IMAGE_FORMATS: readonly ImageFormat[] = ['png', 'jpeg', 'webp', 'ti
  */
 export const DEFAULT_MAX_IMAGE_PIXELS = 100_000_000;
 
+/**
+ * Default cap on each side of a page, in pixels: 30,000 px is an A0 sheet (1189 mm) scanned at
+ * 640 DPI. It sits under the 32,767 px that several decoders and the OCR engine's image reader
+ * (Leptonica) handle; a 1 × 10,000,000 strip passes the pixel cap but no reader can use it.
+ */
+export const DEFAULT_MAX_IMAGE_SIDE = 30_000;
+
+/**
+ * Default cap on a page's long side / short side: 100:1 still admits a till receipt of 8 cm × 4 m
+ * or a long screenshot of a web page (1280 × 30,000 px is 23:1), and refuses pixel strips.
+ */
+export const DEFAULT_MAX_IMAGE_ASPECT_RATIO = 100;
+
+/**
+ * Default cap on the pages of a multi-page TIFF, the default of `MAX_DOCUMENT_PAGES` (1000): each
+ * page is probed and verified when the document is opened, so the cap is applied to the page
+ * count read from the first header, before any page is visited.
+ */
+export const DEFAULT_MAX_IMAGE_PAGES = 1000;
+
+/** Bounds an image must respect, read from its headers before any pixel is decoded. */
+export interface ImageLimits {
+  /** Largest width × height of a page, in pixels. */
+  maxPixels: number;
+  /** Largest width or height of a page, in pixels. @default DEFAULT_MAX_IMAGE_SIDE */
+  maxSide?: number;
+  /** Largest long side / short side of a page. @default DEFAULT_MAX_IMAGE_ASPECT_RATIO */
+  maxAspectRatio?: number;
+  /** Largest page count of a TIFF. @default DEFAULT_MAX_IMAGE_PAGES */
+  maxPages?: number;
+}
+
 /** Size of one page of an image, in pixels, after EXIF orientation. */
 export interface ImagePageSize {
   width: number;
@@ -38,9 +70,6 @@ const FORMAT_LABEL: Record<ImageFormat, string> = {
   heic: 'HEIC',
 };
 
-/** Largest TIFF page count read; beyond it the document is rejected rather than probed page by page. */
-const MAX_TIFF_PAGES = 5000;
-
 /** True when `format` is handled by the image engine. */
 export function isImageFormat(format: DocumentFormat): format is ImageFormat {
   return (IMAGE_FORMATS as readonly string[]).includes(format);
@@ -51,21 +80,36 @@ export function isImageFormat(format: DocumentFormat): format is ImageFormat {
  * decompression bomb is measured and refused before any large allocation.
  *
  * @param declared the format the document was stored as (used in messages; content decides).
- * @param maxPixels cap on width × height of any page.
+ * @param limits caps on each page's pixels, sides and aspect ratio, and on a TIFF's page count;
+ *   a number is the pixel cap with the other caps at their defaults.
  * @throws {UnsupportedDocumentError} when the bytes are not a readable image.
- * @throws {DocumentRejectedError} when a page declares more than `maxPixels` pixels.
+ * @throws {DocumentRejectedError} when a TIFF has more than `maxPages` pages (checked from the
+ *   first header, before any page is read), or a page declares more than `maxPixels` pixels, a
+ *   side longer than `maxSide` or a ratio of sides above `maxAspectRatio`.
  */
 export async function probeImage(
   bytes: Uint8Array,
   declared: DocumentFormat,
-  maxPixels: number,
+  limits: number | ImageLimits,
 ): Promise<ImageInfo> {
+  const caps = withDefaults(limits);
   const format = actualImageFormat(bytes, declared);
-  const info = format === 'heic' ? await probeHeic(bytes) : await probeWithSharp(bytes, format);
+  const info =
+    format === 'heic' ? await probeHeic(bytes) : await probeWithSharp(bytes, format, caps);
   info.pages.forEach((page, index) => {
-    assertWithinPixelCap(page, maxPixels, info.pages.length > 1 ? index + 1 : null);
+    assertWithinSizeCaps(page, caps, info.pages.length > 1 ? index + 1 : null);
   });
   return info;
+}
+
+function withDefaults(limits: number | ImageLimits): Required<ImageLimits> {
+  const given = typeof limits === 'number' ? { maxPixels: limits } : limits;
+  return {
+    maxPixels: given.maxPixels,
+    maxSide: given.maxSide ?? DEFAULT_MAX_IMAGE_SIDE,
+    maxAspectRatio: given.maxAspectRatio ?? DEFAULT_MAX_IMAGE_ASPECT_RATIO,
+    maxPages: given.maxPages ?? DEFAULT_MAX_IMAGE_PAGES,
+  };
 }
 
 /**
@@ -74,16 +118,16 @@ export async function probeImage(
  * @param pageIndex 0-based page (TIFF); 0 for single-image formats.
  * @returns 8-bit interleaved pixels (1 to 3 channels) and their size.
  * @throws {UnsupportedDocumentError} when the pixels are truncated or corrupt.
- * @throws {DocumentRejectedError} when the page exceeds `maxPixels`.
+ * @throws {DocumentRejectedError} when the page exceeds the size caps of `limits`.
  */
 export async function decodePage(
   bytes: Uint8Array,
   info: ImageInfo,
   pageIndex: number,
-  maxPixels: number,
+  limits: number | ImageLimits,
 ): Promise<DecodedPage> {
   return withCorruptionCheck(info, pageIndex, async () => {
-    const image = await openPage(bytes, info, pageIndex, maxPixels);
+    const image = await openPage(bytes, info, pageIndex, limits);
     const { data, info: out } = await image
       .flatten({ background: '#ffffff' })
       .raw()
@@ -102,10 +146,10 @@ export async function verifyPage(
   bytes: Uint8Array,
   info: ImageInfo,
   pageIndex: number,
-  maxPixels: number,
+  limits: number | ImageLimits,
 ): Promise<void> {
   await withCorruptionCheck(info, pageIndex, async () => {
-    const image = await openPage(bytes, info, pageIndex, maxPixels);
+    const image = await openPage(bytes, info, pageIndex, limits);
     await image.resize({ width: 64, height: 64, fit: 'inside' }).raw().toBuffer();
   });
 }
@@ -159,7 +203,11 @@ function actualImageFormat(bytes: Uint8Array, declared: DocumentFormat): ImageFo
   );
 }
 
-async function probeWithSharp(bytes: Uint8Array, format: ImageFormat): Promise<ImageInfo> {
+async function probeWithSharp(
+  bytes: Uint8Array,
+  format: ImageFormat,
+  caps: Required<ImageLimits>,
+): Promise<ImageInfo> {
   // `limitInputPixels: false` only affects this header read; decoding is capped in openPage.
   let metadata: Metadata;
   try {
@@ -168,13 +216,15 @@ async function probeWithSharp(bytes: Uint8Array, format: ImageFormat): Promise<I
     throw corrupt(format, error);
   }
   const pageCount = format === 'tiff' ? Math.max(1, metadata.pages ?? 1) : 1;
-  if (pageCount > MAX_TIFF_PAGES) {
+  if (pageCount > caps.maxPages) {
     throw new DocumentRejectedError(
-      `the TIFF image has ${pageCount} pages; at most ${MAX_TIFF_PAGES} are supported`,
-      { details: { pageCount, maxPages: MAX_TIFF_PAGES } },
+      `the TIFF image has ${pageCount} pages; at most ${caps.maxPages} are accepted`,
+      { details: { pageCount, maxPages: caps.maxPages } },
     );
   }
   const pages: ImagePageSize[] = [orientedSize(metadata)];
+  // The first page is checked before the others are visited: a huge first page costs nothing more.
+  assertWithinSizeCaps(pages[0] as ImagePageSize, caps, pageCount > 1 ? 1 : null);
   for (let page = 1; page < pageCount; page++) {
     try {
       pages.push(orientedSize(await sharp(bytes, { page, limitInputPixels: false }).metadata()));
@@ -208,11 +258,13 @@ async function openPage(
   bytes: Uint8Array,
   info: ImageInfo,
   pageIndex: number,
-  maxPixels: number,
+  limits: number | ImageLimits,
 ): Promise<Sharp> {
   const size = info.pages[pageIndex];
   if (size === undefined) throw new RangeError(`page ${pageIndex + 1} does not exist`);
-  assertWithinPixelCap(size, maxPixels, info.pages.length > 1 ? pageIndex + 1 : null);
+  const caps = withDefaults(limits);
+  const maxPixels = caps.maxPixels;
+  assertWithinSizeCaps(size, caps, info.pages.length > 1 ? pageIndex + 1 : null);
 
   if (info.format === 'heic') {
     const { default: decodeHeic } = await import('heic-decode');
@@ -232,14 +284,39 @@ async function openPage(
   });
 }
 
-function assertWithinPixelCap(size: ImagePageSize, maxPixels: number, page: number | null): void {
-  const pixels = size.width * size.height;
-  if (pixels <= maxPixels) return;
+/**
+ * Refuses a page whose declared size no engine should decode: more than `maxPixels` pixels, a
+ * side longer than `maxSide`, or a long side more than `maxAspectRatio` times the short one.
+ */
+function assertWithinSizeCaps(
+  size: ImagePageSize,
+  caps: Required<ImageLimits>,
+  page: number | null,
+): void {
+  const { width, height } = size;
   const where = page === null ? 'the image' : `page ${page} of the image`;
-  throw new DocumentRejectedError(
-    `${where} is ${size.width} × ${size.height} pixels (${megapixels(pixels)} Mpx), above the ${megapixels(maxPixels)} Mpx limit; downscale it before uploading`,
-    { details: { width: size.width, height: size.height, maxPixels } },
-  );
+  const details = { width, height, ...caps };
+  const pixels = width * height;
+  if (pixels > caps.maxPixels) {
+    throw new DocumentRejectedError(
+      `${where} is ${width} × ${height} pixels (${megapixels(pixels)} Mpx), above the ${megapixels(caps.maxPixels)} Mpx limit; downscale it before uploading`,
+      { details },
+    );
+  }
+  const long = Math.max(width, height);
+  const short = Math.max(1, Math.min(width, height));
+  if (long > caps.maxSide) {
+    throw new DocumentRejectedError(
+      `${where} is ${width} × ${height} pixels: its ${width >= height ? 'width' : 'height'} is above the limit of ${caps.maxSide} pixels per side; crop or downscale it before uploading`,
+      { details },
+    );
+  }
+  if (long / short > caps.maxAspectRatio) {
+    throw new DocumentRejectedError(
+      `${where} is ${width} × ${height} pixels, a ratio of sides of ${Math.round(long / short)}:1, above the ${caps.maxAspectRatio}:1 limit; split it into pages before uploading`,
+      { details },
+    );
+  }
 }
 
 function megapixels(pixels: number): string {

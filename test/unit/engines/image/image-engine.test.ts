@@ -80,6 +80,77 @@ describe('ImageEngine.open', () => {
     await expect(opening).rejects.toThrow(/200 × 100 pixels/);
   });
 
+  it('rejects a 1 × 10,000,000 strip from its header, under the pixel cap but above the side cap', async () => {
+    // Arrange: 10 Mpx passes the 100 Mpx cap; no decoder or OCR engine can use the strip
+    const ref = await stored(hostile('rt-png-1x10000000.png'), 'png');
+    const started = performance.now();
+    // Act
+    const opening = engine.open(ref);
+    // Assert
+    await expect(opening).rejects.toBeInstanceOf(DocumentRejectedError);
+    await expect(opening).rejects.toThrow(
+      /1 × 10000000 pixels: its height is above the limit of 30000 pixels per side/,
+    );
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('rejects a page whose sides are too unequal, and accepts one within the ratio', async () => {
+    // Arrange: 3 × 2000 is a 667:1 strip of 6000 pixels; 40 × 2000 is 50:1
+    const png = (width: number) =>
+      sharp({ create: { width, height: 2000, channels: 3, background: '#fff' } })
+        .png()
+        .toBuffer();
+    const strip = await stored(await png(3), 'png', 'strip');
+    const receipt = await stored(await png(40), 'png', 'receipt');
+    // Act
+    const opening = engine.open(strip);
+    // Assert
+    await expect(opening).rejects.toBeInstanceOf(DocumentRejectedError);
+    await expect(opening).rejects.toThrow(
+      /3 × 2000 pixels, a ratio of sides of 667:1, above the 100:1 limit/,
+    );
+    await expect(engine.open(receipt)).resolves.toEqual({ pageCount: 1 });
+  });
+
+  it('rejects a side above a configured cap before decoding', async () => {
+    // Arrange
+    const narrow = new ImageEngine(store, { maxSide: 150 });
+    const png = await sharp({
+      create: { width: 200, height: 100, channels: 3, background: '#fff' },
+    })
+      .png()
+      .toBuffer();
+    const ref = await stored(png, 'png');
+    // Act
+    const opening = narrow.open(ref);
+    // Assert
+    await expect(opening).rejects.toThrow(/its width is above the limit of 150 pixels per side/);
+  });
+
+  it('refuses a 5000-page TIFF at once from its first header, as a PDF over the page cap is', async () => {
+    // Arrange: 1.7 MB, 5000 pages of 16 × 16; probing page by page took minutes
+    const ref = await stored(hostile('rt-tiff-5000-pages.tif'), 'tiff');
+    const started = performance.now();
+    // Act
+    const opening = engine.open(ref);
+    // Assert
+    await expect(opening).rejects.toBeInstanceOf(DocumentRejectedError);
+    await expect(opening).rejects.toThrow(
+      /the TIFF image has 5000 pages; at most 1000 are accepted/,
+    );
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('refuses a TIFF with more pages than a configured cap', async () => {
+    // Arrange
+    const capped = new ImageEngine(store, { maxPages: 2 });
+    const ref = await stored(await multiPageTiff(3), 'tiff');
+    // Act
+    const opening = capped.open(ref);
+    // Assert
+    await expect(opening).rejects.toThrow(/the TIFF image has 3 pages; at most 2 are accepted/);
+  });
+
   it.each([
     ['png-truncated.png', 'png', /^the PNG image is truncated or corrupt: /],
     ['jpeg-header-only.jpg', 'jpeg', /^the JPEG image is truncated or corrupt: /],
