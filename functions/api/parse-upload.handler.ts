@@ -32,8 +32,8 @@ export const LONG_PARSE: LongParseTiming = { commitAfterMs: 20_000, keepaliveMs:
  * The response streams (Lambda response streaming): a parse that ends within `commitAfterMs`
  * is answered as usual, with the status of its outcome. A longer one is answered 200 at that
  * point, then spaces every `keepaliveMs`, then the ParseResponse; if it then fails, the body is
- * the error's usual JSON (`{"detail": ...}`) under that 200, and `GET /v1/parse/{id}` tells
- * the same.
+ * `{"detail", "request_id", "status"}` under that 200 (see {@link lateErrorBody}), and
+ * `GET /v1/parse/{id}` tells the same.
  */
 export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTiming = LONG_PARSE) =>
   httpHandler(
@@ -50,8 +50,9 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTim
         ...document,
       };
       if (wantsEventStream(headers)) return streamParse(deps, upload);
-      const parsing = parseUpload(deps, upload);
-      return replyWhenDone(parsing, timing, requestId);
+      let parseId: string | undefined;
+      const parsing = parseUpload(deps, upload, { onSubmitted: (id) => (parseId = id) });
+      return replyWhenDone(parsing, timing, () => parseId ?? requestId);
     },
   );
 
@@ -117,24 +118,41 @@ export async function streamParse(
 
 /**
  * The reply of a synchronous parse: its outcome's own status when it ends within
- * `commitAfterMs`, else 200 at that point, keepalive spaces, then the body (or the error's JSON).
+ * `commitAfterMs`, else 200 at that point, keepalive spaces, then the body, or when the parse
+ * fails after that 200, {@link lateErrorBody}.
+ * @param requestId the request id a late error names: the parse's once known (read when the
+ *   error is written), else the HTTP request's.
  */
 export async function replyWhenDone(
   parsing: Promise<unknown>,
   timing: LongParseTiming,
-  requestId: string,
+  requestId: string | (() => string),
 ): Promise<HttpReply> {
   const early = await settledWithin(parsing, timing.commitAfterMs);
   if (early) return { statusCode: 200, body: await parsing };
   return {
     statusCode: 200,
     body: null,
-    stream: keepaliveJson(
-      parsing,
-      timing.keepaliveMs,
-      (error) => errorResponse(error, requestId).body,
+    stream: keepaliveJson(parsing, timing.keepaliveMs, (error) =>
+      lateErrorBody(error, typeof requestId === 'string' ? requestId : requestId()),
     ),
   };
+}
+
+/**
+ * The body of a parse that failed after its 200 head was sent: `{detail, request_id, status}`,
+ * where `status` is the HTTP status the failure would have had (422 for a page over its time or
+ * memory budget, ...) and `detail` its real cause, as `GET /v1/parse/{request_id}` tells it.
+ * Errors with a body of their own (validation lists) keep it under `detail`.
+ */
+export function lateErrorBody(error: unknown, requestId: string): string {
+  const response = errorResponse(error, requestId);
+  const parsed = JSON.parse(response.body) as unknown;
+  const detail =
+    typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && 'detail' in parsed
+      ? parsed.detail
+      : parsed;
+  return JSON.stringify({ detail, request_id: requestId, status: response.statusCode });
 }
 
 /** True when `promise` settles (either way) within `ms`. */

@@ -100,6 +100,9 @@ export class ParseFailedError extends AppError {
  * 3. starts the parse state machine and waits for it;
  * 4. returns the stored ParseResponse, or throws the failure the pipeline recorded.
  *
+ * `hooks.onSubmitted` is told the request id once the record exists (a caller that already
+ * answered names it in a late error).
+ *
  * @throws {NotFoundError} when a referenced upload is unknown, was never sent or belongs to
  *   another tenant (404).
  * @throws {PayloadTooLargeError} above the configured maximum upload size (413).
@@ -110,8 +113,10 @@ export class ParseFailedError extends AppError {
 export async function parseUpload(
   deps: AppDeps,
   upload: UploadedDocument | UploadReference,
+  hooks: { onSubmitted?: (requestId: string) => void } = {},
 ): Promise<ParseResponse> {
   const record = await submitUpload(deps, upload);
+  hooks.onSubmitted?.(record.id);
   const { executionId } = await startParse(deps, record.id);
   const outcome = await deps.workflow.wait(executionId);
   let result: ParseResponse | undefined;

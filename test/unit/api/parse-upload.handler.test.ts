@@ -7,6 +7,7 @@ import {
   invokeStreaming,
   type ApiHandler,
 } from '../../../functions/api/streaming.js';
+import { DocumentRejectedError } from '../../../functions/core/domain/errors.js';
 import { HTTPValidationError, ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { createUpload, uploadKeys } from '../../../functions/core/app/uploads.js';
 import {
@@ -280,8 +281,28 @@ describe('POST /v1/parse/upload', () => {
       // Assert
       expect(prelude?.statusCode).toBe(200);
       const body = JSON.parse(chunks.join('')) as { detail?: unknown };
-      expect(Object.keys(body)).toEqual(['detail']);
+      expect(Object.keys(body).sort()).toEqual(['detail', 'request_id', 'status']);
       expect(typeof body.detail).toBe('string');
+    });
+
+    it('names the real cause, the parse id and the status in the error body after the 200', async () => {
+      // Arrange: the page runs past its time budget once the 200 is sent.
+      const cause = 'page 1 took longer than the 30 s per-page budget';
+      const deps = await fakeDeps({
+        textProvider: new FakePageProvider('pdf-text', async () => {
+          await after(60);
+          throw new DocumentRejectedError(cause);
+        }),
+      });
+      // Act
+      const { prelude, chunks } = await callSlow(deps);
+      // Assert
+      expect(prelude?.statusCode).toBe(200);
+      const body = JSON.parse(chunks.join('')) as Record<string, unknown>;
+      expect(body).toMatchObject({ detail: cause, status: 422 });
+      expect(typeof body['request_id']).toBe('string');
+      const stored = await deps.requests.get(body['request_id'] as string);
+      expect(stored?.error).toMatchObject({ kind: 'unprocessable', message: cause });
     });
 
     it('is answered with the real status when it fails within the delay', async () => {
