@@ -91,6 +91,20 @@ const common = {
    * `pdfjs`. pdf.js renders page images either way, and reads files PDFium cannot open.
    */
   PDF_TEXT_READER: z.enum(['pdfium', 'pdfjs']).default('pdfium'),
+  /**
+   * Longest the PDF reader may spend reading or rendering one page, in milliseconds; past it the
+   * document is refused with 422 naming the page and this budget. Kept under the pipeline's
+   * 60 s task timeout (aws-local-stepfunctions' default), so OCR still has time after a render.
+   */
+  PDF_PAGE_TIMEOUT_MS: int(30_000),
+  /**
+   * Memory budget of the PDF reader's worker thread, in MiB: PDFium's WebAssembly heap may not
+   * grow past half of it (a page whose content inflates further is refused with 422 naming the
+   * page and that budget), the worker's JavaScript heap is limited to it (`resourceLimits`), and
+   * the worker is replaced after a call that leaves it holding more (WebAssembly memory never
+   * shrinks).
+   */
+  PDF_WORKER_MEMORY_MB: int(1024),
   /** Router thresholds on the complexity score in [0, 1]. */
   FAST_CEILING: z.coerce.number().min(0).max(1).default(0.35),
   PRO_CEILING: z.coerce.number().min(0).max(1).default(0.7),

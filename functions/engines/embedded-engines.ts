@@ -44,6 +44,9 @@ export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngi
   const pdfSource = new PdfWorkerClient(objects, {
     maxPagesPerDocument: config.MAX_DOCUMENT_PAGES,
     textReader: config.PDF_TEXT_READER,
+    timeoutMs: config.PDF_PAGE_TIMEOUT_MS,
+    renderTimeoutMs: config.PDF_PAGE_TIMEOUT_MS,
+    maxMemoryMb: config.PDF_WORKER_MEMORY_MB,
   });
   const pdfEngine = new PdfEngine(pdfSource, { maxPages: 100_000 });
   // A TIFF longer than MAX_DOCUMENT_PAGES is refused from its first header, as a PDF would be.

@@ -5,7 +5,7 @@ import type { ObjectStore } from '../../core/ports/object-store.js';
 import type { RasterPage } from '../raster.js';
 import { extractPage, type ExtractedPage } from './page-text.js';
 import { openPdf, toDocumentError, withTimeout } from './pdf-document.js';
-import type { PdfPageSource, RenderOptions } from './pdf-page-source.js';
+import { pageOverBudget, type PdfPageSource, type RenderOptions } from './pdf-page-source.js';
 import { extractPdfiumPage } from './pdfium-page-text.js';
 import { loadPdfium, PdfiumDocument } from './pdfium.js';
 import { renderPage } from './render-page.js';
@@ -209,17 +209,10 @@ export class PdfDocumentCache implements PdfPageSource {
         );
       }
       try {
-        const page = await withTimeout(
-          document.getPage(pageNumber),
-          this.#pageTimeoutMs,
-          () => new DocumentRejectedError(`page ${pageNumber} could not be read in time`),
-        );
+        const tooSlow = () => pageOverBudget(pageNumber, this.#pageTimeoutMs);
+        const page = await withTimeout(document.getPage(pageNumber), this.#pageTimeoutMs, tooSlow);
         try {
-          return await withTimeout(
-            extractPage(page, BASE_DPI),
-            this.#pageTimeoutMs,
-            () => new DocumentRejectedError(`page ${pageNumber} could not be read in time`),
-          );
+          return await withTimeout(extractPage(page, BASE_DPI), this.#pageTimeoutMs, tooSlow);
         } finally {
           page.cleanup();
         }

@@ -85,6 +85,13 @@ export const toDocumentError = (error: unknown): Error => {
   );
 };
 
+/**
+ * Most pixels an image of a PDF may have for pdf.js to decode it (its `maxImageSize`); larger
+ * images are left out of the rendering (the page still renders). 100 million pixels: 400 MB of
+ * RGBA at worst, above any real scan (A3 at 600 DPI is about 70 million).
+ */
+export const MAX_IMAGE_PIXELS = 100_000_000;
+
 const PDF_HEADER = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
 
 /** True when "%PDF-" occurs in the first KiB (readers tolerate leading junk up to there). */
@@ -125,6 +132,9 @@ export const openPdf = async (
     isEvalSupported: false,
     useSystemFonts: false,
     enableXfa: false,
+    // Images above this many pixels are skipped rather than decoded (a 60000 × 60000 image
+    // would take gigabytes); a 600 DPI scan of an A3 page has about 70 million.
+    maxImageSize: MAX_IMAGE_PIXELS,
     stopAtErrors: false,
     verbosity: 0,
   });

@@ -47,3 +47,14 @@ export interface PdfPageSource {
  * it maps to 422; the engine rejects the whole document rather than one page.
  */
 export class UninterpretablePdfError extends DocumentRejectedError {}
+
+/**
+ * The error of a page that took longer than the per-page time budget: an
+ * {@link UninterpretablePdfError} (422) whose message names the page and the budget, e.g.
+ * "page 3 took longer than the 30 s per-page budget".
+ * @param budgetMs the budget, in milliseconds (`PDF_PAGE_TIMEOUT_MS`).
+ */
+export const pageOverBudget = (pageNumber: number, budgetMs: number): UninterpretablePdfError =>
+  new UninterpretablePdfError(
+    `page ${pageNumber} took longer than the ${Math.round(budgetMs / 100) / 10} s per-page budget (its content may loop or be pathologically complex)`,
+  );

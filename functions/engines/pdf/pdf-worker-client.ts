@@ -9,6 +9,7 @@ import type { RasterPage } from '../raster.js';
 import type { ExtractedPage } from './page-text.js';
 import type { PdfTextReader } from './pdf-document-cache.js';
 import {
+  pageOverBudget,
   UninterpretablePdfError,
   type PdfPageSource,
   type RenderOptions,
@@ -53,11 +54,25 @@ export interface PdfWorkerClientOptions {
    */
   poisonMs?: number;
   /**
-   * Heap limit of the worker (old generation), in MiB; a PDF that exceeds it crashes the worker
-   * only, and is rejected.
-   * @default - Node's default
+   * Heap limit of the worker (old generation, `resourceLimits.maxOldGenerationSizeMb`), in MiB;
+   * a PDF that exceeds it crashes the worker only, and is rejected.
+   * @default maxMemoryMb
    */
   maxHeapMb?: number;
+  /**
+   * Memory bound of the worker, in MiB: after a call that leaves it holding more (PDFium's
+   * WebAssembly heap, which never shrinks, plus its JavaScript heap and buffers, as the worker
+   * reports them), the worker is replaced before the next call. From `PDF_WORKER_MEMORY_MB`.
+   * @default 1024
+   */
+  maxMemoryMb?: number;
+  /**
+   * Most PDFium's WebAssembly heap may grow to, in MiB: a page (or document structure) whose
+   * streams inflate further is rejected ({@link UninterpretablePdfError}, 422, naming the page
+   * and this budget) and the worker replaced.
+   * @default maxMemoryMb / 2
+   */
+  pdfiumMaxMb?: number;
   /**
    * Reader of text layers in the worker.
    * @default 'pdfium'
@@ -85,6 +100,7 @@ interface WorkerHandle {
 
 interface InFlight {
   id: number;
+  call: WorkerCall;
   document: string;
   handle: WorkerHandle;
   timer: NodeJS.Timeout;
@@ -117,11 +133,11 @@ const tsxEsmApi = (): string => {
  * TypeScript (tsx, vitest), workers do not inherit a module loader on Node 20, so the worker
  * registers tsx before importing `pdf-worker.ts`.
  */
-const startWorker = (settings: WorkerSettings, maxHeapMb: number | undefined): Worker => {
+const startWorker = (settings: WorkerSettings, maxHeapMb: number): Worker => {
   const here = import.meta.url;
   const options: WorkerOptions = {
     workerData: settings,
-    ...(maxHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } }),
+    resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
   };
   if (/\.[cm]?js$/.test(new URL(here).pathname)) {
     return new Worker(new URL('./pdf-worker.js', here), options);
@@ -138,6 +154,12 @@ const startWorker = (settings: WorkerSettings, maxHeapMb: number | undefined): W
  * (a DocumentRejectedError, 422), the document refused for `poisonMs`, and a fresh worker
  * started for the next call. A crashed worker is handled the same way.
  *
+ * Memory: the worker's JavaScript heap is limited (`resourceLimits`), PDFium's WebAssembly heap
+ * is capped (`pdfiumMaxMb`: a page whose streams inflate past it is refused, 422, naming the page
+ * and the budget), and the worker reports what it holds after each call; past `maxMemoryMb`, or
+ * after a fatal engine error (PDFium aborted, a time budget ran out), it is replaced before the
+ * next call, so that WebAssembly memory, which never shrinks, is given back.
+ *
  * One worker serves calls one at a time, in order (the readers are single-threaded anyway), so a
  * time budget only runs while its own call is being served. The bytes of a document are read
  * from the store and sent once; the worker keeps the documents (and their extracted pages) open
@@ -149,7 +171,9 @@ export class PdfWorkerClient implements PdfPageSource {
   readonly #timeoutMs: number;
   readonly #renderTimeoutMs: number;
   readonly #poisonMs: number;
-  readonly #maxHeapMb: number | undefined;
+  readonly #maxHeapMb: number;
+  readonly #maxMemoryBytes: number;
+  #workersStarted = 0;
   readonly #queue: Task[] = [];
   /** Documents the current worker was sent (it may have evicted some since). */
   readonly #sent = new Set<string>();
@@ -164,8 +188,11 @@ export class PdfWorkerClient implements PdfPageSource {
     this.#timeoutMs = options.timeoutMs ?? 20_000;
     this.#renderTimeoutMs = options.renderTimeoutMs ?? 60_000;
     this.#poisonMs = options.poisonMs ?? 600_000;
-    this.#maxHeapMb = options.maxHeapMb;
+    const maxMemoryMb = options.maxMemoryMb ?? 1024;
+    this.#maxMemoryBytes = maxMemoryMb * 1_048_576;
+    this.#maxHeapMb = options.maxHeapMb ?? maxMemoryMb;
     this.#settings = {
+      pdfiumMaxBytes: Math.round((options.pdfiumMaxMb ?? maxMemoryMb / 2) * 1_048_576),
       maxDocuments: options.maxDocuments ?? 4,
       maxPagesPerDocument: options.maxPagesPerDocument ?? 2000,
       openTimeoutMs: this.#timeoutMs,
@@ -190,12 +217,20 @@ export class PdfWorkerClient implements PdfPageSource {
     return this.#call(ref, { op: 'render', pageNumber, options }) as Promise<RasterPage>;
   }
 
-  /** Stops the worker; calls still queued or running are rejected. A later call starts a new one. */
   /** Starts the worker and loads pdf.js in it now, so the first document does not wait for it. */
   async warmUp(): Promise<void> {
     await this.#ensureWorker().ready;
   }
 
+  /**
+   * How many workers were started so far: one, plus one per replacement (after a time budget,
+   * a crash, a fatal engine error, or passing the memory bound).
+   */
+  get workersStarted(): number {
+    return this.#workersStarted;
+  }
+
+  /** Stops the worker; calls still queued or running are rejected. A later call starts a new one. */
   async close(): Promise<void> {
     const closed = new Error('the PDF reader was closed');
     for (const task of this.#queue.splice(0)) task.reject(closed);
@@ -243,6 +278,11 @@ export class PdfWorkerClient implements PdfPageSource {
         continue;
       }
       this.#sent.add(document);
+      if (reply.status === 'error' && reply.fatal === true) {
+        // The worker was replaced on this reply; the document would fail the same way again.
+        this.#poison(document, reply.error.message);
+        throw new UninterpretablePdfError(reply.error.message);
+      }
       if (reply.status === 'error') throw deserializeError(reply.error);
       return reply.value;
     }
@@ -283,9 +323,9 @@ export class PdfWorkerClient implements PdfPageSource {
       (bytes ? this.#timeoutMs : 0);
     return new Promise<WorkerReply>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.#onTimeout(handle, budget);
+        this.#onTimeout(handle, call.op === 'render' ? this.#renderTimeoutMs : this.#timeoutMs);
       }, budget);
-      const inFlight: InFlight = { id, document, handle, timer, resolve, reject };
+      const inFlight: InFlight = { id, call, document, handle, timer, resolve, reject };
       this.#inFlight = inFlight;
       const request: WorkerRequest = { ...call, id, hash: document, ...(bytes ? { bytes } : {}) };
       try {
@@ -307,6 +347,7 @@ export class PdfWorkerClient implements PdfPageSource {
   #ensureWorker(): WorkerHandle {
     if (this.#handle) return this.#handle;
     const worker = startWorker(this.#settings, this.#maxHeapMb);
+    this.#workersStarted++;
     worker.unref();
     let markStarted: () => void = () => undefined;
     let failStart: (error: Error) => void = () => undefined;
@@ -335,6 +376,11 @@ export class PdfWorkerClient implements PdfPageSource {
       const inFlight = this.#inFlight;
       if (inFlight?.handle !== handle || message.id !== inFlight.id) return;
       this.#settle(inFlight);
+      const held = message.memory ? message.memory.wasmBytes + message.memory.heapBytes : 0;
+      // After a fatal engine error, or past the memory bound, the next call gets a fresh worker.
+      if ((message.status === 'error' && message.fatal === true) || held > this.#maxMemoryBytes) {
+        this.#retire(handle);
+      }
       inFlight.resolve(message);
     });
     worker.on('error', (error: Error) => {
@@ -364,10 +410,13 @@ export class PdfWorkerClient implements PdfPageSource {
   #onTimeout(handle: WorkerHandle, budgetMs: number): void {
     const inFlight = this.#inFlight;
     if (inFlight?.handle !== handle) return;
+    const { call } = inFlight;
     const seconds = Math.round(budgetMs / 100) / 10;
     this.#abandon(
       inFlight,
-      `the PDF could not be interpreted within ${seconds} seconds (its content streams may loop or be pathologically complex)`,
+      call.op === 'pageCount'
+        ? `the PDF could not be interpreted within ${seconds} seconds (its structure may loop or be pathologically complex)`
+        : pageOverBudget(call.pageNumber, budgetMs).message,
     );
   }
 

@@ -43,10 +43,24 @@ export interface SerializedError {
   key?: string;
 }
 
-export type WorkerReply =
+/** What the worker holds after a call, in bytes (see {@link WorkerReply}). */
+export interface WorkerMemory {
+  /** PDFium's WebAssembly heap (never shrinks). */
+  wasmBytes: number;
+  /** The worker's JavaScript heap in use, and memory outside it (array buffers, pdf.js' WebAssembly). */
+  heapBytes: number;
+}
+
+/**
+ * The answer to a request, with the worker's memory after it. `fatal` marks an error after which
+ * the worker must not be used again (PDFium aborted or spent its memory budget, a time budget
+ * ran out while work may still be running): the client replaces it.
+ */
+export type WorkerReply = { memory?: WorkerMemory } & (
   | { id: number; status: 'ok'; value: WorkerResults[WorkerOp] }
   | { id: number; status: 'missing' }
-  | { id: number; status: 'error'; error: SerializedError };
+  | { id: number; status: 'error'; error: SerializedError; fatal?: boolean }
+);
 
 /** What the worker posts once, when its modules are loaded and it takes requests. */
 export interface WorkerReady {
@@ -54,7 +68,10 @@ export interface WorkerReady {
 }
 
 /** What the worker is started with (`workerData`). */
-export type WorkerSettings = PdfDocumentCacheOptions;
+export type WorkerSettings = PdfDocumentCacheOptions & {
+  /** Most bytes PDFium's WebAssembly heap may grow to (see `Pdfium.limitMemory`); none when unset. */
+  pdfiumMaxBytes?: number;
+};
 
 /** Flattens an error thrown in the worker to plain data. */
 export const serializeError = (error: unknown): SerializedError => {

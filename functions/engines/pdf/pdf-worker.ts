@@ -13,8 +13,10 @@ import { extractPage } from './page-text.js';
 import { extractPdfiumPage } from './pdfium-page-text.js';
 import { loadPdfium, PdfiumDocument } from './pdfium.js';
 import { warmUpPdf } from './warm-up-pdf.js';
+import { UninterpretablePdfError } from './pdf-page-source.js';
 import {
   serializeError,
+  type WorkerMemory,
   type WorkerReady,
   type WorkerReply,
   type WorkerRequest,
@@ -77,6 +79,66 @@ const send = (reply: WorkerReply): void => {
   port.postMessage(reply);
 };
 
+/** PDFium in this thread, with its memory capped; null when pdf.js reads the text layer. */
+const pdfium =
+  (settings.textReader ?? 'pdfium') === 'pdfium'
+    ? await loadPdfium().then((loaded) => {
+        if (settings.pdfiumMaxBytes !== undefined) loaded.limitMemory(settings.pdfiumMaxBytes);
+        return loaded;
+      })
+    : null;
+
+/** The memory this worker holds now (see {@link WorkerMemory}). */
+const memory = (): WorkerMemory => {
+  const usage = process.memoryUsage();
+  return { wasmBytes: pdfium?.memoryBytes ?? 0, heapBytes: usage.heapUsed + usage.external };
+};
+
+/** Messages of failures after which PDFium (or this thread) cannot be trusted any more. */
+const ENGINE_FAILURE =
+  /Aborted\(|Cannot enlarge memory|cannot allocate|out of memory|Array buffer allocation failed|program has already aborted/i;
+
+/** The page a request is about, for error messages. */
+const subject = (request: WorkerRequest): string =>
+  request.op === 'pageCount' ? 'the PDF' : `page ${request.pageNumber}`;
+
+/**
+ * The reply for a call that failed (`error`) or spent PDFium's memory budget: fatal when the
+ * worker must be replaced (budget spent, PDFium aborted, a time budget ran out).
+ */
+const failure = (request: WorkerRequest, error: unknown, overBudget: boolean): WorkerReply => {
+  if (overBudget) {
+    const mb = Math.round((pdfium?.maxBytes ?? 0) / 1_048_576);
+    const what =
+      request.op === 'pageCount' ? "the PDF's structure" : `page ${request.pageNumber}'s content`;
+    return {
+      id: request.id,
+      status: 'error',
+      fatal: true,
+      error: {
+        name: 'DocumentRejectedError',
+        message: `${what} inflates past the ${mb} MB memory budget of the PDF reader (a compressed stream expands too far)`,
+      },
+    };
+  }
+  const serialized = serializeError(error);
+  if (error instanceof UninterpretablePdfError) {
+    return { id: request.id, status: 'error', fatal: true, error: serialized };
+  }
+  if (error instanceof WebAssembly.RuntimeError || ENGINE_FAILURE.test(serialized.message)) {
+    return {
+      id: request.id,
+      status: 'error',
+      fatal: true,
+      error: {
+        name: 'DocumentRejectedError',
+        message: `${subject(request)} cannot be read: the PDF reader failed on it (${serialized.message.slice(0, 200)})`,
+      },
+    };
+  }
+  return { id: request.id, status: 'error', error: serialized };
+};
+
 const handle = async (request: WorkerRequest): Promise<void> => {
   const ref: DocumentRef = { key: request.hash, format: 'pdf', hash: request.hash };
   if (!cache.has(ref)) {
@@ -86,13 +148,20 @@ const handle = async (request: WorkerRequest): Promise<void> => {
     }
     incoming.set(request.hash, request.bytes);
   }
+  pdfium?.takeOverBudget();
+  let reply: WorkerReply;
   try {
-    send({ id: request.id, status: 'ok', value: await run(request, ref) });
+    const value = await run(request, ref);
+    // PDFium may survive a refused allocation and read the page without the stream it dropped.
+    reply = pdfium?.takeOverBudget()
+      ? failure(request, undefined, true)
+      : { id: request.id, status: 'ok', value };
   } catch (error) {
-    send({ id: request.id, status: 'error', error: serializeError(error) });
+    reply = failure(request, error, pdfium?.takeOverBudget() ?? false);
   } finally {
     incoming.delete(request.hash);
   }
+  send({ ...reply, memory: memory() });
 };
 
 port.on('message', (request: WorkerRequest) => {
@@ -104,7 +173,7 @@ port.on('message', (request: WorkerRequest) => {
 // times: its WebAssembly is compiled lazily, and hot functions are optimised only after some use.
 await loadPdfJs();
 await warmUp().catch(() => undefined);
-if ((settings.textReader ?? 'pdfium') === 'pdfium') await warmUpPdfium().catch(() => undefined);
+await warmUpPdfium().catch(() => undefined);
 port.postMessage({ status: 'ready' } satisfies WorkerReady);
 
 /** Reads the warm-up page with pdf.js. */
@@ -121,7 +190,7 @@ async function warmUp(): Promise<void> {
 
 /** Reads the warm-up page with PDFium, ten times. */
 async function warmUpPdfium(): Promise<void> {
-  const pdfium = await loadPdfium();
+  if (!pdfium) return;
   const bytes = await warmUpPdf();
   for (let i = 0; i < 10; i++) {
     const reader = PdfiumDocument.open(pdfium, bytes);

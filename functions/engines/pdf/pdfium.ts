@@ -81,10 +81,58 @@ export class Pdfium {
   /** Address of {@link SCRATCH_BYTES} bytes of scratch memory, 16-byte aligned. */
   readonly scratch: number;
 
+  /** Most bytes the WebAssembly heap may grow to (see {@link limitMemory}). */
+  #maxBytes = Number.POSITIVE_INFINITY;
+  /** Set when a growth past `#maxBytes` was refused, until {@link takeOverBudget}. */
+  #overBudget = false;
+
   constructor(lib: PdfiumLibrary) {
     this.lib = lib;
     this.fn = lib.pdfium.wasmExports as unknown as PdfiumExports;
     this.scratch = lib.pdfium.wasmExports.malloc(SCRATCH_BYTES);
+  }
+
+  /** The WebAssembly memory of this PDFium instance. */
+  get #memory(): WebAssembly.Memory {
+    return (this.lib.pdfium.wasmExports as unknown as { memory: WebAssembly.Memory }).memory;
+  }
+
+  /** Bytes of WebAssembly memory PDFium holds now (it grows, and never shrinks). */
+  get memoryBytes(): number {
+    return this.#memory.buffer.byteLength;
+  }
+
+  /**
+   * Caps PDFium's WebAssembly heap at `maxBytes`, well under the 2 GiB the build allows, so that
+   * a stream inflating to gigabytes (a flate bomb) fails fast instead of taking the process's
+   * memory. A refused growth makes PDFium's allocation fail (usually an abort, after which this
+   * instance is unusable and its thread must be replaced); {@link takeOverBudget} tells it
+   * happened. Only this instance's memory is affected (pdf.js' own WebAssembly is not).
+   */
+  limitMemory(maxBytes: number): void {
+    this.#maxBytes = maxBytes;
+    const memory = this.#memory;
+    if (Object.hasOwn(memory, 'grow')) return;
+    const grow = memory.grow.bind(memory);
+    memory.grow = (delta: number): number => {
+      if (memory.buffer.byteLength + delta * 65_536 > this.#maxBytes) {
+        this.#overBudget = true;
+        throw new RangeError(`the PDF reader's memory budget of ${this.#maxBytes} bytes is spent`);
+      }
+      return grow(delta);
+    };
+  }
+
+  /** The memory cap of {@link limitMemory}, in bytes (Infinity when none). */
+  get maxBytes(): number {
+    return this.#maxBytes;
+  }
+
+  /** True when a growth past the cap was refused since the last call; resets the flag. */
+  takeOverBudget(): boolean {
+    const over = this.#overBudget;
+    this.#overBudget = false;
+    return over;
   }
 
   get #heap(): Heap {

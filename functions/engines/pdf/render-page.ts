@@ -1,7 +1,7 @@
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { DocumentRejectedError } from '../../core/domain/errors.js';
 import type { RasterPage } from '../raster.js';
-import type { RenderOptions } from './pdf-page-source.js';
+import { pageOverBudget, type RenderOptions } from './pdf-page-source.js';
 import { toDocumentError, withTimeout } from './pdf-document.js';
 
 interface CanvasFactory {
@@ -75,8 +75,11 @@ export const renderPage = async (
         background: '#ffffff',
       });
       await withTimeout(task.promise, options.timeoutMs, () => {
-        task.cancel();
-        return new DocumentRejectedError(`page ${pageNumber} could not be rendered in time`);
+        // Cancelled once the timeout has won the race: the cancellation rejects the task too.
+        setImmediate(() => {
+          task.cancel();
+        });
+        return pageOverBudget(pageNumber, options.timeoutMs);
       });
       const png = await (
         canvas as unknown as { encode(format: 'png'): Promise<Uint8Array> }

@@ -116,7 +116,7 @@ describe('PdfWorkerClient', () => {
     const elapsed = Date.now() - started;
     // Assert
     expect(failure).toBeInstanceOf(DocumentRejectedError);
-    expect((failure as Error).message).toMatch(/could not be interpreted within 3 seconds/);
+    expect((failure as Error).message).toMatch(/^page 1 took longer than the 3 s per-page budget/);
     expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 2_000);
     const page = await pdfjsClient.page(ref(MINIMAL), 1);
@@ -137,7 +137,7 @@ describe('PdfWorkerClient', () => {
     const failure = pdfjsClient.pageCount(ref(CYCLE));
     // Assert
     await expect(failure).rejects.toThrow(UninterpretablePdfError);
-    await expect(failure).rejects.toThrow(/could not be interpreted within 3 seconds/);
+    await expect(failure).rejects.toThrow(/page 1 took longer than the 3 s per-page budget/);
     expect(Date.now() - started).toBeLessThan(500);
   });
 
@@ -147,7 +147,7 @@ describe('PdfWorkerClient', () => {
     try {
       // Act / Assert
       await expect(new PdfEngine(own).inspect(ref(CYCLE), [1])).rejects.toThrow(
-        /could not be interpreted/,
+        /page 1 took longer than the 3 s per-page budget/,
       );
     } finally {
       await own.close();
@@ -180,5 +180,52 @@ describe('PdfWorkerClient', () => {
     await expect(
       new PdfRasterizer(client).rasterize(ref('hostile/huge-mediabox.pdf'), 1, null),
     ).rejects.toThrow(DocumentRejectedError);
+  });
+
+  describe('memory', () => {
+    const BOMB = 'hostile/rt-pdf-flate-bomb-1GB.pdf';
+    const PAPER = 'papers/files/readoc-arxiv-2206.11906.pdf';
+
+    it('refuses a page whose content inflates past the budget, and reads the next documents with a new worker', async () => {
+      // Arrange: PDFium may grow to 128 MB; the bomb's content stream inflates to 1 GB.
+      const own = new PdfWorkerClient(store, { maxMemoryMb: 256, timeoutMs: 20_000 });
+      try {
+        expect(await own.pageCount(ref(BOMB))).toBe(1);
+        // Act: a call for another document waits behind the bomb in the queue.
+        const [bomb, queued] = await Promise.allSettled([
+          own.page(ref(BOMB), 1),
+          own.page(ref(MINIMAL), 1),
+        ]);
+        const paper = await own.page(ref(PAPER), 1);
+        // Assert
+        expect(bomb.status).toBe('rejected');
+        const reason = (bomb as PromiseRejectedResult).reason as Error;
+        expect(reason).toBeInstanceOf(UninterpretablePdfError);
+        expect(reason.message).toMatch(
+          /^page 1's content inflates past the 128 MB memory budget of the PDF reader/,
+        );
+        expect(queued.status).toBe('fulfilled');
+        expect(paper.stats.rawText.length).toBeGreaterThan(1000);
+        expect(own.workersStarted).toBe(2);
+      } finally {
+        await own.close();
+      }
+    });
+
+    it('replaces a worker whose memory passed the bound after its call, which still succeeds', async () => {
+      // Arrange: a bound below what any worker holds once pdf.js and PDFium are loaded.
+      const own = new PdfWorkerClient(store, { maxMemoryMb: 1, maxHeapMb: 256, pdfiumMaxMb: 256 });
+      try {
+        // Act
+        const first = await own.page(ref(MINIMAL), 1);
+        const second = await own.page(ref('dev/files/zerox-0004.pdf'), 1);
+        // Assert
+        expect(first.stats.rawText.length).toBeGreaterThan(0);
+        expect(second.stats.rawText.length).toBeGreaterThan(0);
+        expect(own.workersStarted).toBe(2);
+      } finally {
+        await own.close();
+      }
+    });
   });
 });
