@@ -187,6 +187,8 @@ export const ERROR_KIND_BY_NAME: Readonly<Record<string, ErrorKind>> = {
   UrlRefusedError: 'invalid',
   ParseCancelledError: 'conflict',
   InvalidExtractionSchemaError: 'unprocessable',
+  /** A stage ran past its task timeout (Step Functions' own error name); may pass on a retry. */
+  'States.Timeout': 'unavailable',
 };
 
 /**

@@ -17,7 +17,11 @@ export async function recordFailure(
   ports: Pick<PipelinePorts, 'requests' | 'clock' | 'webhooks' | 'usage' | 'objects'>,
 ): Promise<{ requestId: string; error: string; cause: string }> {
   const name = input.failure.Error;
-  const message = causeMessage(input.failure.Cause);
+  // Local runs (aws-local-stepfunctions) give a timeout no cause beyond its own name.
+  const message =
+    name === 'States.Timeout' && input.failure.Cause === name
+      ? STAGE_TIMEOUT_DETAIL
+      : causeMessage(input.failure.Cause);
   const kind = Object.hasOwn(ERROR_KIND_BY_NAME, name)
     ? (ERROR_KIND_BY_NAME[name] ?? 'internal')
     : 'internal';
@@ -52,6 +56,14 @@ export async function recordFailure(
  * Transient and internal failures keep it, so that the parse can be resumed.
  */
 const REJECTED_KINDS: ReadonlySet<string> = new Set(['invalid', 'too_large', 'unprocessable']);
+
+/**
+ * The detail of a stage that ran past its task timeout (`States.Timeout`, kind `unavailable`:
+ * 503, the original is kept so the parse can be resumed). The engines' own per-page budgets
+ * (`PDF_PAGE_TIMEOUT_MS`) normally end a slow page first, with a 422 naming it.
+ */
+const STAGE_TIMEOUT_DETAIL =
+  'the parse took longer than a pipeline stage may take (its task timeout): a page of the document is too complex to read, render or recognise in time';
 
 /** Lambda failures carry `{"errorMessage": ...}` as their cause; local runs carry the message. */
 function causeMessage(cause: string | undefined): string {
