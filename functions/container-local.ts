@@ -11,6 +11,7 @@ import { LOCAL_TABLE_NAME, startEmbeddedDynamo } from './adapters/local/embedded
 import { FsObjectStore } from './adapters/local/fs-object-store.js';
 import { InProcessQueue, toSqsEvent } from './adapters/local/in-process-queue.js';
 import { JsonLinesQueue } from './adapters/local/json-lines-queue.js';
+import { LocalUsageStore } from './adapters/local/local-usage-store.js';
 import { DynamoDbWebhookSecretStore } from './adapters/aws/dynamodb-webhook-secrets.js';
 import { newWebhookSecret } from './adapters/http/webhook-signer.js';
 import { lambdaContext } from './adapters/local/lambda-context.js';
@@ -109,7 +110,9 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
     requests,
     batches: new DynamoDbBatchStore(dynamo.documentClient, tableName),
     batchItems,
-    usage: new DynamoDbUsageStore(dynamo.documentClient, tableName),
+    // Requests per minute are counted in memory (this process serves every request of its
+    // data directory); pages per day stay in the table, across restarts.
+    usage: new LocalUsageStore(new DynamoDbUsageStore(dynamo.documentClient, tableName)),
     // Stages do not wait for their events here (deferEvents), so a short linger costs them
     // nothing and lets a stage's burst of events share one item.
     events: new DynamoDbEventLog(dynamo.documentClient, tableName, { lingerMs: EVENT_LINGER_MS }),
