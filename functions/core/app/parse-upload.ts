@@ -477,6 +477,6 @@ export function statusView(record: RequestRecord): Record<string, unknown> {
 }
 
 /** A request's webhook as GET /v1/parse/{id} shows it (an extension): where, status, attempts. */
-function webhookView(webhook: RequestWebhook): Record<string, unknown> {
+export function webhookView(webhook: RequestWebhook): Record<string, unknown> {
   return { url: webhook.url, status: webhook.status, attempts: webhook.attempts };
 }
