@@ -4,6 +4,9 @@
  * document, prints `READY {"url":…,"requestId":…}` on stdout, and serves until its stdin closes
  * (or SIGTERM / SIGINT), then deletes the data directory.
  *
+ * The key's plan keeps a request rate limit, far above what the bench reaches
+ * ({@link BENCH_REQUESTS_PER_MINUTE}), so that every request is counted as a limited plan's are.
+ *
  *   node --import tsx bench/api-server.ts --file <document> --api-key <key>
  */
 import './quiet-logs.js';
@@ -20,8 +23,19 @@ const file = args.option('file', '');
 const apiKey = args.option('api-key', '');
 if (!file || !apiKey) throw new Error('usage: api-server.ts --file <document> --api-key <key>');
 
+/** The bench key's requests per minute: counted like any plan's, never reached. */
+const BENCH_REQUESTS_PER_MINUTE = 1_000_000_000;
+
 const dataDir = mkdtempSync(join(tmpdir(), 'docparse-bench-api-'));
-const server = await startBenchServer({ dataDir, apiKey }).catch((error: unknown) => {
+const server = await startBenchServer({
+  dataDir,
+  apiKey,
+  env: {
+    PLAN_LIMITS: JSON.stringify({
+      scale: { requests_per_minute: BENCH_REQUESTS_PER_MINUTE, pages_per_day: null },
+    }),
+  },
+}).catch((error: unknown) => {
   rmSync(dataDir, { recursive: true, force: true });
   throw error;
 });

@@ -13,7 +13,8 @@
  *    second of born-digital PDFs, OCR seconds per page against the CLI, and peak RSS.
  * 2. 100 pages: a separate process parses a generated 100-page born-digital PDF (time, peak RSS).
  * 3. Batch: documents/s and pages/s of one POST /v1/parse/batch (see `batch-throughput.ts`).
- * 4. API load: requests/s and latency of GET /v1/parse/{id} under autocannon (see `api-load.ts`).
+ * 4. API load: requests/s and latency of GET /v1/parse/{id} and GET /v1/live under autocannon,
+ *    beside a bare Node http server sending the same bytes in the same run (see `api-load.ts`).
  *
  * A full run (no option below but `--out` and `--results`) then writes the scoreboard,
  * `bench/results/latest.{md,svg,json}` (see `report.ts`); partial runs only print, unless
@@ -32,7 +33,7 @@
  *   --no-api                skip the API load
  *   --batch-count <n>       documents in the batch (default 30; `npm run bench:batch` runs 100)
  *   --api-duration <s>      length of the measured API load in seconds (default 10)
- *   --api-connections <n>   concurrent connections of the API load (default 10)
+ *   --api-connections <n>   concurrent connections of the API load (default 50)
  *   --api-doc <id>          corpus document whose stored response is loaded (default zerox-0004)
  */
 import './quiet-logs.js';
@@ -59,7 +60,7 @@ import type {
   QualityGrade,
   Tier,
 } from '../functions/core/domain/schemas.js';
-import { measureApiLoad, type ApiLoadResult } from './api-load.js';
+import { measureApiLoad, type ApiLoadResult, type EndpointLoad } from './api-load.js';
 import { measureBatchThroughput, type BatchThroughputResult } from './batch-throughput.js';
 import { parseCliArgs } from './cli.js';
 import {
@@ -100,7 +101,10 @@ const API_KEY = 'bench-key-0001';
 const READER = args.option('reader', 'pdfium');
 const BATCH_COUNT = args.number('batch-count', 30);
 const API_DURATION_S = args.number('api-duration', 10);
-const API_CONNECTIONS = args.number('api-connections', 10);
+const API_CONNECTIONS = args.number('api-connections', 50);
+/** The load targets of GET /v1/parse/{id} (issue 17): a share of the bare server's requests/s, and p99. */
+const API_TARGET_RATIO = 0.25;
+const API_TARGET_P99_MS = 20;
 const API_DOC = args.option('api-doc', 'zerox-0004');
 
 if (args.flag('rss-100')) {
@@ -197,10 +201,24 @@ if (runs.api) {
     warmUpSeconds: 2,
   });
   const a = apiLoad;
-  console.log(
-    `${a.endpoint}: ${a.requestsPerSecond.toFixed(0)} requests/s (mean over ${a.durationSeconds.toFixed(0)} s, ${a.connections} connections, ${a.requests} requests), ` +
-      `latency p50 ${a.latencyP50Ms} ms, p99 ${a.latencyP99Ms} ms, max ${a.latencyMaxMs} ms; non-2xx ${a.non2xx}, errors ${a.errors}, timeouts ${a.timeouts}`,
-  );
+  const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
+  const row = (who: string, e: EndpointLoad) =>
+    `  ${who.padEnd(10)} ${e.requestsPerSecond.toFixed(0).padStart(7)} requests/s   ` +
+    `latency p50 ${e.latencyP50Ms} ms, p99 ${e.latencyP99Ms} ms, max ${e.latencyMaxMs} ms   ` +
+    `(${e.requests} requests; non-2xx ${e.non2xx}, errors ${e.errors}, timeouts ${e.timeouts})`;
+  for (const { service, bare, ratio } of [{ service: a, bare: a.bare, ratio: a.ratio }, a.live]) {
+    console.log(
+      `${service.endpoint} (${service.responseBytes}-byte body), ${a.connections} connections, ${a.durationSeconds} s:`,
+    );
+    console.log(row('docparse', service));
+    console.log(row('bare http', bare));
+    console.log(
+      `  ratio ${percent(ratio)} of the bare server's requests/s, p99 ${service.latencyP99Ms} ms` +
+        (service.endpoint.startsWith('GET /v1/parse')
+          ? ` (target: ratio >= ${percent(API_TARGET_RATIO)}, p99 < ${API_TARGET_P99_MS} ms)`
+          : ''),
+    );
+  }
 }
 
 // 8. Scoreboard.

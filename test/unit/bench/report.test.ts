@@ -10,6 +10,7 @@ import {
   type DocumentResult,
   type MetricScores,
 } from '../../../bench/report.js';
+import type { EndpointLoad } from '../../../bench/api-load.js';
 
 const scores = (text: number, heading: number | null = null): MetricScores => ({
   text,
@@ -17,6 +18,21 @@ const scores = (text: number, heading: number | null = null): MetricScores => ({
   table: null,
   order: 1,
   tests: 0.5,
+});
+
+/** An endpoint's load figures; tests override what they look at. */
+const bareLoad = (endpoint: string, responseBytes: number): EndpointLoad => ({
+  endpoint,
+  responseBytes,
+  requests: 10000,
+  requestsPerSecond: 1000,
+  latencyMeanMs: 1,
+  latencyP50Ms: 1,
+  latencyP99Ms: 3,
+  latencyMaxMs: 9,
+  non2xx: 0,
+  errors: 0,
+  timeouts: 0,
 });
 
 const doc = (
@@ -105,6 +121,13 @@ function results(partial: Partial<BenchResults> = {}): BenchResults {
       non2xx: 0,
       errors: 0,
       timeouts: 0,
+      bare: { ...bareLoad('GET /v1/parse/{id}', 1000), requestsPerSecond: 8000 },
+      ratio: 0.25,
+      live: {
+        service: { ...bareLoad('GET /v1/live', 17), requestsPerSecond: 5000 },
+        bare: { ...bareLoad('GET /v1/live', 17), requestsPerSecond: 10000 },
+        ratio: 0.5,
+      },
     },
     batch: {
       count: 30,
