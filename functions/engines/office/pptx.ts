@@ -1,4 +1,4 @@
-import { UnsupportedDocumentError } from '../../core/domain/errors.js';
+import { DocumentRejectedError, UnsupportedDocumentError } from '../../core/domain/errors.js';
 import { gfmTable } from './gfm-table.js';
 import type { OfficeDocument, OfficeElement, OfficePage } from './office-document.js';
 import {
@@ -83,7 +83,8 @@ interface SlideItem {
  * slide's size: real geometry, confidence 1. Notes have no place on the slide and no box.
  *
  * @throws {UnsupportedDocumentError} when the package has no presentation part.
- * @throws {DocumentRejectedError} see `openPackage`.
+ * @throws {DocumentRejectedError} see `openPackage` (zip bombs, DTDs, nesting caps), or when a
+ *   slide the presentation lists is missing from the package.
  */
 export async function convertPptx(bytes: Uint8Array): Promise<OfficeDocument> {
   const pkg = await openPackage(bytes, 'pptx');
@@ -103,6 +104,13 @@ export async function convertPptx(bytes: Uint8Array): Promise<OfficeDocument> {
     .map((id) => rels.get(attr(id, 'r:id') ?? ''))
     .filter((rel) => rel !== undefined && rel.type.endsWith(REL_SLIDE) && !rel.external)
     .map((rel) => rel?.target ?? '');
+  const missing = slideParts.filter((part) => pkg.text(part) === undefined);
+  if (missing.length > 0) {
+    throw new DocumentRejectedError(
+      `the pptx presentation lists ${slideParts.length} slides but ${missing.length} of them are missing from the package (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}); the file is damaged`,
+      { details: { format: 'pptx', missing: missing.slice(0, 20) } },
+    );
+  }
   const templates = new Map<string, Template>();
   const figures = { count: 0 };
   const pages = slideParts.map((part) =>

@@ -3,7 +3,7 @@ import { UnsupportedDocumentError } from '../../core/domain/errors.js';
 import { formatDate, formatNumber } from './number-format.js';
 import type { OfficeDocument } from './office-document.js';
 import { columnCharsToPt, sheetPage, type SheetModel, type SheetRange } from './sheets.js';
-import { openPackage } from './zip-package.js';
+import { openPackage, WORKBOOK_PACKAGE_LIMITS } from './zip-package.js';
 
 /** Excel's default column width (characters) and row height (points). */
 const DEFAULT_COLUMN_CHARS = 8.43;
@@ -16,10 +16,11 @@ const DEFAULT_ROW_PT = 15;
  * results, rich text, hyperlink text, error codes).
  *
  * @throws {UnsupportedDocumentError} when exceljs cannot read the workbook.
- * @throws {DocumentRejectedError} see `openPackage` and `sheetPage`.
+ * @throws {DocumentRejectedError} see `openPackage` (with {@link WORKBOOK_PACKAGE_LIMITS}: at
+ *   most 40 MB of XML in all) and `sheetPage`.
  */
 export async function convertXlsx(bytes: Uint8Array): Promise<OfficeDocument> {
-  const pkg = await openPackage(bytes, 'xlsx');
+  const pkg = await openPackage(bytes, 'xlsx', WORKBOOK_PACKAGE_LIMITS);
   const zip = pkg.storedZip();
   const { default: ExcelJS } = await import('exceljs');
   const workbook = new ExcelJS.Workbook();

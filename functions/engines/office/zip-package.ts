@@ -1,4 +1,5 @@
 import { zipSync } from 'fflate';
+import { SaxesParser } from 'saxes';
 import { fromBufferPromise, type Entry, type ZipFile } from 'yauzl';
 import { DocumentRejectedError, UnsupportedDocumentError } from '../../core/domain/errors.js';
 
@@ -12,17 +13,51 @@ export interface PackageLimits {
   readonly maxRatio: number;
   /** Parts smaller than this are never refused for their ratio (tiny XML compresses well). */
   readonly ratioFloorBytes: number;
+  /**
+   * Deepest element nesting of a part. The readers (mammoth, turndown, our shape and group
+   * walkers) recurse once or more per level, so unbounded nesting ends in a stack overflow.
+   * @default MAX_XML_DEPTH (256)
+   */
+  readonly maxDepth?: number;
+  /**
+   * Deepest nesting of tables (`w:tbl`, `a:tbl`) inside tables of a part.
+   * @default MAX_TABLE_DEPTH (50)
+   */
+  readonly maxTableDepth?: number;
 }
 
 /**
- * The defaults: 10,000 entries, 200 MB of inflated XML, and a ratio of 100:1 for parts above 1 MB.
- * Office XML compresses about 5-30:1; the classic zip bomb is several hundred to a thousand.
+ * Default element-nesting cap of a part: Office writes about 10 to 30 levels (body, table, row,
+ * cell, paragraph, run, drawing, group shapes), and 50 nested tables take about 160.
+ */
+export const MAX_XML_DEPTH = 256;
+
+/** Default nesting cap of tables in tables: Word's own user interface stops far below 50. */
+export const MAX_TABLE_DEPTH = 50;
+
+/**
+ * The defaults: 10,000 entries, 64 MB of inflated XML across all parts, and a ratio of 100:1 for
+ * parts above 1 MB. Office XML compresses about 5-30:1; the classic zip bomb is several hundred
+ * to a thousand. The readers hold a parsed tree of the parts (xmldom, mammoth, exceljs) at
+ * several times the XML's size: 200 MB of XML spread over parts that each pass the ratio check
+ * grew the process by 2.6 GB. 64 MB is still a Word document of thousands of pages.
  */
 export const DEFAULT_PACKAGE_LIMITS: PackageLimits = {
   maxEntries: 10_000,
-  maxInflatedBytes: 200 * 1024 * 1024,
+  maxInflatedBytes: 64 * 1024 * 1024,
   maxRatio: 100,
   ratioFloorBytes: 1024 * 1024,
+};
+
+/**
+ * The limits of a workbook (xlsx): 40 MB of XML across all parts, the rest as
+ * {@link DEFAULT_PACKAGE_LIMITS}. exceljs keeps an object per cell, about 13 times the XML
+ * (198 MB of sheets grew the process by 2.6 GB), so 40 MB stays near 500 MB; it holds about
+ * 600,000 short cells, more than the 500,000 cells a sheet may have (`MAX_SHEET_CELLS`).
+ */
+export const WORKBOOK_PACKAGE_LIMITS: PackageLimits = {
+  ...DEFAULT_PACKAGE_LIMITS,
+  maxInflatedBytes: 40 * 1024 * 1024,
 };
 
 /** A checked Office Open XML package: its XML parts, inflated within the limits. */
@@ -59,12 +94,16 @@ const isXmlPart = (name: string): boolean => /\.(xml|rels|vml)$/i.test(name);
  *    produces more than it declared, so a lying header costs at most that much).
  * 3. No part may carry a DTD (`<!DOCTYPE`): Office never writes one, and entity expansion is
  *    the XML variant of the same attack.
+ * 4. No part may nest elements deeper than `maxDepth`, or tables deeper than `maxTableDepth`
+ *    (read with a streaming parser, saxes, which keeps no tree and does not recurse): the readers
+ *    recurse over the structure and would overflow the stack.
  *
  * @param format named in error details.
  * @throws {UnsupportedDocumentError} when the bytes are not a readable ZIP (truncated, no central
  *   directory), or use a compression method other than stored or deflate.
  * @throws {DocumentRejectedError} for a likely zip bomb (too many entries, too many bytes once
- *   inflated, an extreme ratio, a part larger than it declared), encrypted entries or a DTD.
+ *   inflated in all, an extreme ratio, a part larger than it declared), encrypted entries, a DTD,
+ *   or nesting beyond the caps (the detail names the part and the cap).
  */
 export async function openPackage(
   bytes: Uint8Array,
@@ -103,6 +142,7 @@ export async function openPackage(
           { details: { format, part: entry.fileName } },
         );
       }
+      checkNesting(data, entry.fileName, format, limits);
       parts.set(entry.fileName, data);
     }
     const names = entries.map((e) => e.fileName);
@@ -127,6 +167,48 @@ export async function openPackage(
   } finally {
     zip.close();
   }
+}
+
+/**
+ * Measures the element and table nesting of an XML part in one streaming pass and refuses it
+ * past the caps. Well-formedness is left to the readers: parse errors are ignored here.
+ */
+function checkNesting(data: Uint8Array, part: string, format: string, limits: PackageLimits) {
+  const maxDepth = limits.maxDepth ?? MAX_XML_DEPTH;
+  const maxTableDepth = limits.maxTableDepth ?? MAX_TABLE_DEPTH;
+  const parser = new SaxesParser();
+  let depth = 0;
+  let tables = 0;
+  const found: { refusal: DocumentRejectedError | null } = { refusal: null };
+  const isTable = (name: string) => name === 'tbl' || name.endsWith(':tbl');
+  parser.on('error', () => undefined);
+  parser.on('opentag', (tag) => {
+    depth++;
+    if (isTable(tag.name)) tables++;
+    if (found.refusal !== null) return;
+    if (tables > maxTableDepth) {
+      found.refusal = new DocumentRejectedError(
+        `the ${format} part ${part} has tables nested deeper than ${maxTableDepth} levels; refused`,
+        { details: { format, part, maxTableDepth } },
+      );
+    } else if (depth > maxDepth) {
+      found.refusal = new DocumentRejectedError(
+        `the ${format} part ${part} has elements nested deeper than ${maxDepth} levels; refused`,
+        { details: { format, part, maxDepth } },
+      );
+    }
+  });
+  parser.on('closetag', (tag) => {
+    depth--;
+    if (isTable(tag.name)) tables--;
+  });
+  const text = new TextDecoder('utf-8').decode(data);
+  // In slices, so that a refusal stops the pass early.
+  const SLICE = 1 << 20;
+  for (let at = 0; at < text.length && found.refusal === null; at += SLICE) {
+    parser.write(text.slice(at, at + SLICE));
+  }
+  if (found.refusal !== null) throw found.refusal;
 }
 
 async function listEntries(zip: ZipFile, format: string): Promise<Entry[]> {
