@@ -137,6 +137,18 @@ const LocalEnv = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
+  /**
+   * Longest the local server waits for a whole request, headers and body, in milliseconds (5
+   * minutes: a 50 MB upload at 170 KB/s); past it the answer is 408 and the connection is closed.
+   * It bounds receiving the request only, never producing the response (SSE, long parses).
+   */
+  REQUEST_TIMEOUT_MS: int(300_000),
+  /** Longest the local server waits for a request's headers, in milliseconds (at most REQUEST_TIMEOUT_MS). */
+  HEADERS_TIMEOUT_MS: int(20_000),
+  /** Longest a request body may send no byte, in milliseconds; then 408 and the connection is closed. */
+  REQUEST_IDLE_TIMEOUT_MS: int(30_000),
+  /** Longest an idle keep-alive connection is kept open between requests, in milliseconds. */
+  KEEP_ALIVE_TIMEOUT_MS: int(5_000),
   ...common,
 });
 
