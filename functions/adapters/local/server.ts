@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  STATUS_CODES,
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { matchRoute, routes, type Route } from '../../api/routes.js';
 import {
@@ -19,6 +25,12 @@ import { receiveUpload } from './upload-receiver.js';
 
 /** Multipart framing allowed on top of `MAX_UPLOAD_BYTES` before the body is refused outright. */
 const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
+
+/**
+ * Requests served on one keep-alive connection before the server asks the client to reconnect
+ * (`Connection: close` on the last answer).
+ */
+const MAX_REQUESTS_PER_SOCKET = 10_000;
 
 /**
  * A file served as is on GET and HEAD of exactly `path` (the playground page and its scripts),
@@ -56,6 +68,12 @@ export interface LocalServer {
  * POST /v1/uploads returns here) stores a file sent with a signed form, see `receiveUpload`.
  * `options.staticAssets` are served on GET and HEAD of their paths, with
  * `options.contentSecurityPolicy` and `Cache-Control: no-cache`.
+ *
+ * Receiving a request is bounded, producing its answer is not: headers within
+ * `HEADERS_TIMEOUT_MS`, the whole request within `REQUEST_TIMEOUT_MS`, and no more than
+ * `REQUEST_IDLE_TIMEOUT_MS` without a byte of the body; past any of them the answer is 408 with a
+ * `detail` and the connection is closed. Idle keep-alive connections close after
+ * `KEEP_ALIVE_TIMEOUT_MS`, and after {@link MAX_REQUESTS_PER_SOCKET} requests.
  */
 export async function startLocalServer(
   config: Config & { RUNTIME_MODE: 'local' },
@@ -86,14 +104,38 @@ export async function startLocalServer(
   const maxBody = config.MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES;
   const assets = new Map((options.staticAssets ?? []).map((asset) => [asset.path, asset]));
 
-  const server = createServer((req, res) => {
+  const responses = new WeakMap<Socket, ServerResponse>();
+  const server = createServer(
+    {
+      requestTimeout: config.REQUEST_TIMEOUT_MS,
+      headersTimeout: Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS),
+      keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
+      // How often Node checks the two timeouts above: often enough for short test values.
+      connectionsCheckingInterval: Math.max(
+        50,
+        Math.min(
+          30_000,
+          Math.floor(Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS) / 4),
+        ),
+      ),
+    },
+    (req, res) => {
+      responses.set(req.socket, res);
+      limitBodyIdleTime(req, res, config.REQUEST_IDLE_TIMEOUT_MS);
+      handle(req, res);
+    },
+  );
+  server.maxRequestsPerSocket = MAX_REQUESTS_PER_SOCKET;
+  answerClientErrors(server, responses, config);
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
     serve(req, res).catch((error: unknown) => {
       const id = randomUUID();
       console.error(`request ${id} failed`, error);
       if (!res.headersSent) send(res, 500, { detail: `internal error (request ${id})` });
       else res.destroy();
     });
-  });
+  }
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -137,6 +179,8 @@ export async function startLocalServer(
       tooLarge(res);
       return;
     }
+    // The client went away, or a timeout closed the connection (and answered 408).
+    if (body === 'aborted') return;
     const event = toProxyEvent(
       {
         method: req.method ?? 'GET',
@@ -172,8 +216,6 @@ export async function startLocalServer(
       resolve();
     });
   });
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.HOST}:${port}`;
   uploads.serveAt(url);
@@ -229,9 +271,74 @@ function tooLarge(res: ServerResponse): void {
   send(res, 413, { detail: 'the request body exceeds the maximum upload size (MAX_UPLOAD_BYTES)' });
 }
 
-/** Reads the whole body, or stops at `limit` bytes. */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> {
-  return new Promise((resolve, reject) => {
+/**
+ * Answers 408 and closes the connection when the request's body sends no byte for `idleMs`
+ * milliseconds (`REQUEST_IDLE_TIMEOUT_MS`), through the socket's idle timer, which Node only
+ * reports to the request while it is incomplete. Once the body has been read the timer is
+ * stopped: producing the answer (a long parse, an SSE stream) is not bounded by it.
+ */
+function limitBodyIdleTime(req: IncomingMessage, res: ServerResponse, idleMs: number): void {
+  req.setTimeout(idleMs, () => {
+    res.once('finish', () => req.socket.destroy());
+    if (res.headersSent) {
+      req.socket.destroy();
+      return;
+    }
+    res.setHeader('connection', 'close');
+    send(res, 408, {
+      detail: `the request body sent no byte for ${idleMs / 1000} s (REQUEST_IDLE_TIMEOUT_MS); the connection is closed`,
+    });
+  });
+  req.once('end', () => {
+    // After the answer Node has set the keep-alive timeout on the socket: leave it.
+    if (!res.writableFinished) req.socket.setTimeout(0);
+  });
+}
+
+/**
+ * Answers what Node refuses before a request reaches the handler: 408 when the headers or the
+ * whole request did not arrive within `HEADERS_TIMEOUT_MS` / `REQUEST_TIMEOUT_MS`, 431 for
+ * headers too large, 400 for a malformed HTTP request; a `{ detail }` body, then the connection
+ * is closed. Nothing is written when an answer to the request has already started.
+ */
+function answerClientErrors(
+  server: Server,
+  responses: WeakMap<Socket, ServerResponse>,
+  config: Pick<Config & { RUNTIME_MODE: 'local' }, 'REQUEST_TIMEOUT_MS' | 'HEADERS_TIMEOUT_MS'>,
+): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    const status =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 408
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? 431
+          : 400;
+    const detail =
+      status === 408
+        ? `the request was not received in time: headers within ${Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS) / 1000} s (HEADERS_TIMEOUT_MS), the whole request within ${config.REQUEST_TIMEOUT_MS / 1000} s (REQUEST_TIMEOUT_MS); the connection is closed`
+        : status === 431
+          ? 'the request headers are too large'
+          : `malformed HTTP request (${error.code ?? error.message})`;
+    const answering = responses.get(socket)?.headersSent === true;
+    if (socket.writable && !answering && error.code !== 'ECONNRESET') {
+      const body = JSON.stringify({ detail });
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+      // A client that reads nothing cannot hold the socket.
+      setTimeout(() => socket.destroy(), 1000).unref();
+      return;
+    }
+    socket.destroy();
+  });
+}
+
+/**
+ * Reads the whole body, or stops at `limit` bytes; `'aborted'` when the connection closes first
+ * (the client went away, or a timeout closed it).
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large' | 'aborted'> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;
@@ -249,6 +356,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_la
     req.on('end', () => {
       if (!over) resolve(Buffer.concat(chunks));
     });
-    req.on('error', reject);
+    req.on('error', () => {
+      resolve('aborted');
+    });
+    req.on('close', () => {
+      if (!req.readableEnded) resolve('aborted');
+    });
   });
 }

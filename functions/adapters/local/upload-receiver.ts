@@ -33,6 +33,8 @@ export async function receiveUpload(
   objects: ObjectStore,
 ): Promise<void> {
   const outcome = await readForm(req, uploadId, signer);
+  // A timeout has answered (408) and closed the connection, or the client went away.
+  if (res.headersSent || res.destroyed) return;
   if (outcome.status !== 'stored') {
     // Stop parsing but drain what the client still sends, so it reads the answer.
     req.unpipe();
