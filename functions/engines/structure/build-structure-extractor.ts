@@ -27,6 +27,9 @@ export function buildStructureExtractor(config: Config): BuiltStructureExtractor
   const pdf = new PdfWorkerClient(store, {
     maxPagesPerDocument: config.MAX_DOCUMENT_PAGES,
     textReader: config.PDF_TEXT_READER,
+    timeoutMs: config.PDF_PAGE_TIMEOUT_MS,
+    renderTimeoutMs: config.PDF_PAGE_TIMEOUT_MS,
+    maxMemoryMb: config.PDF_WORKER_MEMORY_MB,
   });
   const pdfRasterizer = new PdfRasterizer(pdf, {
     maxPixels: config.MAX_PAGE_PIXELS,
