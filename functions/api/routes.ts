@@ -57,6 +57,26 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/docs/{asset}', entry: 'docs.handler.ts', streaming: false },
 ];
 
+/** Each route with its path as a regular expression and the names of its parameters. */
+let compiled: { route: Route; pattern: RegExp; names: string[] }[] | undefined;
+
+/** The routes' patterns, built on the first match (the route table never changes). */
+function compiledRoutes(): { route: Route; pattern: RegExp; names: string[] }[] {
+  compiled ??= routes.map((route) => {
+    const names: string[] = [];
+    const pattern = new RegExp(
+      '^' +
+        route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+          names.push(name);
+          return '([^/]+)';
+        }) +
+        '/?$',
+    );
+    return { route, pattern, names };
+  });
+  return compiled;
+}
+
 /**
  * Matches a method and path against the table.
  * @returns the route and its path parameters, `'method'` when the path exists with another
@@ -67,16 +87,7 @@ export function matchRoute(
   path: string,
 ): { route: Route; params: Record<string, string> } | 'method' | undefined {
   let pathMatched = false;
-  for (const route of routes) {
-    const names: string[] = [];
-    const pattern = new RegExp(
-      '^' +
-        route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-          names.push(name);
-          return '([^/]+)';
-        }) +
-        '/?$',
-    );
+  for (const { route, pattern, names } of compiledRoutes()) {
     const m = pattern.exec(path);
     if (!m) continue;
     pathMatched = true;
