@@ -135,6 +135,13 @@ const LocalEnv = z.object({
    */
   BATCH_CONCURRENCY: int(4),
   DATA_DIR: z.string().min(1).default('.data'),
+  /**
+   * Days after which uploads (`uploads/`) and intermediate work (`work/`) under `DATA_DIR` are
+   * deleted, and embedded-table items whose TTL attribute (`expiresAt`) has passed are removed:
+   * what the AWS stack's bucket lifecycle rules (`DocumentStorage` `workExpiryDays`, 7) and the
+   * table's TTL do there. Fractions are allowed (0.5: twelve hours).
+   */
+  RETENTION_DAYS: z.coerce.number().positive().default(7),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
   /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { mkdir, open, readFile, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { BadRequestError, ObjectNotFoundError } from '../../core/domain/errors.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
 import { RecentlyUsed } from '../recently-used.js';
@@ -95,6 +95,52 @@ export class FsObjectStore implements ObjectStore {
     const file = this.#fileFor(key);
     this.#keep(key, undefined);
     if (await this.exists(key)) await rm(file, { force: true });
+  }
+
+  /**
+   * Deletes the objects under `prefix` (a key prefix ending in `/`, e.g. `uploads/`) last written
+   * before `cutoff`, and the directories that leaves empty: the local stand-in for an S3
+   * lifecycle expiration rule. Temporary files of writes abandoned by a crash count as objects.
+   * Files that vanish meanwhile are skipped.
+   * @returns how many objects were deleted.
+   * @throws {BadRequestError} when the prefix would leave the root.
+   */
+  async deleteOlderThan(prefix: string, cutoff: Date): Promise<number> {
+    const dir = this.#fileFor(prefix.endsWith('/') ? prefix.slice(0, -1) : prefix);
+    return this.#sweep(dir, cutoff.getTime());
+  }
+
+  /** Deletes the files of `dir` (recursively) modified before `cutoffMs`; removes it if emptied. */
+  async #sweep(dir: string, cutoffMs: number): Promise<number> {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if (isNotFound(error)) return 0;
+      throw error;
+    }
+    let deleted = 0;
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        deleted += await this.#sweep(path, cutoffMs);
+        continue;
+      }
+      try {
+        if ((await stat(path)).mtimeMs >= cutoffMs) continue;
+        this.#recent?.delete(relative(this.#root, path).split(sep).join('/'));
+        await rm(path, { force: true });
+        deleted += 1;
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    }
+    // Only an empty directory goes (a write may have just created it: that is fine, put
+    // recreates its directory).
+    if (dir !== this.#root) {
+      await rmdir(dir).catch(() => undefined);
+    }
+    return deleted;
   }
 
   /** The file of `key`. @throws {BadRequestError} when the key would leave the root. */
