@@ -9,6 +9,8 @@ import { serviceTable } from './adapters/aws/service-table.js';
 import { lockDataDir } from './adapters/local/data-dir-lock.js';
 import { LOCAL_TABLE_NAME, startEmbeddedDynamo } from './adapters/local/embedded-dynamo.js';
 import { FsObjectStore } from './adapters/local/fs-object-store.js';
+import { listInFlightRequestIds } from './adapters/local/in-flight-requests.js';
+import { startRetentionSweeper, type RetentionSweeper } from './adapters/local/retention.js';
 import { InProcessQueue, toSqsEvent } from './adapters/local/in-process-queue.js';
 import { JsonLinesQueue } from './adapters/local/json-lines-queue.js';
 import { LocalUsageStore } from './adapters/local/local-usage-store.js';
@@ -19,6 +21,7 @@ import { LocalStepFunctionsWorkflow, type LocalTask } from './adapters/local/loc
 import { LocalUploadSigner, loadUploadSecret } from './adapters/local/local-upload-signer.js';
 import { circuitBreakers, common, loadEngines, type Deps, type LocalConfig } from './container.js';
 import { BATCH_ITEM_MAX_RECEIVES } from './core/app/batch.js';
+import { recoverInterruptedParses } from './core/app/recover-parses.js';
 import { PARSE_DOCUMENT_ASL, stages } from './pipeline/stages.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -105,7 +108,9 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
 
   // Event writes still running after their stage returned; close() waits for them.
   const pendingEvents = new Set<Promise<void>>();
-  return {
+  // Started by warmUp (the server's start), stopped by close.
+  let sweeper: RetentionSweeper | undefined;
+  const deps: Deps = {
     ...common(config),
     requests,
     batches: new DynamoDbBatchStore(dynamo.documentClient, tableName),
@@ -141,8 +146,26 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
     workflow,
     warmUp: async () => {
       await Promise.all([engines.warmUp(), workflow.warmUp()]);
+      // Parses a previous server left in flight when it stopped (SIGKILL, a crash) have nothing
+      // running them: their runs start again (or they are marked failed, see the function).
+      const outcomes = await recoverInterruptedParses(
+        deps,
+        await listInFlightRequestIds(dynamo.documentClient, tableName),
+      );
+      for (const { requestId, action } of outcomes) {
+        if (action !== 'skipped') console.log(`interrupted parse ${requestId}: ${action}`);
+      }
+      // Uploads, work files and expired table items go as the AWS stack's expiry rules make them.
+      sweeper ??= startRetentionSweeper({
+        objects,
+        documentClient: dynamo.documentClient,
+        tableName,
+        retentionDays: config.RETENTION_DAYS,
+        now: () => deps.clock.now(),
+      });
     },
     close: async () => {
+      await sweeper?.stop();
       await batchItems.stop();
       await webhooks.stop();
       await Promise.all(pendingEvents);
@@ -151,6 +174,7 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
       await unlock();
     },
   };
+  return deps;
 }
 
 /** Binds each Task state to its handler module, loaded lazily (the modules import this one). */

@@ -189,6 +189,8 @@ export const ERROR_KIND_BY_NAME: Readonly<Record<string, ErrorKind>> = {
   InvalidExtractionSchemaError: 'unprocessable',
   /** A stage ran past its task timeout (Step Functions' own error name); may pass on a retry. */
   'States.Timeout': 'unavailable',
+  /** Recorded (not thrown) when a server stopped mid-parse twice: resume it (`recoverInterruptedParses`). */
+  ParseInterruptedError: 'unavailable',
 };
 
 /**

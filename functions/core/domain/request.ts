@@ -83,6 +83,12 @@ export interface RequestRecord {
   /** Runs of the pipeline started by resumes (absent: none); see `RequestStore.claimRun`. */
   runs?: number;
   /**
+   * The run (`runs`, 0 for the first) that was restarted automatically after the server stopped
+   * in the middle of it (see `recoverInterruptedParses`). A run is restarted once: if the server
+   * stops again during it, the request is marked failed, to be resumed by hand.
+   */
+  restartedRun?: number;
+  /**
    * The `extraction_schema` of an `extract` or `hybrid` parse (checked when accepted; at most
    * 64 KB as JSON), filled by Deliver.
    */

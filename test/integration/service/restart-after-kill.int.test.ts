@@ -1,0 +1,253 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * A server killed with SIGKILL in the middle of a parse can be started again at once on the same
+ * data directory (its lock names a dead pid, taken over without waiting for staleness), and the
+ * parse it left `processing` does not stay so: the new server restarts its run, which parses the
+ * pages without a checkpoint and completes it. If the server is killed again during that
+ * restarted run, the next start marks the parse failed with a detail naming
+ * `POST /v1/parse/{id}/resume`, which then completes it. The server runs in a child process
+ * (`bin/local.ts`) with a fake vision model taking 150 ms a page.
+ */
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const KEY = 'key-restart-0001';
+const PAGES = 24;
+
+let dataDir: string;
+let model: Server;
+/** Pages the model was asked for, in order. */
+const asked: string[] = [];
+let server: ChildProcess | undefined;
+let base = '';
+let pdf: Uint8Array;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Starts the server once on the data directory; resolves with how long it took to listen, or
+ * rejects with its output when it exits first (a refused data directory).
+ */
+async function startServer(): Promise<number> {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const modelPort = (model.address() as AddressInfo).port;
+  const providers = {
+    providers: {
+      vision: {
+        kind: 'openai-compatible',
+        model: 'fake-vision-1',
+        base_url: `http://127.0.0.1:${String(modelPort)}/v1`,
+        timeout_ms: 10_000,
+        max_retries: 0,
+      },
+    },
+    tiers: {
+      fast: { providers: ['vision'], price_per_page_usd: 0.001 },
+      pro: { providers: ['vision'], price_per_page_usd: 0.01 },
+      premium: { providers: ['vision'], price_per_page_usd: 0.03 },
+    },
+  };
+  const began = Date.now();
+  // One process (tsx as a loader, not its CLI, which would fork a child the kill misses).
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      API_KEYS: `${KEY}=restarters:pro`,
+      PLAN_LIMITS: '{"pro":{"requests_per_minute":null}}',
+      PROVIDERS_JSON: JSON.stringify(providers),
+      PAGE_CONCURRENCY: '2',
+      LOG_LEVEL: 'ERROR',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolvePromise, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('listening on')) resolvePromise();
+    });
+    child.on('exit', (code) => {
+      reject(new Error(`the server exited (${String(code)}) before listening:\n${output}`));
+    });
+  });
+  server = child;
+  base = `http://127.0.0.1:${String(port)}`;
+  return Date.now() - began;
+}
+
+/**
+ * Starts the server while the lock the killed server left looks as fresh as if it had died this
+ * instant (its mtime renewed every 200 ms until the new server names itself its holder), so that
+ * a slow start on a loaded machine cannot outlast proper-lockfile's 10 s staleness: only the
+ * dead holder's pid lets the new server in.
+ */
+async function restartOnFreshLock(deadPid: number): Promise<number> {
+  const lock = join(dataDir, 'server.lock');
+  const owner = join(dataDir, 'server.lock.owner.json');
+  const freshen = setInterval(() => {
+    try {
+      const holder = JSON.parse(readFileSync(owner, 'utf8')) as { pid: number };
+      if (holder.pid !== deadPid) return;
+      const now = new Date();
+      utimesSync(lock, now, now);
+    } catch {
+      // no owner file or no lock: nothing to freshen
+    }
+  }, 200);
+  try {
+    return await startServer();
+  } finally {
+    clearInterval(freshen);
+  }
+}
+
+function kill(): Promise<void> {
+  const child = server;
+  server = undefined;
+  if (!child || child.exitCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    child.on('exit', () => {
+      done();
+    });
+    child.kill('SIGKILL');
+  });
+}
+
+async function aPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let n = 1; n <= PAGES; n++) {
+    doc.addPage([612, 792]).drawText(`Page ${String(n)}`, { x: 72, y: 700, size: 24, font });
+  }
+  return doc.save();
+}
+
+/** Starts a parse and returns its id as soon as the server names it (SSE, X-Request-Id). */
+async function submit(): Promise<{ id: string; abort: () => void }> {
+  const form = new FormData();
+  form.append('file', new Blob([Buffer.from(pdf)], { type: 'application/pdf' }), 'pages.pdf');
+  form.append('enable_verification', 'false');
+  const controller = new AbortController();
+  const res = await fetch(`${base}/v1/parse/upload`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, accept: 'text/event-stream' },
+    body: form,
+    signal: controller.signal,
+  });
+  expect(res.status).toBe(200);
+  void res.body?.pipeTo(new WritableStream()).catch(() => undefined);
+  return {
+    id: res.headers.get('x-request-id') ?? '',
+    abort: () => {
+      controller.abort();
+    },
+  };
+}
+
+/** The request's status view. */
+async function statusOf(
+  id: string,
+): Promise<{ status: string; detail?: string; pages: unknown[] }> {
+  const res = await fetch(`${base}/v1/parse/${id}`, { headers: { 'x-api-key': KEY } });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { status: string; detail?: string; pages: unknown[] };
+}
+
+/** Polls until the request leaves `queued` and `processing`, for at most `ms`. */
+async function settled(id: string, ms = 60_000): Promise<{ status: string; detail?: string }> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const view = await statusOf(id);
+    if (!['queued', 'processing'].includes(view.status) || Date.now() > deadline) return view;
+    await sleep(200);
+  }
+}
+
+/** Kills the server once the model has been asked for `more` pages beyond now. */
+async function killAfter(more: number): Promise<number> {
+  const target = asked.length + more;
+  while (asked.length < target) await sleep(20);
+  const pid = server?.pid ?? 0;
+  await kill();
+  return pid;
+}
+
+beforeAll(async () => {
+  pdf = await aPdf();
+  model = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      asked.push(String(asked.length));
+      const reply = JSON.stringify({
+        choices: [{ message: { content: '# A page\n\nSome text.' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 100, completion_tokens: 20 },
+      });
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(reply);
+      }, 150);
+    });
+  });
+  await new Promise<void>((ready) => model.listen(0, '127.0.0.1', ready));
+  dataDir = mkdtempSync(join(tmpdir(), 'docparse-restart-'));
+  await startServer();
+});
+
+afterAll(async () => {
+  await kill();
+  model.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('a restart after SIGKILL', () => {
+  it('starts at once on the same data directory and completes the interrupted parse', async () => {
+    // Arrange: the server is killed a quarter of the way through a parse.
+    const { id, abort } = await submit();
+    const dead = await killAfter(6);
+    abort();
+    // Act: started again at once, its lock still fresh (within proper-lockfile's 10 s staleness).
+    const startMs = await restartOnFreshLock(dead);
+    const final = await settled(id);
+    // Assert
+    expect(final.status).toBe('completed');
+    const result = await statusOf(id);
+    expect(result.pages).toHaveLength(PAGES);
+    console.log(`restart after SIGKILL listened after ${String(startMs)} ms`);
+  });
+
+  it('fails a parse whose restarted run was interrupted too, resumable by POST .../resume', async () => {
+    // Arrange: killed mid-parse, restarted (the run starts again), killed again in that run.
+    const { id, abort } = await submit();
+    const first = await killAfter(4);
+    abort();
+    await restartOnFreshLock(first);
+    const dead = await killAfter(3);
+    // Act
+    await restartOnFreshLock(dead);
+    const final = await settled(id);
+    const resumed = await fetch(`${base}/v1/parse/${id}/resume`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY },
+    });
+    // Assert
+    expect(final.status).toBe('failed');
+    expect(final.detail).toContain(`POST /v1/parse/${id}/resume`);
+    expect(resumed.status).toBe(200);
+    expect(((await resumed.json()) as { status: string; pages: unknown[] }).pages).toHaveLength(
+      PAGES,
+    );
+    expect((await statusOf(id)).status).toBe('completed');
+  });
+});
