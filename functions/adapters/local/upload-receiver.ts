@@ -84,7 +84,12 @@ async function readForm(
     return { status: 'stored', upload, bytes: file.content, mimeType: file.mimetype };
   } catch (error) {
     if (error instanceof UploadSignatureError) return { status: 403, detail: error.message };
-    if (error instanceof PayloadTooLargeError) return { status: 413, detail: error.message };
+    if (error instanceof PayloadTooLargeError && upload !== undefined) {
+      return {
+        status: 413,
+        detail: `the file exceeds the maximum upload size of ${upload.maxBytes} bytes`,
+      };
+    }
     if (error instanceof AppError && error.kind === 'invalid') {
       return { status: 400, detail: error.message };
     }
