@@ -102,9 +102,6 @@ const READER = args.option('reader', 'pdfium');
 const BATCH_COUNT = args.number('batch-count', 30);
 const API_DURATION_S = args.number('api-duration', 10);
 const API_CONNECTIONS = args.number('api-connections', 50);
-/** The load targets of GET /v1/parse/{id} (issue 17): a share of the bare server's requests/s, and p99. */
-const API_TARGET_RATIO = 0.25;
-const API_TARGET_P99_MS = 20;
 const API_DOC = args.option('api-doc', 'zerox-0004');
 
 if (args.flag('rss-100')) {
@@ -215,7 +212,7 @@ if (runs.api) {
     console.log(
       `  ratio ${percent(ratio)} of the bare server's requests/s, p99 ${service.latencyP99Ms} ms` +
         (service.endpoint.startsWith('GET /v1/parse')
-          ? ` (target: ratio >= ${percent(API_TARGET_RATIO)}, p99 < ${API_TARGET_P99_MS} ms)`
+          ? ` (target: ratio >= ${percent(TARGETS.apiBareRatio)}, p99 < ${TARGETS.apiP99Ms} ms)`
           : ''),
     );
   }

@@ -285,6 +285,20 @@ describe('renderMarkdown', () => {
     expect(row('POST /v1/parse/batch, documents/s')[1]).toBe('1.50');
   });
 
+  it('shows each loaded endpoint beside the bare http server, with the share and its target', () => {
+    // Act
+    const table = tableWithHeader(renderMarkdown(results()), 'measure');
+    // Assert
+    const row = (start: string) => table.find((r) => r[0]!.startsWith(start))!;
+    const beside = 'requests/s beside a bare Node http server';
+    expect([
+      row(`GET /v1/parse/{id}, ${beside}`)[1],
+      row(`GET /v1/parse/{id}, ${beside}`)[5],
+    ]).toEqual(['2000 / 8000 = 25.0%', '≥ 25%']);
+    expect(row(`GET /v1/live, ${beside}`)[1]).toBe('5000 / 10000 = 50.0%');
+    expect(row('GET /v1/parse/{id}, latency p50 / p99')[5]).toBe('p99 < 20');
+  });
+
   it('labels the figures of other tools as not measured here', () => {
     // Act
     const markdown = renderMarkdown(results());
@@ -304,7 +318,7 @@ describe('renderMarkdown', () => {
     expect(markdown).toContain(
       'Not measured in this run: quality, corpus speed, 100-page PDF, batch throughput.',
     );
-    expect(tableWithHeader(markdown, 'measure')).toHaveLength(5);
+    expect(tableWithHeader(markdown, 'measure')).toHaveLength(7);
   });
 });
 
