@@ -72,7 +72,8 @@ async function recoverOne(deps: AppDeps, requestId: string): Promise<RecoveryOut
   try {
     await deps.requests.update(
       requestId,
-      { restartedRun: run, updatedAt: deps.clock.now().toISOString() },
+      // `runs` set (0 for the first run) makes Route leave out the checkpointed pages.
+      { restartedRun: run, runs: run, updatedAt: deps.clock.now().toISOString() },
       [record.status],
     );
   } catch (error) {

@@ -217,6 +217,7 @@ describe('a restart after SIGKILL', () => {
     const { id, abort } = await submit();
     const dead = await killAfter(6);
     abort();
+    const askedBeforeRestart = asked.length;
     // Act: started again at once, its lock still fresh (within proper-lockfile's 10 s staleness).
     const startMs = await restartOnFreshLock(dead);
     const final = await settled(id);
@@ -224,6 +225,11 @@ describe('a restart after SIGKILL', () => {
     expect(final.status).toBe('completed');
     const result = await statusOf(id);
     expect(result.pages).toHaveLength(PAGES);
+    // The restarted run asked only for the pages without a checkpoint (pages in flight at the
+    // kill, at most PAGE_CONCURRENCY of them, are asked again).
+    const askedByRestart = asked.length - askedBeforeRestart;
+    expect(askedByRestart).toBeGreaterThan(0);
+    expect(askedByRestart).toBeLessThanOrEqual(PAGES - 6 + 2);
     console.log(`restart after SIGKILL listened after ${String(startMs)} ms`);
   });
 

@@ -44,6 +44,25 @@ describe('recoverInterruptedParses', () => {
     expect(record?.restartedRun).toBe(0);
   });
 
+  it('parses only the pages that have no checkpoint in the restarted run', async () => {
+    // Arrange: page 1 was checkpointed before the server stopped (a checkpoint taken from a
+    // finished parse of the same document).
+    const world = await aWorld();
+    const done = await anInterruptedRequest(world);
+    await recoverInterruptedParses(world, [done]);
+    await world.workflow.wait(world.workflow.executionIdFor(done));
+    const [pageOne] = await world.requests.listPages(done);
+    const id = await anInterruptedRequest(world);
+    await world.requests.putPage(id, pageOne!);
+    world.workflow.ran.length = 0;
+    // Act
+    await recoverInterruptedParses(world, [id]);
+    await world.workflow.wait(world.workflow.executionIdFor(id));
+    // Assert
+    expect(world.workflow.ran.filter((stage) => stage === 'ParsePage')).toHaveLength(1);
+    expect((await world.requests.get(id))?.status).toBe('completed');
+  });
+
   it("restarts a resume's interrupted run under the resume's name", async () => {
     // Arrange
     const world = await aWorld();
