@@ -64,6 +64,16 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ RUNTIME_MODE: 'aws', BUCKET_NAME: 'b', TABLE_NAME: 't' });
   });
 
+  it('keeps local uploads and work 7 days by default, as the AWS stack, or RETENTION_DAYS', () => {
+    // Act
+    const byDefault = loadConfig({});
+    const halfDay = loadConfig({ RETENTION_DAYS: '0.5' });
+    // Assert
+    expect(byDefault).toMatchObject({ RETENTION_DAYS: 7 });
+    expect(halfDay).toMatchObject({ RETENTION_DAYS: 0.5 });
+    expect(() => loadConfig({ RETENTION_DAYS: '0' })).toThrow(/RETENTION_DAYS/);
+  });
+
   it('refuses a fast ceiling above the pro ceiling', () => {
     // Act
     const load = () => loadConfig({ FAST_CEILING: '0.8', PRO_CEILING: '0.5' });

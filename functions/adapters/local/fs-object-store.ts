@@ -53,7 +53,12 @@ export class FsObjectStore implements ObjectStore {
     await mkdir(dirname(file), { recursive: true });
     const temp = join(dirname(file), `.${basename(file)}.${randomUUID()}.tmp`);
     try {
-      const handle = await open(temp, 'wx');
+      // The retention sweep removes directories it empties: one may go between mkdir and open.
+      const handle = await open(temp, 'wx').catch(async (error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        await mkdir(dirname(file), { recursive: true });
+        return open(temp, 'wx');
+      });
       try {
         await handle.writeFile(body);
       } finally {
