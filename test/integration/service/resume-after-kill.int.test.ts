@@ -69,7 +69,8 @@ async function startServer(): Promise<void> {
       premium: { providers: ['vision'], price_per_page_usd: 0.03 },
     },
   };
-  // A lock left by a killed server is taken over once stale (10 s): try until it is.
+  // A lock left by a killed server is taken over at once (its holder pid is gone); a start that
+  // fails for another reason is tried again.
   const deadline = Date.now() + 40_000;
   for (;;) {
     // One process (tsx as a loader, not its CLI, which would fork a child the kill misses).
