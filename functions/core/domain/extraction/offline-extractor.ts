@@ -252,8 +252,13 @@ export function parseDocument(pages: readonly ExtractionPage[]): ParsedDocument 
         lines.push({ index: lines.length, page: page.pageNumber, raw: rawText, text, kind, block });
       };
       if (/^\s*<table[\s>]/i.test(raw)) {
-        let html = raw;
-        while (!/<\/table>/i.test(html) && i + 1 < source.length) html += `\n${source[++i] ?? ''}`;
+        // Only the line just added can close the table: testing the whole text each time would
+        // be quadratic in the lines of a table left open.
+        const parts = [raw];
+        while (!/<\/table>/i.test(parts.at(-1) ?? '') && i + 1 < source.length) {
+          parts.push(source[++i] ?? '');
+        }
+        const html = parts.join('\n');
         const grid = htmlTableGrid(html);
         if (grid.length > 0) tables.push(toTable(grid, lines.length, page.pageNumber, lines));
         add('table', '', html);
@@ -333,11 +338,14 @@ export function plain(text: string): string {
   return decodeEntities(
     text
       .replace(/<br\s*\/?>/gi, ' ')
-      .replace(/<[^>]+@[^>]+>/g, (m) => m.slice(1, -1))
-      .replace(/<\/?[a-z][^>]*>/gi, ' ')
-      .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
-      .replace(/<(https?:[^>]+)>/g, '$1')
+      // Each class excludes the opening character too, so that a scan from one opener ends at the
+      // next: with `[^>]` alone, a line of `<a@<a@…` or `[a[a…` takes time quadratic or cubic
+      // in its length.
+      .replace(/<[^<>@]+@[^<>@]+>/g, (m) => m.slice(1, -1))
+      .replace(/<\/?[a-z][^<>]*>/gi, ' ')
+      .replace(/!\[([^[\]]*)\]\([^()[\]]*\)/g, '$1')
+      .replace(/\[([^[\]]+)\]\([^()[\]]*\)/g, '$1')
+      .replace(/<(https?:[^<>]+)>/g, '$1')
       .replace(/(\*\*|__)(.+?)\1/g, '$2')
       .replace(/(^|[\s(])[*_]([^*_\s][^*_]*?)[*_](?=[\s).,:;!?]|$)/g, '$1$2')
       .replace(/~~(.+?)~~/g, '$1')
@@ -384,6 +392,9 @@ function gfmCells(row: string): string[] {
   return cells.map(plain);
 }
 
+/** Cells that `colspan`/`rowspan` may fill in one HTML table; past it, spans count as 1. */
+const MAX_SPREAD_CELLS = 100_000;
+
 /**
  * An HTML table as a grid of cell texts, with `colspan`/`rowspan` spread over the cells they cover.
  * A header cell spanning as many columns as it has words (OCR merging neighbouring headers, such
@@ -392,7 +403,12 @@ function gfmCells(row: string): string[] {
 function htmlTableGrid(html: string): string[][] {
   const grid: string[][] = [];
   const pending = new Map<string, string>();
-  const rows = html.match(/<tr[\s>][\s\S]*?<\/tr>/gi) ?? [];
+  // A row or cell ends before the next one opens: an unclosed `<tr>` or `<td>` then costs one
+  // scan to the next opener, not one to the end of the table for each of them.
+  const rows = html.match(/<tr[\s>](?:(?!<tr[\s>])[\s\S])*?<\/tr>/gi) ?? [];
+  // Spans spread at most this many cells over a table: `rowspan="50"` on every cell of a long
+  // table would otherwise fill a grid of rows × 50 × 50.
+  let spread = MAX_SPREAD_CELLS;
   rows.forEach((row, r) => {
     const out: string[] = [];
     grid.push(out);
@@ -403,7 +419,7 @@ function htmlTableGrid(html: string): string[][] {
         c++;
       }
     };
-    for (const cell of row.matchAll(/<(t[hd])([^>]*)>([\s\S]*?)<\/\1>/gi)) {
+    for (const cell of row.matchAll(/<(t[hd])([^<>]*)>((?:(?!<t[hdr][\s>])[\s\S])*?)<\/\1>/gi)) {
       skipSpanned();
       const attributes = cell[2] ?? '';
       const span = (name: string) =>
@@ -411,8 +427,10 @@ function htmlTableGrid(html: string): string[][] {
           50,
           Math.max(1, Number(new RegExp(`${name}="?(\\d+)`, 'i').exec(attributes)?.[1] ?? 1)),
         );
-      const colspan = span('colspan');
-      const rowspan = span('rowspan');
+      const colspan = spread > 0 ? span('colspan') : 1;
+      // A span past the last row covers nothing.
+      const rowspan = spread > 0 ? Math.min(span('rowspan'), rows.length - r) : 1;
+      spread -= colspan * rowspan;
       const text = plain(cell[3] ?? '');
       const words = text.split(' ');
       const isHeader = cell[1]?.toLowerCase() === 'th';
@@ -475,16 +493,29 @@ function buildSections(
     if (title) marks.push({ line: line.index, level: 7, title, label });
   }
   marks.sort((a, b) => a.line - b.line);
-  return marks.map((mark) => {
-    let end = lines.length;
-    const next = marks.find((other) => other.line > mark.line && other.level <= mark.level);
-    if (next) end = next.line;
-    if (mark.level === 7) {
-      const stop = lines.find(
-        (line) => line.index > mark.line && (line.kind === 'rule' || line.kind === 'heading'),
-      );
-      if (stop) end = Math.min(end, stop.index);
-    }
+  // Linear passes rather than a search per mark, which is quadratic in documents made of labels:
+  // `ends[k]` is the line of the next mark at the same or a higher level (a smaller number) than
+  // mark k, found with a stack from the end; `stopAfter[i]` the first rule or heading after line i.
+  const ends: number[] = [];
+  const open: number[] = [];
+  for (let k = marks.length - 1; k >= 0; k--) {
+    const level = marks[k]?.level ?? 0;
+    while (open.length > 0 && (marks[open.at(-1) ?? 0]?.level ?? 0) > level) open.pop();
+    const next = open.at(-1);
+    ends[k] = next === undefined ? lines.length : (marks[next]?.line ?? lines.length);
+    open.push(k);
+  }
+  const stopAfter: number[] = new Array<number>(lines.length + 1).fill(lines.length);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const after = lines[i + 1];
+    stopAfter[i] =
+      after && (after.kind === 'rule' || after.kind === 'heading')
+        ? after.index
+        : (stopAfter[i + 1] ?? lines.length);
+  }
+  return marks.map((mark, k) => {
+    let end = ends[k] ?? lines.length;
+    if (mark.level === 7) end = Math.min(end, stopAfter[mark.line] ?? lines.length);
     return {
       label: mark.label,
       title: mark.title,
@@ -863,7 +894,8 @@ const stem = (token: string) =>
  */
 export function labelTokens(text: string): string[] {
   const words = text
-    .replace(/\([^)]*\)/g, ' ')
+    // Innermost parentheses: `[^)]` alone rescans to the end from every "(" of "((((…".
+    .replace(/\([^()]*\)/g, ' ')
     .replace(/\d+(?:[.,]\d+)?\s*%/g, ' ')
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
@@ -1217,7 +1249,9 @@ function checkboxCandidates(
 const enumOptions = (shape: Shape): unknown[] =>
   Array.isArray(shape.node.enum) ? shape.node.enum.filter((v) => v !== null) : [];
 
-const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/;
+// The lookbehind starts a match only at the start of a run of address characters: from every
+// position inside a long run, the scan would be quadratic in its length.
+const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/;
 const PHONE = /(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)|\d{3})[\s.-]?\d{3}[\s.-]?\d{4}\b/;
 
 /**

@@ -3,7 +3,12 @@ import {
   compileExtractionSchema,
   InvalidExtractionSchemaError,
 } from '../../../../../functions/core/domain/extraction/extraction-schema.js';
-import { fillSchema } from '../../../../../functions/core/domain/extraction/offline-extractor.js';
+import {
+  fillSchema,
+  labelTokens,
+  parseDocument,
+  plain,
+} from '../../../../../functions/core/domain/extraction/offline-extractor.js';
 
 /**
  * Patterns of an `extraction_schema` are the client's: on the backtracking engine `^(a+)+$`
@@ -125,5 +130,44 @@ describe('extraction_schema patterns in the offline extractor', () => {
     );
     // Assert
     expect(filled).toEqual({ name: 'aaaa' });
+  });
+});
+
+describe('the offline extractor on pathological document text', () => {
+  it.each([
+    ['autolink openers', '<a@'.repeat(5000)],
+    ['tag openers', '<a'.repeat(50_000)],
+    ['link openers', '[a'.repeat(50_000)],
+    ['image openers', '![a]('.repeat(20_000)],
+  ])('strips Markdown from a line of %s in linear time', (_, line) => {
+    // Arrange: each of these took seconds (the first minutes) when a scan from every opener ran
+    // to the end of the line.
+    const started = performance.now();
+    // Act
+    const text = plain(line);
+    // Assert
+    expect(text.length).toBeGreaterThan(0);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('tokenises a label of unclosed parentheses in linear time', () => {
+    const started = performance.now();
+    expect(labelTokens(`${'('.repeat(50_000)}Total`)).toEqual(['total']);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('reads a table left open over 20,000 lines, and 20,000 labels alone on their lines, in linear time', () => {
+    // Arrange
+    const open = `<table>\n${Array.from({ length: 20_000 }, (_, i) => `row ${String(i)}`).join('\n')}`;
+    const labels = Array.from({ length: 20_000 }, (_, i) => `Label ${String(i)}:`).join('\n');
+    const started = performance.now();
+    // Act
+    const table = parseDocument([{ pageNumber: 1, markdown: open }]);
+    const sections = parseDocument([{ pageNumber: 1, markdown: labels }]);
+    // Assert
+    expect(table.lines.length).toBeGreaterThan(0);
+    expect(sections.sections).toHaveLength(20_000);
+    expect(sections.sections[0]).toMatchObject({ line: 0, end: 1 });
+    expect(performance.now() - started).toBeLessThan(4000);
   });
 });
