@@ -93,10 +93,12 @@ const common = {
   PDF_TEXT_READER: z.enum(['pdfium', 'pdfjs']).default('pdfium'),
   /**
    * Longest the PDF reader may spend reading or rendering one page, in milliseconds; past it the
-   * document is refused with 422 naming the page and this budget. Kept under the pipeline's
-   * 60 s task timeout (aws-local-stepfunctions' default), so OCR still has time after a render.
+   * document is refused with 422 naming the page and this budget. Kept under the 20 s after
+   * which a synchronous parse commits its 200 (so a page that loops is answered with a plain
+   * 422), and well under the pipeline's 60 s task timeout (aws-local-stepfunctions' default), so
+   * OCR still has time after a render. Born-digital pages read in well under a second here.
    */
-  PDF_PAGE_TIMEOUT_MS: int(30_000),
+  PDF_PAGE_TIMEOUT_MS: int(15_000),
   /**
    * Memory budget of the PDF reader's worker thread, in MiB: PDFium's WebAssembly heap may not
    * grow past half of it (a page whose content inflates further is refused with 422 naming the
