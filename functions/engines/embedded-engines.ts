@@ -25,17 +25,17 @@ export interface EmbeddedEngines {
   engineFor: (format: DocumentFormat) => DocumentEngine | undefined;
   /** The offline providers and the page renderer remote providers send images from. */
   runtime: ProviderRuntime;
-  /** Starts the PDF worker ahead of the first document. */
+  /** Starts the PDF and office workers ahead of the first document. */
   warmUp(): Promise<void>;
-  /** Stops the PDF and OCR workers. */
+  /** Stops the PDF, office and OCR workers. */
   close(): Promise<void>;
 }
 
 /**
  * The embedded default, the same in both runtimes around their own object store: the PDF reader
  * in a worker thread (PDFium, pdf.js), sharp for images, the office converters (docx, pptx,
- * xlsx, xls, HTML, Markdown), tesseract.js for OCR, and the offline providers `local-text` (the
- * PDF text layer, and the converted office pages) and `local-ocr`.
+ * xlsx, xls, HTML, Markdown) in worker threads too, tesseract.js for OCR, and the offline
+ * providers `local-text` (the PDF text layer, and the converted office pages) and `local-ocr`.
  *
  * Office pages have no page image: the rasterizer refuses them, and the router never sends them
  * to a provider that would need one (`hasPageImage: false`).
@@ -85,10 +85,12 @@ export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngi
       rasterizer,
       build: instantiateProvider,
     },
-    warmUp: () => pdfSource.warmUp(),
+    warmUp: async () => {
+      await Promise.all([pdfSource.warmUp(), officeEngine.warmUp()]);
+    },
     close: async () => {
       await ocr.terminate();
-      await pdfSource.close();
+      await Promise.all([pdfSource.close(), officeEngine.close()]);
     },
   };
 }

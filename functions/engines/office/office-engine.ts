@@ -1,8 +1,4 @@
-import {
-  AppError,
-  DocumentRejectedError,
-  UnsupportedDocumentError,
-} from '../../core/domain/errors.js';
+import { DocumentRejectedError, UnsupportedDocumentError } from '../../core/domain/errors.js';
 import { plainText } from '../../core/domain/markdown.js';
 import type {
   DocumentEngine,
@@ -22,9 +18,13 @@ import {
   type OfficeFormat,
   type OfficePage,
 } from './office-document.js';
+import { OfficeWorkerPool, type OfficeWorkerPoolOptions } from './office-worker-pool.js';
 
-/** Options of {@link OfficeEngine}. */
-export interface OfficeEngineOptions {
+/**
+ * Options of {@link OfficeEngine}; the conversion's worker threads take the
+ * {@link OfficeWorkerPoolOptions} (time budget, heap limit, recycling).
+ */
+export interface OfficeEngineOptions extends OfficeWorkerPoolOptions {
   /**
    * Converted documents kept in memory, by hash (a pipeline opens, inspects and parses each page
    * of the same document).
@@ -56,15 +56,31 @@ export const OFFICE_MODEL = 'office-convert-1';
  * models and OCR never get them. Complexity stays low (one column, no glyph problems; tables
  * and pictures measured from the converted content), so they route to `fast` with the default
  * thresholds.
+ *
+ * The conversion runs in worker threads ({@link OfficeWorkerPool}): a large document keeps a
+ * worker busy, not the event loop, and one that exceeds the conversion's time budget or memory
+ * is rejected (422) at the cost of its worker only.
  */
 export class OfficeEngine implements DocumentEngine {
   readonly #store: ObjectStore;
   readonly #cacheSize: number;
   readonly #cache = new Map<string, Promise<OfficeDocument>>();
+  readonly #converter: OfficeWorkerPool;
 
   constructor(store: ObjectStore, options: OfficeEngineOptions = {}) {
     this.#store = store;
     this.#cacheSize = Math.max(1, options.cacheSize ?? 8);
+    this.#converter = new OfficeWorkerPool(options);
+  }
+
+  /** Starts a conversion worker and loads the converters in it, ahead of the first document. */
+  warmUp(): Promise<void> {
+    return this.#converter.warmUp();
+  }
+
+  /** Stops the conversion workers (conversions under way are rejected); a later call restarts them. */
+  close(): Promise<void> {
+    return this.#converter.close();
   }
 
   /**
@@ -162,40 +178,7 @@ export class OfficeEngine implements DocumentEngine {
       throw new UnsupportedDocumentError(`${format} documents are not office documents`);
     }
     const bytes = await this.#store.get(ref.key);
-    try {
-      return await convertDocument(bytes, format);
-    } catch (error) {
-      if (error instanceof AppError) throw error;
-      // A reader's own failure on damaged input (a TypeError deep in a library) is the file's.
-      throw new UnsupportedDocumentError(
-        `the ${format} document cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
-    }
-  }
-}
-
-/**
- * Converts an office document with its format's converter, loaded on first use (the readers are
- * large and functions that never see these formats need not load them).
- */
-export async function convertDocument(
-  bytes: Uint8Array,
-  format: OfficeFormat,
-): Promise<OfficeDocument> {
-  switch (format) {
-    case 'docx':
-      return (await import('./docx.js')).convertDocx(bytes);
-    case 'pptx':
-      return (await import('./pptx.js')).convertPptx(bytes);
-    case 'xlsx':
-      return (await import('./xlsx.js')).convertXlsx(bytes);
-    case 'xls':
-      return (await import('./xls.js')).convertXls(bytes);
-    case 'html':
-      return (await import('./html.js')).convertHtml(bytes);
-    case 'md':
-      return (await import('./markdown-document.js')).convertMarkdown(bytes);
+    return this.#converter.convert(bytes, format);
   }
 }
 

@@ -1,10 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
+import { startModuleWorker } from '../module-worker.js';
 import type { RasterPage } from '../raster.js';
 import type { ExtractedPage } from './page-text.js';
 import type { PdfTextReader } from './pdf-document-cache.js';
@@ -115,37 +112,12 @@ const STARTUP_TIMEOUT_MS = 60_000;
 /** The document identity shared with the worker: its hash (its key when the hash is unknown). */
 const documentId = (ref: DocumentRef): string => ref.hash || ref.key;
 
-/** The file URL of tsx's ESM registration API (`tsx/esm/api`, import condition). */
-const tsxEsmApi = (): string => {
-  const require = createRequire(import.meta.url);
-  const manifest = require.resolve('tsx/package.json');
-  const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as {
-    exports?: Record<string, { import?: { default?: string } } | string | undefined>;
-  };
-  const entry = exports?.['./esm/api'];
-  const target =
-    typeof entry === 'object' ? (entry.import?.default ?? './dist/esm/api/index.mjs') : undefined;
-  return pathToFileURL(join(dirname(manifest), target ?? './dist/esm/api/index.mjs')).href;
-};
-
-/**
- * Starts the worker. Compiled to JavaScript, the sibling `pdf-worker.js` runs directly. Run as
- * TypeScript (tsx, vitest), workers do not inherit a module loader on Node 20, so the worker
- * registers tsx before importing `pdf-worker.ts`.
- */
-const startWorker = (settings: WorkerSettings, maxHeapMb: number): Worker => {
-  const here = import.meta.url;
-  const options: WorkerOptions = {
+/** Starts `pdf-worker` (see {@link startModuleWorker}) with its settings and heap limit. */
+const startWorker = (settings: WorkerSettings, maxHeapMb: number): Worker =>
+  startModuleWorker(import.meta.url, 'pdf-worker', {
     workerData: settings,
     resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
-  };
-  if (/\.[cm]?js$/.test(new URL(here).pathname)) {
-    return new Worker(new URL('./pdf-worker.js', here), options);
-  }
-  const entry = new URL('./pdf-worker.ts', here).href;
-  const bootstrap = `import(${JSON.stringify(tsxEsmApi())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { ...options, eval: true, execArgv: [] });
-};
+  });
 
 /**
  * Runs the PDF readers (PDFium and pdf.js) in a worker thread, so that a PDF on which one loops
