@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -58,7 +58,7 @@ export interface ServiceFunctionProps {
   readonly description: string;
   /** Environment beyond `RUNTIME_MODE=aws` (validated at cold start by `functions/config.ts`). */
   readonly environment: Record<string, string>;
-  /** The function parses documents: it ships the engines and the PDF reader's worker. */
+  /** The function parses documents: it ships the engines and their workers (PDF, office). */
   readonly parsesDocuments?: boolean;
   /**
    * npm packages whose files the handler reads at run time (e.g. the API reference's scripts):
@@ -77,7 +77,8 @@ export interface ServiceFunctionProps {
  * A service Lambda: an ESM bundle of one handler module for `nodejs22.x` on x86_64, with X-Ray
  * tracing and its own log group with a retention period. Bundling is local (esbuild from
  * node_modules) and needs no network: functions that parse documents get {@link ENGINE_PACKAGES}
- * copied from the local install after bundling, and the PDF worker bundled beside the handler.
+ * copied from the local install after bundling, and the engines' workers (PDF, office) bundled
+ * beside the handler.
  */
 export class ServiceFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
@@ -200,7 +201,16 @@ function packageHooks(packages: readonly string[]) {
   };
 }
 
-/** Bundling hooks that ship the engine packages and the PDF worker next to the handler. */
+/**
+ * Worker thread entries bundled beside the handler of a function that parses documents, as
+ * `<name>.js`: the engines start them from the handler's folder (`startModuleWorker`).
+ */
+export const ENGINE_WORKERS = [
+  'functions/engines/pdf/pdf-worker.ts',
+  'functions/engines/office/office-worker.ts',
+] as const;
+
+/** Bundling hooks that ship the engine packages and the engines' workers next to the handler. */
 function engineHooks() {
   return {
     beforeBundling: () => [],
@@ -209,25 +219,27 @@ function engineHooks() {
       const q = (path: string) => `"${path}"`;
       const copies = packageCopies(ENGINE_PACKAGES, inputDir, outputDir);
       const esbuild = join(inputDir, 'node_modules', '.bin', 'esbuild');
-      const worker = [
-        q(esbuild),
-        q(join(inputDir, 'functions/engines/pdf/pdf-worker.ts')),
-        '--bundle',
-        '--platform=node',
-        '--format=esm',
-        '--target=node22',
-        '--minify',
-        `--outfile=${q(join(outputDir, 'pdf-worker.js'))}`,
-        ...[...ENGINE_PACKAGES, ...LOCAL_ONLY_PACKAGES].map((name) => `--external:${name}`),
-        `--banner:js=${q("import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);")}`,
-      ].join(' ');
+      const workers = ENGINE_WORKERS.map((entry) =>
+        [
+          q(esbuild),
+          q(join(inputDir, entry)),
+          '--bundle',
+          '--platform=node',
+          '--format=esm',
+          '--target=node22',
+          '--minify',
+          `--outfile=${q(join(outputDir, basename(entry, '.ts') + '.js'))}`,
+          ...[...ENGINE_PACKAGES, ...LOCAL_ONLY_PACKAGES].map((name) => `--external:${name}`),
+          `--banner:js=${q("import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);")}`,
+        ].join(' '),
+      );
       return [
         ...copies,
         // The worker is an ES module named .js: mark the bundle's folder as ESM.
         `echo '{"type":"module"}' > ${q(join(outputDir, 'package.json'))}`,
         `rm -rf ${UNUSED_PACKAGE_PARTS.map((part) => q(join(outputDir, part))).join(' ')}`,
         `find ${q(join(outputDir, 'node_modules'))} -name '*.map' -delete`,
-        worker,
+        ...workers,
       ];
     },
   };
