@@ -107,6 +107,12 @@ const common = {
    * shrinks).
    */
   PDF_WORKER_MEMORY_MB: int(1024),
+  /**
+   * How long an engine worker (the PDF reader's thread, each tesseract.js OCR worker) may stay
+   * idle before it is terminated to give its memory back (WebAssembly memory never shrinks while
+   * a worker lives), in milliseconds; the next call starts a new one (about half a second).
+   */
+  ENGINE_IDLE_MS: int(60_000),
   /** Router thresholds on the complexity score in [0, 1]. */
   FAST_CEILING: z.coerce.number().min(0).max(1).default(0.35),
   PRO_CEILING: z.coerce.number().min(0).max(1).default(0.7),

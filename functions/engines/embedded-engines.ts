@@ -47,6 +47,7 @@ export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngi
     timeoutMs: config.PDF_PAGE_TIMEOUT_MS,
     renderTimeoutMs: config.PDF_PAGE_TIMEOUT_MS,
     maxMemoryMb: config.PDF_WORKER_MEMORY_MB,
+    idleMs: config.ENGINE_IDLE_MS,
   });
   const pdfEngine = new PdfEngine(pdfSource, { maxPages: 100_000 });
   // A TIFF longer than MAX_DOCUMENT_PAGES is refused from its first header, as a PDF would be.
@@ -70,7 +71,7 @@ export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngi
       return imageRasterizer.rasterize(ref, pageNumber, dpi);
     },
   };
-  const ocr = new TesseractOcr({ workers: config.OCR_WORKERS });
+  const ocr = new TesseractOcr({ workers: config.OCR_WORKERS, idleMs: config.ENGINE_IDLE_MS });
   return {
     engineFor: (format) => {
       if (format === 'pdf') return pdfEngine;

@@ -74,6 +74,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ RETENTION_DAYS: '0' })).toThrow(/RETENTION_DAYS/);
   });
 
+  it('stops idle engine workers after a minute by default, or ENGINE_IDLE_MS', () => {
+    // Act
+    const byDefault = loadConfig({});
+    const short = loadConfig({ ENGINE_IDLE_MS: '2000' });
+    // Assert
+    expect(byDefault).toMatchObject({ ENGINE_IDLE_MS: 60_000 });
+    expect(short).toMatchObject({ ENGINE_IDLE_MS: 2000 });
+    expect(() => loadConfig({ ENGINE_IDLE_MS: '0' })).toThrow(/ENGINE_IDLE_MS/);
+    expect(() => loadConfig({ ENGINE_IDLE_MS: 'soon' })).toThrow(/ENGINE_IDLE_MS/);
+  });
+
   it('refuses a fast ceiling above the pro ceiling', () => {
     // Act
     const load = () => loadConfig({ FAST_CEILING: '0.8', PRO_CEILING: '0.5' });

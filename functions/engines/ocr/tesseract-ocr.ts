@@ -97,6 +97,14 @@ export interface TesseractOcrOptions {
    * @default RECYCLE_AFTER_PIXELS (16 Mpx)
    */
   readonly recycleAfterPixels?: number;
+  /**
+   * How long a worker may stay idle (no band running on it, none waiting for a worker), in
+   * milliseconds, before it is terminated to give its memory back (its WebAssembly memory, the
+   * model included, never shrinks while it lives); the next call starts a new one (about half a
+   * second). `0` or `Infinity`: never. From `ENGINE_IDLE_MS`.
+   * @default 60000
+   */
+  readonly idleMs?: number;
 }
 
 /** Parameters set once on the worker. */
@@ -122,6 +130,8 @@ interface RunningWorker {
 /** A started worker slot of the pool. */
 interface Slot {
   worker: Promise<RunningWorker> | null;
+  /** Stops the slot's worker once idle for `idleMs` (unref'd; armed while the slot is idle). */
+  idleTimer?: NodeJS.Timeout;
 }
 
 /**
@@ -139,8 +149,8 @@ const TERMINATE_WAIT_MS = 30_000;
 /**
  * Offline OCR with tesseract.js (the tesseract 5 LSTM engine compiled to WebAssembly).
  *
- * A pool of workers, each created on first use and kept for the life of the process (start-up
- * costs about half a second; a page takes seconds). Each page image is cut into horizontal bands
+ * A pool of workers, each created on first use and kept until it has been idle for `idleMs`
+ * (start-up costs about half a second; a page takes seconds). Each page image is cut into horizontal bands
  * at blank gaps ({@link splitIntoBands}), one per worker, and the bands are recognised in
  * parallel: on the dev corpus a single page takes about 0.6 of the time one worker needs, with
  * the same words. Concurrent calls share the pool. The language data is read from the local file
@@ -160,6 +170,8 @@ export class TesseractOcr {
   readonly #idle: Slot[];
   readonly #recycleAfterPixels: number;
   readonly #waiting: ((slot: Slot) => void)[] = [];
+  readonly #idleMs: number;
+  #workersStarted = 0;
   /** Tasks running on a worker now, and who waits for them all to end (see `terminate`). */
   #busy = 0;
   #drained: (() => void)[] = [];
@@ -173,6 +185,7 @@ export class TesseractOcr {
     };
     this.#preprocess = options.preprocess ?? {};
     this.#recycleAfterPixels = options.recycleAfterPixels ?? RECYCLE_AFTER_PIXELS;
+    this.#idleMs = options.idleMs ?? 60_000;
     const count = Math.max(1, Math.floor(options.workers ?? Math.min(2, availableParallelism())));
     this.#slots = Array.from({ length: count }, () => ({ worker: null }));
     this.#idle = [...this.#slots];
@@ -228,6 +241,7 @@ export class TesseractOcr {
    * start new workers.
    */
   async terminate(): Promise<void> {
+    for (const slot of this.#slots) clearTimeout(slot.idleTimer);
     if (this.#busy > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -240,6 +254,14 @@ export class TesseractOcr {
   }
 
   /**
+   * How many workers were started so far: one per slot on first use, plus one per replacement
+   * (after a failure, a large band, or an idle release).
+   */
+  get workersStarted(): number {
+    return this.#workersStarted;
+  }
+
+  /**
    * Runs `task` on an idle worker of the pool, starting it when needed. A task that fails, or
    * whose worker dies under it, ends the worker; so does a task on more than
    * `recycleAfterPixels` pixels, once it has ended.
@@ -247,6 +269,7 @@ export class TesseractOcr {
   async #withWorker<T>(pixels: number, task: (worker: Worker) => Promise<T>): Promise<T> {
     const slot =
       this.#idle.pop() ?? (await new Promise<Slot>((resolve) => this.#waiting.push(resolve)));
+    clearTimeout(slot.idleTimer);
     this.#busy++;
     try {
       let worker = await this.#started(slot);
@@ -272,8 +295,26 @@ export class TesseractOcr {
       if (this.#busy === 0) for (const resolve of this.#drained.splice(0)) resolve();
       const next = this.#waiting.shift();
       if (next) next(slot);
-      else this.#idle.push(slot);
+      else {
+        this.#idle.push(slot);
+        this.#armIdleTimer(slot);
+      }
     }
+  }
+
+  /**
+   * Stops the idle slot's worker `idleMs` from now, unless a task takes the slot first (which
+   * clears the timer). The slot stays in the idle list: a task that takes it while its worker is
+   * being terminated finds no worker and starts one (`#started`).
+   */
+  #armIdleTimer(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    if (slot.worker === null || !(this.#idleMs > 0) || !Number.isFinite(this.#idleMs)) return;
+    slot.idleTimer = setTimeout(() => {
+      slot.idleTimer = undefined;
+      if (this.#idle.includes(slot)) void this.#stop(slot);
+    }, this.#idleMs);
+    slot.idleTimer.unref();
   }
 
   /** The slot's worker, started now when it has none (a failed start leaves it empty). */
@@ -315,6 +356,7 @@ export class TesseractOcr {
         // outside any promise, which ends the process; the job's promise rejects either way.
         errorHandler: () => undefined,
       });
+      this.#workersStarted++;
       const running: RunningWorker = { api, died: watchThread(api), dead: false };
       running.died.catch(() => (running.dead = true));
       await Promise.race([api.setParameters(this.#parameters), running.died]);

@@ -75,6 +75,14 @@ export interface PdfWorkerClientOptions {
    * @default 'pdfium'
    */
   textReader?: PdfTextReader;
+  /**
+   * How long the worker may stay idle (no call running or queued), in milliseconds, before it is
+   * terminated to give its memory back (WebAssembly memory never shrinks while it lives); the
+   * next call starts a fresh one and sends its document again. `0` or `Infinity`: never. From
+   * `ENGINE_IDLE_MS`.
+   * @default 60000
+   */
+  idleMs?: number;
 }
 
 interface Task {
@@ -130,7 +138,9 @@ const startWorker = (settings: WorkerSettings, maxHeapMb: number): Worker =>
  * is capped (`pdfiumMaxMb`: a page whose streams inflate past it is refused, 422, naming the page
  * and the budget), and the worker reports what it holds after each call; past `maxMemoryMb`, or
  * after a fatal engine error (PDFium aborted, a time budget ran out), it is replaced before the
- * next call, so that WebAssembly memory, which never shrinks, is given back.
+ * next call, so that WebAssembly memory, which never shrinks, is given back. For the same reason a
+ * worker idle for `idleMs` (no call running or queued) is terminated; the next call starts a new
+ * one and sends its document again.
  *
  * One worker serves calls one at a time, in order (the readers are single-threaded anyway), so a
  * time budget only runs while its own call is being served. The bytes of a document are read
@@ -154,12 +164,16 @@ export class PdfWorkerClient implements PdfPageSource {
   #inFlight: InFlight | undefined;
   #busy = false;
   #nextId = 1;
+  readonly #idleMs: number;
+  /** Terminates the worker once no call has run for `idleMs` (unref'd; armed only while idle). */
+  #idleTimer: NodeJS.Timeout | undefined;
 
   constructor(store: ObjectStore, options: PdfWorkerClientOptions = {}) {
     this.#store = store;
     this.#timeoutMs = options.timeoutMs ?? 20_000;
     this.#renderTimeoutMs = options.renderTimeoutMs ?? 60_000;
     this.#poisonMs = options.poisonMs ?? 600_000;
+    this.#idleMs = options.idleMs ?? 60_000;
     const maxMemoryMb = options.maxMemoryMb ?? 1024;
     this.#maxMemoryBytes = maxMemoryMb * 1_048_576;
     this.#maxHeapMb = options.maxHeapMb ?? maxMemoryMb;
@@ -192,6 +206,7 @@ export class PdfWorkerClient implements PdfPageSource {
   /** Starts the worker and loads pdf.js in it now, so the first document does not wait for it. */
   async warmUp(): Promise<void> {
     await this.#ensureWorker().ready;
+    if (!this.#busy) this.#armIdleTimer();
   }
 
   /**
@@ -204,6 +219,7 @@ export class PdfWorkerClient implements PdfPageSource {
 
   /** Stops the worker; calls still queued or running are rejected. A later call starts a new one. */
   async close(): Promise<void> {
+    clearTimeout(this.#idleTimer);
     const closed = new Error('the PDF reader was closed');
     for (const task of this.#queue.splice(0)) task.reject(closed);
     const inFlight = this.#inFlight;
@@ -225,7 +241,11 @@ export class PdfWorkerClient implements PdfPageSource {
   #pump(): void {
     if (this.#busy) return;
     const task = this.#queue.shift();
-    if (!task) return;
+    if (!task) {
+      this.#armIdleTimer();
+      return;
+    }
+    clearTimeout(this.#idleTimer);
     this.#busy = true;
     void this.#execute(task)
       .then(task.resolve, task.reject)
@@ -233,6 +253,23 @@ export class PdfWorkerClient implements PdfPageSource {
         this.#busy = false;
         this.#pump();
       });
+  }
+
+  /**
+   * Arms the idle release: `idleMs` from now, unless a call starts first (`#pump` clears the
+   * timer), the worker is terminated. A call that arrives after it finds no worker and starts
+   * one, exactly as after a crash; the old worker's exit is then ignored (`#onCrash`).
+   */
+  #armIdleTimer(): void {
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    if (!this.#handle || !(this.#idleMs > 0) || !Number.isFinite(this.#idleMs)) return;
+    const handle = this.#handle;
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = undefined;
+      if (!this.#busy && this.#queue.length === 0) this.#retire(handle);
+    }, this.#idleMs);
+    this.#idleTimer.unref();
   }
 
   async #execute(task: Task): Promise<WorkerResults[WorkerCall['op']]> {

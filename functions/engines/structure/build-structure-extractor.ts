@@ -30,13 +30,14 @@ export function buildStructureExtractor(config: Config): BuiltStructureExtractor
     timeoutMs: config.PDF_PAGE_TIMEOUT_MS,
     renderTimeoutMs: config.PDF_PAGE_TIMEOUT_MS,
     maxMemoryMb: config.PDF_WORKER_MEMORY_MB,
+    idleMs: config.ENGINE_IDLE_MS,
   });
   const pdfRasterizer = new PdfRasterizer(pdf, {
     maxPixels: config.MAX_PAGE_PIXELS,
     defaultDpi: OCR_RENDER_DPI,
   });
   const imageRasterizer = new ImageRasterizer(store);
-  const ocr = new TesseractOcr({ workers: config.OCR_WORKERS });
+  const ocr = new TesseractOcr({ workers: config.OCR_WORKERS, idleMs: config.ENGINE_IDLE_MS });
   const extractor = new OfflineStructureExtractor({
     store,
     pdf,
