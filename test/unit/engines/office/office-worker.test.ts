@@ -173,4 +173,19 @@ describe('OfficeEngine conversion in a worker thread', () => {
       await pool.close();
     }
   });
+
+  it('replaces its worker after a conversion that leaves it holding more than the bound', async () => {
+    // Arrange: any worker holds more than 1 MB (its heap alone)
+    const pool = new OfficeWorkerPool({ recycleAboveMb: 1 });
+    const html = new TextEncoder().encode('<h1>Hi</h1>');
+    try {
+      // Act
+      const converted = [await pool.convert(html, 'html'), await pool.convert(html, 'html')];
+      // Assert
+      expect(converted.map((d) => d.pages.length)).toEqual([1, 1]);
+      expect(pool.workersStarted).toBe(2);
+    } finally {
+      await pool.close();
+    }
+  });
 });
