@@ -77,7 +77,8 @@ export function sheetPage(sheet: SheetModel, figures: { count: number }): Office
   const elements: OfficeElement[] = [];
   for (const region of regions) {
     const grid = gridOf(region, byPosition, merges);
-    source.push(...grid.flat().filter((t) => t !== ''));
+    // A loop, not push(...cells): a spread of 100,000+ arguments overflows the stack.
+    for (const row of grid) for (const cell of row) if (cell !== '') source.push(cell);
     blocks.push(gfmTable(grid.map((row) => row.map(escapeInline))));
     elements.push({
       text: grid

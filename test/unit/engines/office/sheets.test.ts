@@ -138,6 +138,16 @@ describe('sheetPage', () => {
     expect(rendering).toThrow(/has tables of \d+ cells; at most 500000 cells are parsed per sheet/);
   });
 
+  it('renders a full table of 200,000 cells, under the cap, without overflowing the stack', () => {
+    // Arrange: 20,000 rows × 10 columns, every cell filled.
+    const cells: { r: number; c: number; text: string }[] = [];
+    for (let r = 0; r < 20_000; r++) for (let c = 0; c < 10; c++) cells.push({ r, c, text: 'v' });
+    // Act
+    const page = sheetPage(sheet(cells), { count: 0 });
+    // Assert
+    expect(page.markdown.split('\n')).toHaveLength(2 + 20_001);
+  });
+
   it('keeps far-apart cells as separate small tables', () => {
     // Arrange
     const cells = [
