@@ -37,3 +37,45 @@ export const startModuleWorker = (base: string, name: string, options: WorkerOpt
   const bootstrap = `import(${JSON.stringify(tsxEsmApi())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
   return new Worker(bootstrap, { ...options, eval: true, execArgv: [] });
 };
+
+/** A started worker thread and whether it has loaded its modules (see {@link startedWorker}). */
+export interface StartedWorker {
+  worker: Worker;
+  /** Settles when the worker takes requests; rejects when it could not start. */
+  ready: Promise<void>;
+  started: boolean;
+  markStarted: () => void;
+  failStart: (error: Error) => void;
+  /** Fires `onStartTimeout` unless cleared once the worker says it is ready. */
+  startTimer: NodeJS.Timeout;
+}
+
+/**
+ * Wraps a just-started `worker` (unref'd here: an idle worker never keeps the process alive)
+ * with its readiness: `ready` resolves through `markStarted` when the worker reports it has
+ * loaded, rejects through `failStart`; `onStartTimeout` runs after `startTimeoutMs` milliseconds
+ * unless the caller clears `startTimer` first. `ready`'s rejection is observed here, so a worker
+ * that fails before anyone waits is no unhandled rejection.
+ */
+export function startedWorker(
+  worker: Worker,
+  startTimeoutMs: number,
+  onStartTimeout: () => void,
+): StartedWorker {
+  worker.unref();
+  let markStarted: () => void = () => undefined;
+  let failStart: (error: Error) => void = () => undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    markStarted = resolve;
+    failStart = reject;
+  });
+  ready.catch(() => undefined);
+  return {
+    worker,
+    ready,
+    started: false,
+    markStarted,
+    failStart,
+    startTimer: setTimeout(onStartTimeout, startTimeoutMs),
+  };
+}

@@ -1,6 +1,5 @@
-import type { Worker } from 'node:worker_threads';
 import { DocumentRejectedError } from '../../core/domain/errors.js';
-import { startModuleWorker } from '../module-worker.js';
+import { startModuleWorker, startedWorker, type StartedWorker } from '../module-worker.js';
 import { deserializeError } from '../pdf/pdf-worker-protocol.js';
 import type { OfficeDocument, OfficeFormat } from './office-document.js';
 import type {
@@ -52,14 +51,7 @@ interface Task {
 }
 
 /** A started worker and whether it has loaded its converters. */
-interface WorkerHandle {
-  worker: Worker;
-  /** Settles when the worker takes requests; rejects when it could not start. */
-  ready: Promise<void>;
-  started: boolean;
-  markStarted: () => void;
-  failStart: (error: Error) => void;
-  startTimer: NodeJS.Timeout;
+interface WorkerHandle extends StartedWorker {
   /** Documents this worker has converted (or failed on). */
   documents: number;
 }
@@ -225,23 +217,10 @@ export class OfficeWorkerPool {
       resourceLimits: { maxOldGenerationSizeMb: this.#maxHeapMb },
     });
     this.#workersStarted++;
-    worker.unref();
-    let markStarted: () => void = () => undefined;
-    let failStart: (error: Error) => void = () => undefined;
-    const ready = new Promise<void>((resolve, reject) => {
-      markStarted = resolve;
-      failStart = reject;
-    });
-    ready.catch(() => undefined);
     const handle: WorkerHandle = {
-      worker,
-      ready,
-      started: false,
-      markStarted,
-      failStart,
-      startTimer: setTimeout(() => {
+      ...startedWorker(worker, STARTUP_TIMEOUT_MS, () => {
         this.#onCrash(slot, handle, `it did not start within ${STARTUP_TIMEOUT_MS / 1000} seconds`);
-      }, STARTUP_TIMEOUT_MS),
+      }),
       documents: 0,
     };
     worker.on('message', (message: OfficeWorkerReply | OfficeWorkerReady) => {

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
-import { startModuleWorker } from '../module-worker.js';
+import { startModuleWorker, startedWorker, type StartedWorker } from '../module-worker.js';
 import type { RasterPage } from '../raster.js';
 import type { ExtractedPage } from './page-text.js';
 import type { PdfTextReader } from './pdf-document-cache.js';
@@ -93,15 +93,7 @@ interface Task {
 }
 
 /** A started worker and whether it has loaded its modules. */
-interface WorkerHandle {
-  worker: Worker;
-  /** Settles when the worker takes requests; rejects when it could not start. */
-  ready: Promise<void>;
-  started: boolean;
-  markStarted: () => void;
-  failStart: (error: Error) => void;
-  startTimer: NodeJS.Timeout;
-}
+type WorkerHandle = StartedWorker;
 
 interface InFlight {
   id: number;
@@ -357,24 +349,9 @@ export class PdfWorkerClient implements PdfPageSource {
     if (this.#handle) return this.#handle;
     const worker = startWorker(this.#settings, this.#maxHeapMb);
     this.#workersStarted++;
-    worker.unref();
-    let markStarted: () => void = () => undefined;
-    let failStart: (error: Error) => void = () => undefined;
-    const ready = new Promise<void>((resolve, reject) => {
-      markStarted = resolve;
-      failStart = reject;
+    const handle: WorkerHandle = startedWorker(worker, STARTUP_TIMEOUT_MS, () => {
+      this.#onCrash(handle, `it did not start within ${STARTUP_TIMEOUT_MS / 1000} seconds`);
     });
-    ready.catch(() => undefined);
-    const handle: WorkerHandle = {
-      worker,
-      ready,
-      started: false,
-      markStarted,
-      failStart,
-      startTimer: setTimeout(() => {
-        this.#onCrash(handle, `it did not start within ${STARTUP_TIMEOUT_MS / 1000} seconds`);
-      }, STARTUP_TIMEOUT_MS),
-    };
     worker.on('message', (message: WorkerReply | WorkerReady) => {
       if (message.status === 'ready') {
         clearTimeout(handle.startTimer);
