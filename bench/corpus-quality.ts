@@ -1,0 +1,167 @@
+/**
+ * Quality of docparse on any corpus with Markdown ground truth (`../shared/corpus/<name>`): each
+ * PDF, image and office document is parsed through the local service's HTTP API, its pages'
+ * Markdown joined and scored by `../shared/bench/score.mjs`, beside `pdftotext` on the PDFs
+ * when poppler is installed. Prints the scorer's means (text, heading F1, table F1, reading
+ * order, olmOCR tests), pages/s of each tool on the PDFs, and the Spearman rank correlation
+ * between a document's mean page confidence (the mean of a page's layout, OCR, verbatim and,
+ * when present, table scores) and its overall score: a confidence that tells the truth ranks
+ * documents as the scorer does.
+ *
+ *   npm run bench:quality -- --corpus papers     (default: dev)
+ */
+import '../functions/polyfills.js';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { PARSEABLE_FORMATS, ROOT, SCORER, SHARED } from './corpus.js';
+import { startBenchServer, uploadBytes } from './local-server.js';
+
+interface Doc {
+  id: string;
+  file: string;
+  format: string;
+  pages: number;
+}
+
+/** What `score.mjs --json` writes: means in `summary`, one row per document. */
+interface Scores {
+  summary: Record<string, number | null | undefined>;
+  documents: { id: string; overall?: number | null }[];
+}
+
+const corpusName = process.argv[process.argv.indexOf('--corpus') + 1] ?? 'dev';
+const corpusDir = join(SHARED, 'corpus', process.argv.includes('--corpus') ? corpusName : 'dev');
+const manifestPath = join(corpusDir, 'manifest.json');
+const docs = (
+  JSON.parse(readFileSync(manifestPath, 'utf8')) as { documents: Doc[] }
+).documents.filter((d) => PARSEABLE_FORMATS.has(d.format));
+const out = join(ROOT, 'bench/out/quality', basename(corpusDir));
+const KEY = 'bench-key-0001';
+
+/** Spearman's rho of two equally long series (average ranks for ties). */
+export function spearman(xs: readonly number[], ys: readonly number[]): number {
+  const ranks = (values: readonly number[]) => {
+    const order = values.map((v, i) => [v, i] as const).sort((a, b) => a[0] - b[0]);
+    const r = new Array<number>(values.length);
+    for (let i = 0; i < order.length;) {
+      let j = i;
+      while (j + 1 < order.length && order[j + 1]![0] === order[i]![0]) j++;
+      for (let k = i; k <= j; k++) r[order[k]![1]] = (i + j) / 2 + 1;
+      i = j + 1;
+    }
+    return r;
+  };
+  const rx = ranks(xs);
+  const ry = ranks(ys);
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+  const mx = mean(rx);
+  const my = mean(ry);
+  let num = 0;
+  let dx = 0;
+  let dy = 0;
+  for (let i = 0; i < rx.length; i++) {
+    num += (rx[i]! - mx) * (ry[i]! - my);
+    dx += (rx[i]! - mx) ** 2;
+    dy += (ry[i]! - my) ** 2;
+  }
+  return dx === 0 || dy === 0 ? 0 : num / Math.sqrt(dx * dy);
+}
+
+function score(predDir: string, name: string): Scores {
+  const json = join(predDir, 'scores.json');
+  spawnSync(
+    process.execPath,
+    [
+      SCORER,
+      '--manifest',
+      manifestPath,
+      '--pred',
+      predDir,
+      '--json',
+      json,
+      '--name',
+      name,
+      '--quiet',
+    ],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
+  return JSON.parse(readFileSync(json, 'utf8')) as Scores;
+}
+
+const fmt = (v: number | null | undefined) => (typeof v === 'number' ? v.toFixed(3) : '–');
+const row = (name: string, s: Scores, pagesPerSecond: string) =>
+  `| ${name} | ${fmt(s.summary.text)} | ${fmt(s.summary.heading)} | ${fmt(s.summary.table)} | ${fmt(s.summary.order)} | ${fmt(s.summary.tests)} | ${pagesPerSecond} |`;
+
+const dataDir = mkdtempSync(join(tmpdir(), 'docparse-quality-'));
+const server = await startBenchServer({ dataDir, apiKey: KEY });
+const mine = join(out, 'docparse');
+mkdirSync(mine, { recursive: true });
+const confidence: Record<string, number> = {};
+let pdfPages = 0;
+let pdfSeconds = 0;
+try {
+  for (const d of docs) {
+    const bytes = readFileSync(join(corpusDir, d.file));
+    const started = performance.now();
+    const res = await uploadBytes(server.url, KEY, bytes, basename(d.file));
+    const seconds = (performance.now() - started) / 1000;
+    const pages = (res.body.pages ?? []) as {
+      content_markdown: string;
+      confidence: Record<string, unknown>;
+    }[];
+    if (d.format === 'pdf') {
+      pdfPages += d.pages;
+      pdfSeconds += seconds;
+    }
+    writeFileSync(join(mine, `${d.id}.md`), pages.map((p) => p.content_markdown).join('\n\n'));
+    const perPage = pages.map((p) => {
+      const parts = ['layout_score', 'ocr_score', 'verbatim_score', 'table_score']
+        .map((k) => p.confidence[k])
+        .filter((v): v is number => typeof v === 'number');
+      return parts.reduce((a, b) => a + b, 0) / Math.max(1, parts.length);
+    });
+    confidence[d.id] = perPage.reduce((a, b) => a + b, 0) / Math.max(1, perPage.length);
+    console.log(`${String(res.status)} ${seconds.toFixed(2).padStart(6)} s  ${d.id}`);
+  }
+} finally {
+  await server.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+const scores = score(mine, 'docparse');
+const scored = scores.documents.filter(
+  (d): d is { id: string; overall: number } => typeof d.overall === 'number',
+);
+const rho = spearman(
+  scored.map((d) => confidence[d.id] ?? 0),
+  scored.map((d) => d.overall),
+);
+
+// pdftotext on the PDFs, when poppler is installed.
+const pdfs = docs.filter((d) => d.format === 'pdf');
+let baseline: string | undefined;
+if (spawnSync('pdftotext', ['-v']).status === 0) {
+  const dir = join(out, 'pdftotext');
+  mkdirSync(dir, { recursive: true });
+  const started = performance.now();
+  for (const d of pdfs) {
+    spawnSync('pdftotext', [join(corpusDir, d.file), join(dir, `${d.id}.md`)]);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const total = pdfs.reduce((n, d) => n + d.pages, 0);
+  baseline = row(
+    'pdftotext (PDFs only; others empty)',
+    score(dir, 'pdftotext'),
+    (total / seconds).toFixed(1),
+  );
+}
+
+console.log(`\n## Quality on ${basename(corpusDir)} (${String(docs.length)} documents)\n`);
+console.log('| tool | text | heading F1 | table F1 | reading order | olmOCR tests | PDF pages/s |');
+console.log('| --- | --: | --: | --: | --: | --: | --: |');
+console.log(row('docparse', scores, pdfSeconds > 0 ? (pdfPages / pdfSeconds).toFixed(1) : '–'));
+if (baseline) console.log(baseline);
+console.log(
+  `\nSpearman rho, mean page confidence vs overall score, over ${String(scored.length)} documents: ${rho.toFixed(2)}`,
+);
