@@ -87,3 +87,27 @@ export function processMemory(pid: number): { rssBytes: number; peakRssBytes: nu
     Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
   return { rssBytes: kib('VmRSS') * 1024, peakRssBytes: kib('VmHWM') * 1024 };
 }
+
+/**
+ * A `PROVIDERS_JSON` whose every tier uses one OpenAI-compatible model (`fake-vision-1`) served
+ * at `http://127.0.0.1:<port>/v1`, with a 10 s timeout and no retries: for tests with a fake
+ * vision model.
+ */
+export function fakeVisionProvidersJson(port: number): string {
+  return JSON.stringify({
+    providers: {
+      vision: {
+        kind: 'openai-compatible',
+        model: 'fake-vision-1',
+        base_url: `http://127.0.0.1:${String(port)}/v1`,
+        timeout_ms: 10_000,
+        max_retries: 0,
+      },
+    },
+    tiers: {
+      fast: { providers: ['vision'], price_per_page_usd: 0.001 },
+      pro: { providers: ['vision'], price_per_page_usd: 0.01 },
+      premium: { providers: ['vision'], price_per_page_usd: 0.03 },
+    },
+  });
+}

@@ -102,6 +102,14 @@ const ENGINE_FAILURE =
 const subject = (request: WorkerRequest): string =>
   request.op === 'pageCount' ? 'the PDF' : `page ${request.pageNumber}`;
 
+/** A fatal reply refusing the document (422) with `message`: the worker is replaced after it. */
+const refusal = (request: WorkerRequest, message: string): WorkerReply => ({
+  id: request.id,
+  status: 'error',
+  fatal: true,
+  error: { name: 'DocumentRejectedError', message },
+});
+
 /**
  * The reply for a call that failed (`error`) or spent PDFium's memory budget: fatal when the
  * worker must be replaced (budget spent, PDFium aborted, a time budget ran out).
@@ -111,30 +119,20 @@ const failure = (request: WorkerRequest, error: unknown, overBudget: boolean): W
     const mb = Math.round((pdfium?.maxBytes ?? 0) / 1_048_576);
     const what =
       request.op === 'pageCount' ? "the PDF's structure" : `page ${request.pageNumber}'s content`;
-    return {
-      id: request.id,
-      status: 'error',
-      fatal: true,
-      error: {
-        name: 'DocumentRejectedError',
-        message: `${what} inflates past the ${mb} MB memory budget of the PDF reader (a compressed stream expands too far)`,
-      },
-    };
+    return refusal(
+      request,
+      `${what} inflates past the ${mb} MB memory budget of the PDF reader (a compressed stream expands too far)`,
+    );
   }
   const serialized = serializeError(error);
   if (error instanceof UninterpretablePdfError) {
     return { id: request.id, status: 'error', fatal: true, error: serialized };
   }
   if (error instanceof WebAssembly.RuntimeError || ENGINE_FAILURE.test(serialized.message)) {
-    return {
-      id: request.id,
-      status: 'error',
-      fatal: true,
-      error: {
-        name: 'DocumentRejectedError',
-        message: `${subject(request)} cannot be read: the PDF reader failed on it (${serialized.message.slice(0, 200)})`,
-      },
-    };
+    return refusal(
+      request,
+      `${subject(request)} cannot be read: the PDF reader failed on it (${serialized.message.slice(0, 200)})`,
+    );
   }
   return { id: request.id, status: 'error', error: serialized };
 };

@@ -1,11 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  fakeVisionProvidersJson,
+  startChildService,
+  type ChildService,
+} from '../../support/child-service.js';
 
 /**
  * A server killed with SIGKILL in the middle of a parse can be started again at once on the same
@@ -17,7 +21,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * (`bin/local.ts`) with a fake vision model taking 150 ms a page.
  */
 
-const ROOT = resolve(import.meta.dirname, '../../..');
 const KEY = 'key-restart-0001';
 const PAGES = 24;
 
@@ -25,7 +28,7 @@ let dataDir: string;
 let model: Server;
 /** Pages the model was asked for, in order. */
 const asked: string[] = [];
-let server: ChildProcess | undefined;
+let server: ChildService | undefined;
 let base = '';
 let pdf: Uint8Array;
 
@@ -36,55 +39,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * rejects with its output when it exits first (a refused data directory).
  */
 async function startServer(): Promise<number> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const modelPort = (model.address() as AddressInfo).port;
-  const providers = {
-    providers: {
-      vision: {
-        kind: 'openai-compatible',
-        model: 'fake-vision-1',
-        base_url: `http://127.0.0.1:${String(modelPort)}/v1`,
-        timeout_ms: 10_000,
-        max_retries: 0,
-      },
-    },
-    tiers: {
-      fast: { providers: ['vision'], price_per_page_usd: 0.001 },
-      pro: { providers: ['vision'], price_per_page_usd: 0.01 },
-      premium: { providers: ['vision'], price_per_page_usd: 0.03 },
-    },
-  };
   const began = Date.now();
-  // One process (tsx as a loader, not its CLI, which would fork a child the kill misses).
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      API_KEYS: `${KEY}=restarters:pro`,
-      PLAN_LIMITS: '{"pro":{"requests_per_minute":null}}',
-      PROVIDERS_JSON: JSON.stringify(providers),
-      PAGE_CONCURRENCY: '2',
-      LOG_LEVEL: 'ERROR',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  server = await startChildService({
+    DATA_DIR: dataDir,
+    API_KEYS: `${KEY}=restarters:pro`,
+    PLAN_LIMITS: '{"pro":{"requests_per_minute":null}}',
+    PROVIDERS_JSON: fakeVisionProvidersJson((model.address() as AddressInfo).port),
+    PAGE_CONCURRENCY: '2',
   });
-  let output = '';
-  await new Promise<void>((resolvePromise, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('listening on')) resolvePromise();
-    });
-    child.on('exit', (code) => {
-      reject(new Error(`the server exited (${String(code)}) before listening:\n${output}`));
-    });
-  });
-  server = child;
-  base = `http://127.0.0.1:${String(port)}`;
+  base = server.url;
   return Date.now() - began;
 }
 
@@ -117,13 +80,7 @@ async function restartOnFreshLock(deadPid: number): Promise<number> {
 function kill(): Promise<void> {
   const child = server;
   server = undefined;
-  if (!child || child.exitCode !== null) return Promise.resolve();
-  return new Promise((done) => {
-    child.on('exit', () => {
-      done();
-    });
-    child.kill('SIGKILL');
-  });
+  return child ? child.stop('SIGKILL') : Promise.resolve();
 }
 
 async function aPdf(): Promise<Uint8Array> {
@@ -180,7 +137,7 @@ async function settled(id: string, ms = 60_000): Promise<{ status: string; detai
 async function killAfter(more: number): Promise<number> {
   const target = asked.length + more;
   while (asked.length < target) await sleep(20);
-  const pid = server?.pid ?? 0;
+  const pid = server?.child.pid ?? 0;
   await kill();
   return pid;
 }

@@ -1,12 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  fakeVisionProvidersJson,
+  startChildService,
+  type ChildService,
+} from '../../support/child-service.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
 
 /**
@@ -19,7 +23,6 @@ import { ParseResponse } from '../../../functions/core/domain/schemas.js';
  * equals the one of an uninterrupted parse of the same document.
  */
 
-const ROOT = resolve(import.meta.dirname, '../../..');
 const KEY = 'key-resume-0001';
 const PAGES = 40;
 
@@ -27,7 +30,7 @@ let dataDir: string;
 let model: Server;
 /** Page images the model was asked to transcribe, by hash, in order. */
 const asked: string[] = [];
-let server: ChildProcess | undefined;
+let server: ChildService | undefined;
 let base = '';
 let pdf: Uint8Array;
 
@@ -52,73 +55,21 @@ function answer(body: string): string {
 }
 
 async function startServer(): Promise<void> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const providers = {
-    providers: {
-      vision: {
-        kind: 'openai-compatible',
-        model: 'fake-vision-1',
-        base_url: `http://127.0.0.1:${portOf(model)}/v1`,
-        timeout_ms: 10_000,
-        max_retries: 0,
-      },
-    },
-    tiers: {
-      fast: { providers: ['vision'], price_per_page_usd: 0.001 },
-      pro: { providers: ['vision'], price_per_page_usd: 0.01 },
-      premium: { providers: ['vision'], price_per_page_usd: 0.03 },
-    },
-  };
-  // A lock left by a killed server is taken over at once (its holder pid is gone); a start that
-  // fails for another reason is tried again.
-  const deadline = Date.now() + 40_000;
-  for (;;) {
-    // One process (tsx as a loader, not its CLI, which would fork a child the kill misses).
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        API_KEYS: `${KEY}=resumers:pro`,
-        // Many requests in a minute: the plans' rate limits are tested in limits.int.test.ts.
-        PLAN_LIMITS: '{"pro":{"requests_per_minute":null}}',
-        PROVIDERS_JSON: JSON.stringify(providers),
-        PAGE_CONCURRENCY: '2',
-        LOG_LEVEL: 'ERROR',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const started = await new Promise<boolean>((resolvePromise) => {
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('listening on')) resolvePromise(true);
-      });
-      child.on('exit', () => {
-        resolvePromise(false);
-      });
-    });
-    if (started) {
-      server = child;
-      base = `http://127.0.0.1:${port}`;
-      return;
-    }
-    if (Date.now() > deadline) throw new Error('the server did not start again');
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+  server = await startChildService({
+    DATA_DIR: dataDir,
+    API_KEYS: `${KEY}=resumers:pro`,
+    // Many requests in a minute: the plans' rate limits are tested in limits.int.test.ts.
+    PLAN_LIMITS: '{"pro":{"requests_per_minute":null}}',
+    PROVIDERS_JSON: fakeVisionProvidersJson(portOf(model)),
+    PAGE_CONCURRENCY: '2',
+  });
+  base = server.url;
 }
 
 function kill(): Promise<void> {
   const child = server;
   server = undefined;
-  if (!child || child.exitCode !== null) return Promise.resolve();
-  return new Promise((done) => {
-    child.on('exit', () => {
-      done();
-    });
-    child.kill('SIGKILL');
-  });
+  return child ? child.stop('SIGKILL') : Promise.resolve();
 }
 
 async function fortyPagePdf(): Promise<Uint8Array> {
