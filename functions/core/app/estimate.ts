@@ -1,5 +1,5 @@
 import { detectDocumentType } from '../domain/document-type.js';
-import { AppError, type ErrorKind } from '../domain/errors.js';
+import { AppError, isRefusal } from '../domain/errors.js';
 import { workKeys } from '../domain/pipeline/pipeline-ports.js';
 import { measurePages } from '../domain/pipeline/classify.js';
 import { openDocument } from '../domain/pipeline/open-document.js';
@@ -9,8 +9,6 @@ import type { EstimateResult, Tier } from '../domain/schemas.js';
 import type { AppDeps } from './app-deps.js';
 import { checkedUpload, type DocumentSource } from './parse-upload.js';
 
-/** Error kinds of a refused document (400, 413, 422), whose stored copy is deleted at once. */
-const REJECTED_KINDS: ReadonlySet<ErrorKind> = new Set(['invalid', 'too_large', 'unprocessable']);
 
 /**
  * POST /v1/parse/estimate: what a parse of the document would route and cost, without parsing
@@ -52,7 +50,7 @@ export async function estimateDocument(
     measured = await measurePages(engine, ref, selected);
   } catch (error) {
     // A refused document (400, 413, 422) is not kept until the uploads expire.
-    if (error instanceof AppError && REJECTED_KINDS.has(error.kind)) {
+    if (error instanceof AppError && isRefusal(error.kind)) {
       await deps.objects.delete(ref.key);
     }
     throw error;

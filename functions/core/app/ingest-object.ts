@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { AppError, ConflictError, ObjectNotFoundError, type ErrorKind } from '../domain/errors.js';
+import { AppError, ConflictError, isRefusal, ObjectNotFoundError } from '../domain/errors.js';
 import { DEFAULT_PARSE_OPTIONS, type RequestRecord } from '../domain/request.js';
 import { isTenantId } from '../domain/tenant.js';
 import type { AppDeps } from './app-deps.js';
@@ -52,12 +52,6 @@ const S3EventRecord = z.object({
 });
 type S3EventRecord = z.infer<typeof S3EventRecord>;
 
-/**
- * Errors of a submission that no retry can fix (the object itself is refused): such events are
- * dropped. Every other failure (stores, workflow, network) propagates, so the message is
- * delivered again and ends in the dead-letter queue if it keeps failing.
- */
-const PERMANENT_KINDS: ReadonlySet<ErrorKind> = new Set(['invalid', 'too_large', 'unprocessable']);
 
 /**
  * Starts a parse for each object an S3 event notification announces under
@@ -159,7 +153,7 @@ async function ingestRecord(deps: AppDeps, raw: unknown): Promise<IngestOutcome>
       const winner = await deps.requests.get(requestId);
       if (winner) return duplicate(deps, winner, key);
     }
-    if (error instanceof AppError && PERMANENT_KINDS.has(error.kind)) {
+    if (error instanceof AppError && isRefusal(error.kind)) {
       return { status: 'dropped', reason: error.message, key };
     }
     throw error;

@@ -16,6 +16,15 @@ export type ErrorKind =
   | 'unavailable'
   | 'transient';
 
+/**
+ * True for the kinds of an error that refuses the document or request itself (400 `invalid`,
+ * 413 `too_large`, 422 `unprocessable`): no retry can fix it, and a refused document's stored
+ * copy is of no further use.
+ */
+export function isRefusal(kind: string): boolean {
+  return kind === 'invalid' || kind === 'too_large' || kind === 'unprocessable';
+}
+
 /** Base for deliberate failures. Subclasses set `name` literally: bundles are minified and Step Functions matches on it. */
 export abstract class AppError extends Error {
   abstract readonly kind: ErrorKind;

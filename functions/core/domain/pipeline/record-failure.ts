@@ -1,4 +1,4 @@
-import { ConflictError, ERROR_KIND_BY_NAME } from '../errors.js';
+import { ConflictError, ERROR_KIND_BY_NAME, isRefusal } from '../errors.js';
 import { refundPages } from '../page-quota.js';
 import { announceFinished } from './announce.js';
 import type { FailureStageInput, PipelinePorts } from './pipeline-ports.js';
@@ -7,10 +7,12 @@ import type { FailureStageInput, PipelinePorts } from './pipeline-ports.js';
  * RecordFailure: the state machine's Catch target. Marks the request failed with the caught
  * error's name, kind (from its name; unknown names are server errors) and message, so the API
  * answers with the matching status, gives the request's reserved pages back to the tenant's
- * daily quota (`refundPages`, at most once), deletes the stored original of a document the
- * pipeline refused (400, 413, 422: {@link REJECTED_KINDS}), which nothing can parse and which
- * would otherwise stay until the uploads expire, and queues the `parse.failed` webhook event when
- * the request has a webhook. Returns the error for the Fail state.
+ * daily quota (`refundPages`, at most once), queues the `parse.failed` webhook event when the
+ * request has a webhook, and then deletes the stored original of a document the pipeline refused
+ * (400, 413, 422, see `isRefusal`) before any page finished: nothing can parse or resume it, and
+ * it would otherwise stay until the uploads expire. A refusal after some pages finished keeps it
+ * for `POST /v1/parse/{id}/resume`; transient and internal failures keep it too. Returns the
+ * error for the Fail state.
  */
 export async function recordFailure(
   input: FailureStageInput,
@@ -44,18 +46,15 @@ export async function recordFailure(
   }
   // Checked here first so that a request that reserved nothing costs no further read.
   if (failed.reservedPages) await refundPages(ports, failed);
-  if (REJECTED_KINDS.has(kind)) await ports.objects.delete(failed.document.key);
   // Internal failures are not described to the receiver beyond their kind.
   const detail = kind === 'internal' ? 'the parse failed' : message;
   await announceFinished(ports, failed, { status: 'failed', error: { kind, detail } });
+  if (isRefusal(kind) && (await ports.requests.listPages(failed.id)).length === 0) {
+    // Best effort: the retention rules remove what a failed delete leaves.
+    await ports.objects.delete(failed.document.key).catch(() => undefined);
+  }
   return { requestId: input.requestId, error: name, cause: message };
 }
-
-/**
- * Failure kinds meaning the document itself was refused (400, 413, 422): its original is deleted.
- * Transient and internal failures keep it, so that the parse can be resumed.
- */
-const REJECTED_KINDS: ReadonlySet<string> = new Set(['invalid', 'too_large', 'unprocessable']);
 
 /**
  * The detail of a stage that ran past its task timeout (`States.Timeout`, kind `unavailable`:

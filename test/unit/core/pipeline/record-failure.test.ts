@@ -35,6 +35,23 @@ describe('recordFailure', () => {
     },
   );
 
+  it('keeps the original of a document refused after a page finished, for a resume', async () => {
+    // Arrange: page 1 has its checkpoint; page 2 ran past the per-page budget.
+    const world = aPipeline();
+    const record = await aStoredRequest(world);
+    await world.requests.putPage(record.id, { pageNumber: 1 });
+    // Act
+    await recordFailure(
+      {
+        requestId: record.id,
+        failure: { Error: 'DocumentRejectedError', Cause: 'page 2 took longer' },
+      },
+      world,
+    );
+    // Assert
+    expect(await world.objects.exists(record.document.key)).toBe(true);
+  });
+
   it.each(['ProviderUnavailableError', 'States.Timeout', 'ParseInterruptedError'])(
     'keeps the original after %s, so that the parse can be resumed',
     async (name) => {
