@@ -121,6 +121,10 @@ export async function startLocalServer(
     },
     (req, res) => {
       responses.set(req.socket, res);
+      // A later request on the same keep-alive socket is answered anew if its framing fails.
+      res.once('finish', () => {
+        if (responses.get(req.socket) === res) responses.delete(req.socket);
+      });
       limitBodyIdleTime(req, res, config.REQUEST_IDLE_TIMEOUT_MS);
       handle(req, res);
     },

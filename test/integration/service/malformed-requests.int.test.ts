@@ -221,6 +221,36 @@ describe.each(TARGETS)('malformed multipart bodies on %s', (_, target) => {
   });
 });
 
+describe('keep-alive connections', () => {
+  it('answers a malformed request after a good one on the same connection with 400', async () => {
+    // Act: a GET answered on a kept-alive connection, then bytes that are not HTTP.
+    const raw = await new Promise<string>((resolvePromise) => {
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+        if (text.includes('"status":"live"') && !text.includes('NOT HTTP')) {
+          text += '\n--- NOT HTTP sent ---\n';
+          socket.write('NOT HTTP AT ALL\r\n\r\n');
+        }
+      });
+      socket.on('close', () => {
+        resolvePromise(text);
+      });
+      socket.on('error', () => {
+        // 'close' follows.
+      });
+      socket.write('GET /v1/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    });
+    // Assert: the live answer, then a 400 with a detail, not a bare close.
+    const [first, second] = raw.split('--- NOT HTTP sent ---');
+    expect(first).toMatch(/^HTTP\/1\.1 200/);
+    expect(second).toMatch(/HTTP\/1\.1 400 Bad Request/);
+    expect(second).toMatch(/"detail":"malformed HTTP request/);
+    await expectLive();
+  });
+});
+
 describe('requests that stall', () => {
   it.each(['/v1/parse/upload', 'slot'])(
     'answers a body that stops midway on %s with 408 and closes the connection',
