@@ -36,7 +36,7 @@ export function buildStructureExtractor(config: Config): BuiltStructureExtractor
     maxPixels: config.MAX_PAGE_PIXELS,
     defaultDpi: OCR_RENDER_DPI,
   });
-  const imageRasterizer = new ImageRasterizer(store);
+  const imageRasterizer = new ImageRasterizer(store, { maxPages: config.MAX_DOCUMENT_PAGES });
   const ocr = new TesseractOcr({ workers: config.OCR_WORKERS, idleMs: config.ENGINE_IDLE_MS });
   const extractor = new OfflineStructureExtractor({
     store,
@@ -47,7 +47,7 @@ export function buildStructureExtractor(config: Config): BuiltStructureExtractor
           ? pdfRasterizer.rasterize(ref, pageNumber, dpi)
           : imageRasterizer.rasterize(ref, pageNumber, dpi),
     },
-    images: new ImageEngine(store),
+    images: new ImageEngine(store, { maxPages: config.MAX_DOCUMENT_PAGES }),
     ocr,
   });
   return {
