@@ -9,7 +9,6 @@ import type { EstimateResult, Tier } from '../domain/schemas.js';
 import type { AppDeps } from './app-deps.js';
 import { checkedUpload, type DocumentSource } from './parse-upload.js';
 
-
 /**
  * POST /v1/parse/estimate: what a parse of the document would route and cost, without parsing
  * it. Runs ingestion and classification only (the same engine measurements and complexity score

@@ -52,7 +52,6 @@ const S3EventRecord = z.object({
 });
 type S3EventRecord = z.infer<typeof S3EventRecord>;
 
-
 /**
  * Starts a parse for each object an S3 event notification announces under
  * `incoming/<tenant>/<name>` (event-driven ingestion; the message body of the ingestion queue):
