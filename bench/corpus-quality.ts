@@ -6,7 +6,8 @@
  * order, olmOCR tests), pages/s of each tool on the PDFs, and the Spearman rank correlation
  * between a document's mean page confidence (the mean of a page's layout, OCR, verbatim and,
  * when present, table scores) and its overall score: a confidence that tells the truth ranks
- * documents as the scorer does.
+ * documents as the scorer does. Lists the documents whose overall is under 0.75 while most of
+ * their pages are graded excellent, and writes each page's ConfidenceReport to `confidence.json`.
  *
  *   npm run bench:quality -- --corpus papers     (default: dev)
  */
@@ -15,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { PARSEABLE_FORMATS, ROOT, SCORER, SHARED } from './corpus.js';
+import { IMAGE_FORMATS, PARSEABLE_FORMATS, ROOT, SCORER, SHARED } from './corpus.js';
 import { startBenchServer, uploadBytes } from './local-server.js';
 
 interface Doc {
@@ -39,6 +40,8 @@ const docs = (
 ).documents.filter((d) => PARSEABLE_FORMATS.has(d.format));
 const out = join(ROOT, 'bench/out/quality', basename(corpusDir));
 const KEY = 'bench-key-0001';
+/** The scorer's overall below which a document is not good (the `good` grade's bound). */
+const GOOD_OVERALL = 0.75;
 
 /** Spearman's rho of two equally long series (average ranks for ties). */
 export function spearman(xs: readonly number[], ys: readonly number[]): number {
@@ -98,7 +101,11 @@ const dataDir = mkdtempSync(join(tmpdir(), 'docparse-quality-'));
 const server = await startBenchServer({ dataDir, apiKey: KEY });
 const mine = join(out, 'docparse');
 mkdirSync(mine, { recursive: true });
+/** Per document: mean page confidence, and the share of its pages graded excellent (mean_grade). */
 const confidence: Record<string, number> = {};
+const excellentShare: Record<string, number> = {};
+/** Per document and page: the ConfidenceReport, for looking into disagreements. */
+const reports: Record<string, Record<string, unknown>[]> = {};
 let pdfPages = 0;
 let pdfSeconds = 0;
 try {
@@ -123,6 +130,10 @@ try {
       return parts.reduce((a, b) => a + b, 0) / Math.max(1, parts.length);
     });
     confidence[d.id] = perPage.reduce((a, b) => a + b, 0) / Math.max(1, perPage.length);
+    excellentShare[d.id] =
+      pages.filter((p) => p.confidence.mean_grade === 'excellent').length /
+      Math.max(1, pages.length);
+    reports[d.id] = pages.map((p) => p.confidence);
     console.log(`${String(res.status)} ${seconds.toFixed(2).padStart(6)} s  ${d.id}`);
   }
 } finally {
@@ -133,9 +144,33 @@ const scores = score(mine, 'docparse');
 const scored = scores.documents.filter(
   (d): d is { id: string; overall: number } => typeof d.overall === 'number',
 );
-const rho = spearman(
-  scored.map((d) => confidence[d.id] ?? 0),
-  scored.map((d) => d.overall),
+const rhoOf = (subset: readonly { id: string; overall: number }[]) =>
+  spearman(
+    subset.map((d) => confidence[d.id] ?? 0),
+    subset.map((d) => d.overall),
+  );
+const formatOf = new Map(docs.map((d) => [d.id, d.format]));
+const pdfsAndImages = scored.filter(
+  (d) => formatOf.get(d.id) === 'pdf' || IMAGE_FORMATS.has(formatOf.get(d.id) ?? ''),
+);
+/** Documents the confidence gets wrong: overall under good while most pages are graded excellent. */
+const overconfident = scored.filter(
+  (d) => d.overall < GOOD_OVERALL && (excellentShare[d.id] ?? 0) > 0.5,
+);
+writeFileSync(
+  join(out, 'confidence.json'),
+  JSON.stringify(
+    scored.map((d) => ({
+      id: d.id,
+      format: formatOf.get(d.id),
+      overall: d.overall,
+      confidence: confidence[d.id],
+      excellent: excellentShare[d.id],
+      pages: reports[d.id],
+    })),
+    null,
+    1,
+  ),
 );
 
 // pdftotext on the PDFs, when poppler is installed.
@@ -163,5 +198,14 @@ console.log('| --- | --: | --: | --: | --: | --: | --: |');
 console.log(row('docparse', scores, pdfSeconds > 0 ? (pdfPages / pdfSeconds).toFixed(1) : '–'));
 if (baseline) console.log(baseline);
 console.log(
-  `\nSpearman rho, mean page confidence vs overall score, over ${String(scored.length)} documents: ${rho.toFixed(2)}`,
+  `\nSpearman rho, mean page confidence vs overall score: ${rhoOf(scored).toFixed(2)} over all ${String(scored.length)} documents, ${rhoOf(pdfsAndImages).toFixed(2)} over the ${String(pdfsAndImages.length)} PDFs and images`,
 );
+console.log(
+  `\nDocuments with overall < ${String(GOOD_OVERALL)} whose pages are mostly graded excellent: ${String(overconfident.length)}`,
+);
+for (const d of overconfident) {
+  console.log(
+    `- ${d.id}: overall ${d.overall.toFixed(3)}, mean confidence ${(confidence[d.id] ?? 0).toFixed(3)}, ${String(Math.round((excellentShare[d.id] ?? 0) * 100))}% of pages excellent`,
+  );
+}
+console.log(`(per-page confidence reports: ${join(out, 'confidence.json')})`);
