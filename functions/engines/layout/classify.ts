@@ -1,0 +1,299 @@
+import { tableBlock, type Block, type BlockKind, type Line } from './block.js';
+import { joinLines, letters, styledText, wordCount } from './inline.js';
+import type { Fragment } from './lines.js';
+import { escapeBlockStart, escapeInline } from './markdown.js';
+import { ocrCells, type PageKind } from './ocr-lines.js';
+import { HEADING_SIZE_RATIO } from './profile.js';
+import { median } from './tables.js';
+import type { LayoutProfile } from './types.js';
+import { findLineTables } from './unruled-tables.js';
+
+const BULLET = /^([•◦▪▫‣●○■□►▶➢✓✔◆◇·∙⁃–—*-]|[\uE000-\uF8FF])\s*/;
+const ENUMERATOR = /^(\(?(?:\d{1,3}|[a-z]|[ivx]{1,5})[.)])\s+/i;
+const NUMBERED_HEADING =
+  /^(?:(?:chapter|section|part|appendix)\s+\S+|\d{1,2}(?:\.\d{1,2})*\.?|[A-Z]\.(?:\d{1,2}\.?)*|[IVX]{1,5}\.)\s+\S/i;
+const CAPTION = /^(?:figure|fig\.|table|listing|algorithm|chart)\s*[\dIVX]+[.:]?/i;
+/** A multi-level section number followed by a capitalised title (`5.1 Hyper Parameters`). */
+const SECTION_NUMBER_TITLE = /^\d{1,2}(?:\.\d{1,2})+\.?\s+\p{Lu}/u;
+/** A form field (`Ship Date: 13 September`, `SID#: N/A`): a label, a colon, a value. */
+const FORM_FIELD = /^[^:]{1,40}:\s+\S/;
+const headingLevel = (size: number, profile: LayoutProfile, scale: number): number => {
+  const pt = size / scale;
+  const sizes = profile.headingSizes;
+  let bestIndex = -1;
+  let bestDistance = Infinity;
+  sizes.forEach((s, i) => {
+    const d = Math.abs(s - pt);
+    if (d < bestDistance) {
+      bestDistance = d;
+      bestIndex = i;
+    }
+  });
+  if (bestIndex >= 0 && bestDistance <= 0.9) return bestIndex + 1;
+  const larger = sizes.filter((s) => s > pt + 0.9).length;
+  return larger + 1;
+};
+
+const isHeadingText = (text: string): boolean =>
+  letters(text) >= 2 &&
+  wordCount(text) <= 16 &&
+  !CAPTION.test(text) &&
+  !/^[\p{P}\p{S}\d\s]+$/u.test(text) &&
+  !/[,;]$/.test(text);
+
+/**
+ * Whether a line reads like a title: 2 to 8 words, no closing punctuation, and every word of
+ * four letters or more capitalised ("Boots Self-Locking Nut", not "see the figure below").
+ */
+const isTitleLike = (text: string): boolean => {
+  const words = text.trim().split(/\s+/);
+  if (words.length < 2 || words.length > 8 || /[.,;:!?]$/.test(text.trim())) return false;
+  return words.filter((w) => /^\p{L}{4,}/u.test(w)).every((w) => /^\p{Lu}/u.test(w));
+};
+
+/**
+ * Block-classification stage: groups the lines of one reading-order region into blocks (unruled
+ * tables, code, headings, list items, captions, paragraphs). Lines split into a new block at a
+ * size or weight change, a gap wider than 1.45 × the region's line spacing, an indent, a list
+ * marker or a short line ending a sentence.
+ *
+ * @param body the page's body font size in pixels; `scale` pixels per point (profile sizes are
+ *   in points).
+ */
+export const linesToBlocks = (
+  lines: Line[],
+  profile: LayoutProfile,
+  body: number,
+  scale: number,
+  kind: PageKind,
+): Block[] => {
+  const blocks: Block[] = [];
+  if (lines.length === 0) return blocks;
+  const leafX0 = Math.min(...lines.map((l) => l.x0));
+  const leafX1 = Math.max(...lines.map((l) => l.x1));
+  const deltas: number[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const a = lines[i - 1];
+    const b = lines[i];
+    if (a && b) deltas.push(b.baseline - a.baseline);
+  }
+  const spacing = median(deltas) || body * 1.2;
+
+  // Unruled tables: windows of lines with two or more fragments (cells on OCR pages).
+  const cellsOf = (l: Line): Fragment[] => {
+    if (!kind.ocr) return l.fragments;
+    const cells = ocrCells(l, kind.columnGap);
+    return cells.length > 0 ? cells : l.fragments;
+  };
+  const tableAt = findLineTables(lines, cellsOf, spacing);
+
+  let current: Line[] = [];
+  let currentKind: BlockKind = 'paragraph';
+  const flush = (): void => {
+    if (current.length === 0) return;
+    blocks.push(makeBlock(current, currentKind, profile, body, scale, leafX1, kind));
+    current = [];
+  };
+  for (let k = 0; k < lines.length; k++) {
+    const table = tableAt.get(k);
+    if (table) {
+      flush();
+      const t = table.table;
+      blocks.push(tableBlock(t, 0.65));
+      k = table.end - 1;
+      continue;
+    }
+    const line = lines[k];
+    if (!line) continue;
+    const prev = current[current.length - 1];
+    const kind: BlockKind = line.monospace
+      ? 'code'
+      : BULLET.test(line.text) || (ENUMERATOR.test(line.text) && !line.bold)
+        ? 'list_item'
+        : 'paragraph';
+    if (!prev) {
+      current = [line];
+      currentKind = kind;
+      continue;
+    }
+    const gap = line.baseline - prev.baseline;
+    const sizeChange = Math.abs(line.size - prev.size) > 0.12 * Math.max(line.size, prev.size);
+    const styleChange = line.bold !== prev.bold && letters(line.text) > 1 && letters(prev.text) > 1;
+    // A short italic line on its own above roman text: a run-in heading ("Elastic Stop Nut").
+    const italicLead =
+      current.length === 1 &&
+      prev.italic &&
+      !line.italic &&
+      prev.x1 < leafX1 - 3 * prev.size &&
+      isTitleLike(prev.text);
+    const bigGap = gap > Math.max(spacing * 1.45, prev.size * 1.9) || gap < 0;
+    let split = sizeChange || bigGap || styleChange || italicLead;
+    if (!split) {
+      if (currentKind === 'code') split = kind !== 'code';
+      else if (kind === 'code') split = true;
+      else if (kind === 'list_item') split = true;
+      else if (currentKind === 'list_item') {
+        // Continuation lines hang to the right of the marker.
+        const first = current[0];
+        split = !first || line.x0 < first.x0 + 0.5 * line.size;
+        if (split) currentKind = 'list_item';
+      } else {
+        const indent = line.x0 - prev.x0 > 0.8 * line.size && line.x0 - leafX0 < 4 * line.size;
+        const prevShort = prev.x1 < leafX1 - 3 * prev.size && /[.!?:]$/.test(prev.text);
+        split = indent || prevShort;
+      }
+    }
+    if (split) {
+      flush();
+      current = [line];
+      currentKind = kind;
+    } else {
+      current.push(line);
+    }
+  }
+  flush();
+  return blocks;
+};
+
+const makeBlock = (
+  lines: Line[],
+  kind: BlockKind,
+  profile: LayoutProfile,
+  body: number,
+  scale: number,
+  leafX1: number,
+  page: PageKind,
+): Block => {
+  const x0 = Math.min(...lines.map((l) => l.x0));
+  const y0 = Math.min(...lines.map((l) => l.y0));
+  const x1 = Math.max(...lines.map((l) => l.x1));
+  const y1 = Math.max(...lines.map((l) => l.y1));
+  const geometry = { x0, y0, x1, y1 };
+  const plain = joinLines(lines.map((l) => l.text));
+  if (kind === 'code') {
+    const runs = lines.flatMap((l) => l.runs);
+    const charWidth =
+      runs.reduce((a, r) => a + r.w, 0) /
+        Math.max(
+          1,
+          runs.reduce((a, r) => a + r.text.length, 0),
+        ) || body * 0.6;
+    const code = lines.map((l) => {
+      let text = '';
+      let cursor = x0;
+      for (const run of l.runs) {
+        const pad = Math.round((run.x - cursor) / charWidth);
+        if (pad > 0) text += ' '.repeat(Math.min(pad, 80));
+        else if (text !== '' && !/\s$/.test(text) && run.x - cursor > 0.1 * charWidth) text += ' ';
+        text += run.text;
+        cursor = run.x + run.w;
+      }
+      return text.replace(/\s+$/, '');
+    });
+    const fence = code.some((c) => c.includes('```')) ? '~~~' : '```';
+    return {
+      kind,
+      markdown: `${fence}\n${code.join('\n')}\n${fence}`,
+      text: code.join('\n'),
+      ...geometry,
+      confidence: 0.8,
+    };
+  }
+  const size = median(lines.map((l) => l.size));
+  const allBold = lines.every((l) => l.bold);
+  const allItalic = lines.every((l) => l.italic);
+  // On OCR pages sizes are estimates: form fields are not headings whatever their size, and a
+  // numbered section title at body size is one.
+  const ocrField = page.ocr && FORM_FIELD.test(plain);
+  if (lines.length <= 3 && isHeadingText(plain) && !ocrField) {
+    const larger = size >= body * HEADING_SIZE_RATIO;
+    const endsSentence = /[.!?]$/.test(plain) && wordCount(plain) > 6;
+    const boldHeading =
+      allBold &&
+      size >= body * 0.95 &&
+      wordCount(plain) <= 12 &&
+      !/[.:]$/.test(plain) &&
+      !/^\p{Ll}/u.test(plain);
+    const numbered =
+      (NUMBERED_HEADING.test(plain) &&
+        (allBold || size >= body * 1.05) &&
+        wordCount(plain) <= 12) ||
+      (page.ocr &&
+        lines.length === 1 &&
+        SECTION_NUMBER_TITLE.test(plain) &&
+        !/[.,;:]$/.test(plain) &&
+        wordCount(plain) <= 10 &&
+        size >= body * 0.85);
+    const italicHeading =
+      allItalic && lines.length === 1 && size >= body * 0.95 && isTitleLike(plain);
+    if ((larger && !endsSentence) || boldHeading || italicHeading || numbered) {
+      let level = larger ? headingLevel(size, profile, scale) : profile.headingSizes.length + 1;
+      const depth = /^(\d{1,2}(?:\.\d{1,2})+)\s/.exec(plain)?.[1]?.split('.').length;
+      if (!larger && depth !== undefined) level = Math.max(level, depth);
+      level = Math.min(6, Math.max(1, level));
+      const text = escapeInline(plain);
+      return {
+        kind: level === 1 && size >= body * 1.5 ? 'title' : 'heading',
+        markdown: `${'#'.repeat(level)} ${text}`,
+        text: plain,
+        ...geometry,
+        confidence: 0.75,
+        ...(boldHeading && !larger && !numbered && !italicHeading ? { boldOnly: true } : {}),
+      };
+    }
+  }
+  const parts = lines.map((l) => styledText(l.runs, allBold, allItalic));
+  if (kind === 'list_item') {
+    const first = parts[0] ?? '';
+    const rest = parts.slice(1);
+    const bullet = BULLET.exec(lines[0]?.text ?? '');
+    const enumerator = ENUMERATOR.exec(lines[0]?.text ?? '');
+    let itemText: string;
+    let marker: string;
+    if (bullet) {
+      marker = '-';
+      itemText = joinLines([
+        first.replace(/^(\\?[•◦▪▫‣●○■□►▶➢✓✔◆◇·∙⁃–—*-]|[\uE000-\uF8FF])\s*/, ''),
+        ...rest,
+      ]);
+    } else {
+      const raw = enumerator?.[1] ?? '';
+      marker = /^\d+[.)]$/.test(raw) ? raw : `- ${raw}`;
+      itemText = joinLines([first.replace(/^\S+\s+/, ''), ...rest]);
+    }
+    return {
+      kind,
+      markdown: `${marker} ${itemText}`.trim(),
+      text: plain,
+      ...geometry,
+      confidence: 0.75,
+    };
+  }
+  const caption = CAPTION.test(plain);
+  const last = lines[lines.length - 1];
+  return {
+    kind: caption ? 'caption' : 'paragraph',
+    markdown: escapeBlockStart(joinLines(parts)),
+    text: plain,
+    ...geometry,
+    confidence: 0.85,
+    joinable: !caption && last !== undefined && last.x1 >= leafX1 - 2 * last.size,
+  };
+};
+
+/**
+ * A bold line centred over a short plain one (an author's name over the affiliation) is a label,
+ * not a section heading: headings introduce longer text. Changes `blocks` in place.
+ */
+export const demoteLabels = (blocks: Block[]): void => {
+  blocks.forEach((b, i) => {
+    const next = blocks[i + 1];
+    if (!b.boldOnly || next?.kind !== 'paragraph' || wordCount(next.text) > 8) return;
+    const lineHeight = b.y1 - b.y0;
+    const offset = Math.abs((b.x0 + b.x1) / 2 - (next.x0 + next.x1) / 2);
+    if (offset > lineHeight || next.y0 - b.y1 > 2 * lineHeight) return;
+    b.kind = 'paragraph';
+    b.markdown = `**${escapeInline(b.text)}**`;
+    delete b.boldOnly;
+  });
+};

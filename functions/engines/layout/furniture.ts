@@ -1,0 +1,97 @@
+import type { ProviderElement } from '../../core/ports/page-provider.js';
+import type { Edges } from './block.js';
+import { wordCount } from './inline.js';
+import { foldText, isPageNumberText, rowText, type Row } from './lines.js';
+import { bandRows } from './profile.js';
+import type { LayoutProfile } from './types.js';
+
+/** The page furniture found on a page, and the grounding entries that keep its text. */
+export interface Furniture {
+  /** Rows of running headers, footers and page numbers (out of the body). */
+  rows: Set<Row>;
+  /** One `header` / `footer` element per furniture row, in band order. */
+  elements: ProviderElement[];
+}
+
+/**
+ * Page-furniture stage: running headers, footers and page numbers. A row in the top (bottom)
+ * band of the page ({@link bandRows}) is furniture when it is a page number, when its
+ * digit-folded text (or one of its fragments) repeats on most pages of the document
+ * (`profile.headers` / `profile.footers`), when it holds no letter or digit, or when a page number
+ * stands well apart from the rest of it; bands are read from the page edge inwards and stop at the
+ * first body row. A lone page number just outside the band counts too.
+ *
+ * @param rows the page's rows, top to bottom; `height` the page image height in pixels.
+ * @param box turns a row's edges into an element bbox.
+ */
+export const findFurniture = (
+  rows: readonly Row[],
+  height: number,
+  profile: LayoutProfile,
+  box: (b: Edges) => ProviderElement['bbox'],
+): Furniture => {
+  const furniture = new Set<Row>();
+  const elements: ProviderElement[] = [];
+  const { top, bottom } = bandRows(rows, height);
+  const signatures = { top: new Set(profile.headers), bottom: new Set(profile.footers) };
+  const isFurniture = (row: Row, band: 'top' | 'bottom'): boolean => {
+    const text = rowText(row);
+    if (isPageNumberText(text)) return true;
+    if (signatures[band].has(foldText(text))) return true;
+    if (!/[\p{L}\p{N}]/u.test(text)) return true;
+    if (wordCount(text) > 24) return false;
+    if (row.fragments.some((f) => signatures[band].has(foldText(f.text)))) return true;
+    // A page number set well apart from the rest of the line (`400   TITLE   [Ch. XIX.`).
+    const frags = row.fragments;
+    return frags.some((f, k) => {
+      if (!isPageNumberText(f.text)) return false;
+      const before = frags[k - 1];
+      const after = frags[k + 1];
+      const apart = 3 * row.fontSize;
+      return (
+        (before === undefined || f.x0 - before.x1 > apart) &&
+        (after === undefined || after.x0 - f.x1 > apart)
+      );
+    });
+  };
+  // A lone page number may sit lower (or higher) than the band.
+  const firstRow = rows[0];
+  const lastRow = rows[rows.length - 1];
+  if (
+    firstRow &&
+    !top.includes(firstRow) &&
+    firstRow.y1 < height * 0.25 &&
+    isPageNumberText(rowText(firstRow))
+  ) {
+    top.unshift(firstRow);
+  }
+  if (
+    lastRow &&
+    !bottom.includes(lastRow) &&
+    lastRow.y0 > height * 0.75 &&
+    isPageNumberText(rowText(lastRow))
+  ) {
+    bottom.unshift(lastRow);
+  }
+  for (const [band, list] of [
+    ['top', top],
+    ['bottom', bottom],
+  ] as const) {
+    for (const row of list) {
+      if (!isFurniture(row, band)) break;
+      furniture.add(row);
+      elements.push({
+        text: rowText(row),
+        bbox: box(row),
+        label: band === 'top' ? 'header' : 'footer',
+        elementType: isPageNumberText(rowText(row))
+          ? 'page_number'
+          : band === 'top'
+            ? 'header'
+            : 'footer',
+        confidence: 0.8,
+      });
+    }
+  }
+  return { rows: furniture, elements };
+};

@@ -1,0 +1,113 @@
+import { lineOf, type Block, type Line } from './block.js';
+import { wordCount } from './inline.js';
+import type { Fragment, Row } from './lines.js';
+import { splitBySize, type PageKind } from './ocr-lines.js';
+import type { Table } from './tables.js';
+import { xyCut, type CutItem } from './xy-cut.js';
+
+/** One reading-order region: its tables and its lines top to bottom. */
+export interface Region {
+  tables: Table[];
+  lines: Line[];
+}
+
+interface Item extends CutItem {
+  fragment?: Fragment;
+  rowIndex: number;
+  table?: Table;
+}
+
+/**
+ * Reading-order stage: recursive XY-cut ({@link xyCut}) over the body fragments and the table
+ * boxes gives the page's regions in reading order; within a region, fragments of one row form a
+ * line (on OCR pages, split by size: {@link splitBySize}), lines sorted by baseline.
+ *
+ * @param rows body rows (furniture removed), top to bottom.
+ * @param skip fragments that belong elsewhere (rule-bounded tables, figures).
+ * @param body the page's body font size in pixels (the em of table boxes).
+ */
+export const readingOrder = (
+  rows: readonly Row[],
+  tables: readonly Table[],
+  skip: (f: Fragment) => boolean,
+  body: number,
+  kind: PageKind,
+): Region[] => {
+  const items: Item[] = [];
+  rows.forEach((row, rowIndex) => {
+    for (const f of row.fragments) {
+      if (skip(f)) continue;
+      const chars = f.text.replace(/\s+/g, '').length;
+      items.push({
+        x0: f.x0,
+        y0: f.y0,
+        x1: f.x1,
+        y1: f.y1,
+        size: f.fontSize,
+        chars,
+        prose: wordCount(f.text) >= 4 && chars >= 16,
+        fragment: f,
+        rowIndex,
+      });
+    }
+  });
+  for (const t of tables) {
+    items.push({
+      x0: t.x0,
+      y0: t.y0,
+      x1: t.x1,
+      y1: t.y1,
+      size: body,
+      chars: 0,
+      prose: false,
+      rowIndex: -1,
+      table: t,
+    });
+  }
+  return xyCut(items).map((leaf) => {
+    const byRow = new Map<number, Fragment[]>();
+    for (const i of leaf) {
+      if (!i.fragment) continue;
+      const list = byRow.get(i.rowIndex) ?? [];
+      list.push(i.fragment);
+      byRow.set(i.rowIndex, list);
+    }
+    const lines = [...byRow.values()]
+      .flatMap((fragments) => (kind.ocr ? splitBySize(fragments) : [fragments]))
+      .map(lineOf)
+      .sort((a, b) => a.baseline - b.baseline);
+    return { tables: leaf.flatMap((i) => (i.table ? [i.table] : [])), lines };
+  });
+};
+
+/**
+ * Paragraphs broken by a column or page-region change are joined back: a paragraph whose last
+ * line runs to its region's right edge, not ending a sentence, continues into the next paragraph
+ * when that starts in lower case (a line-end hyphen between them is undone). Returns new blocks;
+ * `blocks` is not changed.
+ */
+export const joinContinuedParagraphs = (blocks: readonly Block[]): Block[] => {
+  const merged: Block[] = [];
+  for (const original of blocks) {
+    const b = { ...original };
+    const prev = merged[merged.length - 1];
+    if (
+      prev &&
+      prev.kind === 'paragraph' &&
+      b.kind === 'paragraph' &&
+      prev.joinable === true &&
+      /^\p{Ll}/u.test(b.text) &&
+      !/[.!?:]$/.test(prev.text)
+    ) {
+      const hyphen = /\p{Ll}-$/u.test(prev.markdown);
+      prev.markdown = hyphen
+        ? prev.markdown.slice(0, -1) + b.markdown
+        : `${prev.markdown} ${b.markdown}`;
+      prev.text = hyphen ? prev.text.slice(0, -1) + b.text : `${prev.text} ${b.text}`;
+      prev.joinable = b.joinable;
+      continue;
+    }
+    merged.push(b);
+  }
+  return merged;
+};
