@@ -15,13 +15,30 @@ import { safeRegExp, type SafeRegExp, UnsupportedPatternError } from './safe-reg
 export class OfflineExtractor implements StructuredExtractor {
   readonly id = 'local-extract';
   readonly model = 'docparse-extract-1';
+  readonly #sliceMs: number;
 
-  extract(request: StructuredExtractionRequest): Promise<StructuredExtractionResult> {
-    return Promise.resolve({
-      data: fillSchema(request.schema, request.pages),
-      model: this.model,
-      tokens: { input: 0, output: 0 },
-    });
+  /**
+   * @param options.sliceMs longest the extractor works before it lets other callbacks of the
+   *   event loop run (it goes on in a later turn).
+   *   @default 10
+   */
+  constructor(options: { sliceMs?: number } = {}) {
+    this.#sliceMs = options.sliceMs ?? 10;
+  }
+
+  async extract(request: StructuredExtractionRequest): Promise<StructuredExtractionResult> {
+    const steps = fillSchemaSteps(request.schema, request.pages);
+    let sliceStart = performance.now();
+    for (;;) {
+      const step = steps.next();
+      if (step.done === true) {
+        return { data: step.value, model: this.model, tokens: { input: 0, output: 0 } };
+      }
+      if (performance.now() - sliceStart >= this.#sliceMs) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
   }
 }
 
@@ -51,11 +68,63 @@ export function fillSchema(
   schema: JsonSchemaObject,
   pages: readonly ExtractionPage[],
 ): Record<string, unknown> {
+  const steps = fillSchemaSteps(schema, pages);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * {@link fillSchema} in steps: the generator pauses after each property and every
+ * {@link FACTS_PER_STEP} labelled values searched, so that a caller can let other work run
+ * between steps (a large schema against a long document is seconds of work). Returns the filled
+ * object once done. Exported for tests.
+ */
+export function* fillSchemaSteps(
+  schema: JsonSchemaObject,
+  pages: readonly ExtractionPage[],
+): Generator<void, Record<string, unknown>, void> {
   const doc = parseDocument(pages);
+  yield;
   const context: FillContext = { root: schema, doc, depth: 0 };
   const whole: Scope = { start: 0, end: doc.lines.length, section: null, prefix: [] };
-  return fillObject(resolveSchema(schema, schema), whole, context) ?? {};
+  return (yield* fillObject(resolveSchema(schema, schema), whole, context)) ?? {};
 }
+
+/**
+ * How many properties {@link fillSchema} searches the document for with `schema`: each property
+ * of each object, nested objects (to {@link MAX_DEPTH} levels) and objects inside arrays included,
+ * counted once per place where a `$ref`, `allOf`, `anyOf` or `oneOf` brings it in. Counting stops
+ * past `limit`, so the count itself is bounded. The extractor's work is this count times the size
+ * of the document.
+ *
+ * @example
+ * countSearchedProperties({ type: 'object', properties: { a: { type: 'string' } } }, 500); // 1
+ */
+export function countSearchedProperties(schema: JsonSchemaObject, limit: number): number {
+  let count = 0;
+  const visit = (shape: Shape, depth: number): void => {
+    for (const raw of Object.values(asJson(shape.node.properties))) {
+      if (++count > limit) return;
+      const property = resolveSchema(raw, schema);
+      const [kind] = property.types;
+      if (kind === 'object' && depth < MAX_DEPTH) visit(property, depth + 1);
+      if (kind === 'array') {
+        const items = resolveSchema(property.node.items, schema);
+        if (items.types[0] === 'object') visit(items, MAX_DEPTH);
+      }
+      if (count > limit) return;
+    }
+  };
+  visit(resolveSchema(schema, schema), 0);
+  return count;
+}
+
+/** How many labelled values (or lines) a property's search goes through between two steps. */
+const FACTS_PER_STEP = 256;
+
+type Steps<T> = Generator<void, T, void>;
 
 // ---------------------------------------------------------------------------------------------
 // Schema access
@@ -92,16 +161,44 @@ function followRef(ref: string, root: Json): Json | undefined {
   return isObject(node) ? node : undefined;
 }
 
-function resolveSchema(input: unknown, root: Json, depth = 0): Shape {
-  // `allOf`/`anyOf` through `$ref` can cycle; past this depth the node counts as empty.
-  if (depth > MAX_REF_HOPS) return { node: {}, types: [], nullable: false };
-  let node: Json = isObject(input) ? input : {};
+/** Shapes already resolved, by schema node, for each root schema. */
+const resolvedShapes = new WeakMap<Json, WeakMap<Json, Shape>>();
+
+/**
+ * The shape of schema node `input`, its local `$ref`s resolved against `root`.
+ *
+ * Each node is resolved once per root (the shape is remembered), so a schema whose `allOf` or
+ * `anyOf` branches point to the same definitions again and again costs time linear in its size,
+ * not exponential in its depth. A node met again while it is being resolved (a `$ref` cycle
+ * through `allOf`/`anyOf`/`oneOf`) counts as empty there.
+ */
+function resolveSchema(input: unknown, root: Json): Shape {
+  let memo = resolvedShapes.get(root);
+  if (!memo) {
+    memo = new WeakMap();
+    resolvedShapes.set(root, memo);
+  }
+  return resolveNode(input, root, memo, new Set());
+}
+
+function resolveNode(
+  input: unknown,
+  root: Json,
+  memo: WeakMap<Json, Shape>,
+  active: Set<Json>,
+): Shape {
+  if (!isObject(input)) return shapeOf({}, false);
+  const known = memo.get(input);
+  if (known) return known;
+  if (active.has(input)) return { node: {}, types: [], nullable: false };
+  active.add(input);
+  let node: Json = input;
   for (let hop = 0; typeof node.$ref === 'string' && hop < MAX_REF_HOPS; hop++) {
     node = { ...(followRef(node.$ref, root) ?? {}), ...without(node, '$ref') };
   }
   let nullable = false;
   if (Array.isArray(node.allOf)) {
-    const parts = node.allOf.map((part) => resolveSchema(part, root, depth + 1).node);
+    const parts = node.allOf.map((part) => resolveNode(part, root, memo, active).node);
     node = parts.reduce<Json>(
       (merged, part) =>
         isObject(merged.properties) && isObject(part.properties)
@@ -112,7 +209,7 @@ function resolveSchema(input: unknown, root: Json, depth = 0): Shape {
   }
   const branches = Array.isArray(node.anyOf) ? node.anyOf : node.oneOf;
   if (Array.isArray(branches)) {
-    const shapes = branches.map((branch) => resolveSchema(branch, root, depth + 1));
+    const shapes = branches.map((branch) => resolveNode(branch, root, memo, active));
     nullable = shapes.some((shape) => shape.nullable || isNullOnly(shape.node));
     const chosen = shapes.find((shape) => !isNullOnly(shape.node));
     if (chosen) {
@@ -120,13 +217,21 @@ function resolveSchema(input: unknown, root: Json, depth = 0): Shape {
       nullable ||= chosen.nullable;
     }
   }
+  active.delete(input);
+  const shape = shapeOf(node, nullable);
+  memo.set(input, shape);
+  return shape;
+}
+
+function shapeOf(node: Json, nullable: boolean): Shape {
   const declared = Array.isArray(node.type)
     ? node.type.filter((type): type is string => typeof type === 'string')
     : typeof node.type === 'string'
       ? [node.type]
       : impliedTypes(node);
-  nullable ||= declared.includes('null') || (Array.isArray(node.enum) && node.enum.includes(null));
-  return { node, types: declared.filter((type) => type !== 'null'), nullable };
+  const isNullable =
+    nullable || declared.includes('null') || (Array.isArray(node.enum) && node.enum.includes(null));
+  return { node, types: declared.filter((type) => type !== 'null'), nullable: isNullable };
 }
 
 const asJson = (value: unknown): Json => (isObject(value) ? value : {});
@@ -917,7 +1022,9 @@ function tokenSimilarity(a: string, b: string, partial: boolean): number {
   if (a === b) return 1;
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
   if (short.length >= 4 && long.startsWith(short)) return 0.85;
-  if (short.length >= 4) {
+  // The edit distance is at least the difference in length: skip it when that alone rules the
+  // pair out (most pairs of a long label list and a large schema).
+  if (short.length >= 4 && short.length >= 0.75 * long.length) {
     const similarity = 1 - distance(a, b) / long.length;
     if (similarity >= 0.75) return similarity;
   }
@@ -968,8 +1075,8 @@ export function matchScore(
       : 0;
   const a = phrase.join('');
   const b = label.join('');
-  const whole =
-    Math.min(a.length, b.length) >= 4 ? 1 - distance(a, b) / Math.max(a.length, b.length) : 0;
+  const [shorter, longer] = a.length <= b.length ? [a.length, b.length] : [b.length, a.length];
+  const whole = shorter >= 4 && shorter >= 0.8 * longer ? 1 - distance(a, b) / longer : 0;
   return Math.max(dice, qualified, whole >= 0.8 ? whole * 0.95 : 0);
 }
 
@@ -1044,29 +1151,30 @@ interface Scope {
 
 const within = (scope: Scope, line: number) => line >= scope.start && line < scope.end;
 
-function fillObject(
+function* fillObject(
   shape: Shape,
   scope: Scope,
   context: FillContext,
-): Record<string, unknown> | undefined {
+): Steps<Record<string, unknown> | undefined> {
   const properties = asJson(shape.node.properties);
   const result: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(properties)) {
     const property = resolveSchema(raw, context.root);
     const phrases = phrasesOf(name, property.node, scope.prefix);
-    const value = fillProperty(name, property, phrases, scope, context);
+    const value = yield* fillProperty(name, property, phrases, scope, context);
     if (value !== undefined) result[name] = value;
+    yield;
   }
   return Object.keys(result).length > 0 ? result : undefined;
 }
 
-function fillProperty(
+function* fillProperty(
   name: string,
   shape: Shape,
   phrases: Phrase[],
   scope: Scope,
   context: FillContext,
-): unknown {
+): Steps<unknown> {
   const [kind] = shape.types;
   if (kind === 'object') {
     if (context.depth >= MAX_DEPTH) return undefined;
@@ -1074,13 +1182,13 @@ function fillProperty(
     const section = bestSection(phrases, scope, context.doc);
     if (section) {
       const narrowed = { start: section.line + 1, end: section.end, section, prefix: [] };
-      return fillObject(shape, narrowed, inner);
+      return yield* fillObject(shape, narrowed, inner);
     }
     const prefix = [...scope.prefix, ...labelTokens(name)];
-    return fillObject(shape, { ...scope, section: null, prefix }, inner);
+    return yield* fillObject(shape, { ...scope, section: null, prefix }, inner);
   }
   if (kind === 'array') return fillArray(shape, phrases, scope, context);
-  return fillScalar(name, shape, phrases, scope, context);
+  return yield* fillScalar(name, shape, phrases, scope, context);
 }
 
 function bestSection(
@@ -1109,19 +1217,21 @@ interface Candidate {
 
 const sectionAt = (doc: ParsedDocument, line: number) => doc.sectionOf[line];
 
-function fillScalar(
+function* fillScalar(
   name: string,
   shape: Shape,
   phrases: Phrase[],
   scope: Scope,
   context: FillContext,
-): unknown {
+): Steps<unknown> {
   const { doc } = context;
   const candidates: Candidate[] = [];
   const facts = doc.facts.filter((fact) => within(scope, fact.line));
   const ambiguous = ambiguousLabels(facts, scope);
   const phraseWords = new Set(phrases.flatMap((phrase) => phrase.tokens));
+  let searched = 0;
   for (const fact of facts) {
+    if (++searched % FACTS_PER_STEP === 0) yield;
     let score = scoreLabel(phrases, fact.tokens);
     const section = sectionAt(doc, fact.line);
     // A label under a heading reads with it ("## Carrier" + "Name:" for carrier_name), provided the
@@ -1132,7 +1242,7 @@ function fillScalar(
     if (score < THRESHOLD || ambiguous(fact)) continue;
     candidates.push({ value: fact.value, score: score * fact.weight, line: fact.line });
   }
-  candidates.push(...prefixCandidates(phrases, scope, doc));
+  candidates.push(...(yield* prefixCandidates(phrases, scope, doc)));
   candidates.push(...checkboxCandidates(shape, phrases, scope, doc));
   candidates.push(...fallbackCandidates(name, shape, phrases, scope, doc));
   candidates.sort((a, b) => b.score - a.score || a.line - b.line);
@@ -1165,13 +1275,14 @@ function ambiguousLabels(facts: readonly Fact[], scope: Scope): (fact: Fact) => 
 }
 
 /** `Label value` with no colon: a line starting with the property's name. */
-function prefixCandidates(
+function* prefixCandidates(
   phrases: readonly Phrase[],
   scope: Scope,
   doc: ParsedDocument,
-): Candidate[] {
+): Steps<Candidate[]> {
   const out: Candidate[] = [];
   for (let i = scope.start; i < scope.end; i++) {
+    if ((i - scope.start) % FACTS_PER_STEP === FACTS_PER_STEP - 1) yield;
     const line = doc.lines[i];
     // Lines with `Label: value` pairs were read as such already.
     if (!line || (line.kind !== 'text' && line.kind !== 'list') || doc.labelled.has(i)) continue;

@@ -3,7 +3,9 @@ import { compileExtractionSchema } from '../../../../../functions/core/domain/ex
 import {
   checkboxesOf,
   coerceValue,
+  countSearchedProperties,
   fillSchema,
+  fillSchemaSteps,
   labelledValues,
   labelTokens,
   matchScore,
@@ -91,6 +93,112 @@ describe('OfflineExtractor', () => {
       model: 'docparse-extract-1',
       tokens: { input: 0, output: 0 },
     });
+  });
+});
+
+describe('OfflineExtractor: a large schema against a long document', () => {
+  const fields = (n: number) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`field_${String(i)}`, string]));
+  const longDocument = Array.from(
+    { length: 2000 },
+    (_, i) => `Label ${String(i)}: value ${String(i)}`,
+  ).join('\n');
+
+  it('pauses after each property and every 256 labelled values searched', () => {
+    // Arrange
+    const steps = fillSchemaSteps(object(fields(3)), [page(longDocument)]);
+    // Act
+    let pauses = 0;
+    let step = steps.next();
+    while (step.done !== true) {
+      pauses++;
+      step = steps.next();
+    }
+    // Assert: the document parsed, then per property 2000 / 256 pauses in its labels, 2000 / 256
+    // in its lines, and one after it
+    expect(pauses).toBe(1 + 3 * (7 + 7 + 1));
+    expect(step.value).toEqual(fill(object(fields(3)), longDocument));
+  });
+
+  it('lets other callbacks of the event loop run while it works, and fills as fillSchema does', async () => {
+    // Arrange
+    const extractor = new OfflineExtractor({ sliceMs: 0 });
+    const schema = object({ ...fields(20), label_7: string });
+    const events: string[] = [];
+    // Act
+    const extraction = extractor
+      .extract({
+        schema,
+        pages: [page(longDocument)],
+        document: { key: 'k', format: 'md', hash: 'h' },
+      })
+      .then((result) => {
+        events.push('extracted');
+        return result;
+      });
+    setImmediate(() => events.push('other work'));
+    const result = await extraction;
+    // Assert
+    expect(events).toEqual(['other work', 'extracted']);
+    expect(result.data).toEqual({ label_7: 'value 7' });
+    expect(result.data).toEqual(fill(schema, longDocument));
+  });
+
+  it('counts the properties it searches, once per place a reference brings them in', () => {
+    // Arrange
+    const address = object({ street: string, city: string, zip: string });
+    const schema = {
+      ...object({
+        total: { type: 'number' },
+        ship_to: { $ref: '#/$defs/address' },
+        bill_to: { allOf: [{ $ref: '#/$defs/address' }] },
+        lines: { type: 'array', items: object({ sku: string, qty: { type: 'number' } }) },
+      }),
+      $defs: { address },
+    };
+    // Act
+    const count = countSearchedProperties(schema, 500);
+    // Assert: 4 at the root, 3 + 3 in the addresses, 2 in the items
+    expect(count).toBe(12);
+  });
+
+  it('stops counting just past the limit, for a definition that includes itself without end', () => {
+    // Arrange
+    const schema = {
+      ...object({ root: { $ref: '#/$defs/node' } }),
+      $defs: {
+        node: object({
+          a: { $ref: '#/$defs/node' },
+          b: { $ref: '#/$defs/node' },
+          c: { $ref: '#/$defs/node' },
+        }),
+      },
+    };
+    // Act
+    const count = countSearchedProperties(schema, 500);
+    // Assert
+    expect(count).toBe(501);
+  });
+
+  it('fills a property whose definition lists itself three times in allOf', () => {
+    // Arrange: expanded branch by branch to a depth of 16, that is 3^16 resolutions
+    const schema = {
+      ...object({ totals: { $ref: '#/$defs/totals' } }),
+      $defs: {
+        totals: {
+          allOf: [
+            { $ref: '#/$defs/totals' },
+            { $ref: '#/$defs/totals' },
+            { $ref: '#/$defs/totals' },
+            object({ grand_total: { type: 'number' } }),
+          ],
+        },
+      },
+    };
+    // Act
+    const data = fill(schema, md('## Totals', '', 'Grand total: 12.50'));
+    // Assert
+    expect(data).toEqual({ totals: { grand_total: 12.5 } });
   });
 });
 
