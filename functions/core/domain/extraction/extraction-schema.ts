@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import type { JsonSchemaObject } from '../../ports/structured-extractor.js';
 import { InvalidExtractionSchemaError } from '../errors.js';
 import type { ExtractionValidationError } from '../schemas.js';
+import { countSearchedProperties } from './offline-extractor.js';
 import { safeRegExp, safeRegExpEngine, UnsupportedPatternError } from './safe-regex.js';
 
 export { InvalidExtractionSchemaError };
@@ -13,6 +14,15 @@ export const MAX_EXTRACTION_SCHEMA_BYTES = 64 * 1024;
 
 /** Deepest JSON nesting accepted in a schema (about 30 levels of nested objects or arrays). */
 export const MAX_EXTRACTION_SCHEMA_DEPTH = 64;
+
+/**
+ * Most properties a schema may have, counted where they are written (every `properties` entry)
+ * and as the extractor searches them (once per place a `$ref`, `allOf`, `anyOf` or `oneOf`
+ * brings them in, nested objects included). Filling and validating a schema is work in
+ * proportion to this count: the bytes alone do not bound it, a short `$ref` brings in a whole
+ * definition.
+ */
+export const MAX_EXTRACTION_SCHEMA_PROPERTIES = 500;
 
 /** How many compiled schemas are kept; clients tend to send the same few schemas again and again. */
 const CACHE_SIZE = 64;
@@ -40,8 +50,15 @@ const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 const DRAFT_2020_12 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 
 // Patterns (`pattern`, `patternProperties`, `propertyNames`) come from clients: they run on RE2,
-// in linear time, never on the backtracking `RegExp`.
-const ajvOptions = { strict: false, allErrors: true, code: { regExp: safeRegExpEngine } } as const;
+// in linear time, never on the backtracking `RegExp`. Referenced schemas are compiled once each
+// and called, never inlined: inlined, a definition used N times is compiled N times. Each
+// validator runs about once, so the code optimisation pass costs more than it saves.
+const ajvOptions = {
+  strict: false,
+  allErrors: true,
+  inlineRefs: false,
+  code: { regExp: safeRegExpEngine, optimize: false },
+} as const;
 const validators: Record<ExtractionSchemaDialect, AjvInstance | undefined> = {
   '2020-12': undefined,
   'draft-07': undefined,
@@ -76,7 +93,9 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * 4. Every `$ref` is local (`#...`): the service never fetches schemas. Nesting is at most
  *    {@link MAX_EXTRACTION_SCHEMA_DEPTH} levels. Every `pattern` and `patternProperties` key
  *    can run on RE2 (linear time, see `safe-regex.ts`): no backreferences, no lookaround.
- * 5. The schema must be valid against its dialect's meta-schema, and compile.
+ * 5. It has at most {@link MAX_EXTRACTION_SCHEMA_PROPERTIES} properties, as written and as
+ *    searched with its references expanded.
+ * 6. The schema must be valid against its dialect's meta-schema, and compile.
  *
  * Compiled schemas are cached by their JSON text (least recently used, 64 entries).
  *
@@ -105,6 +124,7 @@ export function compileExtractionSchema(schema: unknown): CompiledExtractionSche
   const dialect = dialectOf(schema);
   checkRootIsObject(schema);
   checkLocalRefs(schema, '');
+  checkPropertyCount(schema);
   const compiled = compile(schema, dialect);
   cache.set(text, compiled);
   if (cache.size > CACHE_SIZE) {
@@ -184,6 +204,35 @@ function checkLocalRefs(node: unknown, path: string, depth = 0): void {
       checkLocalRefs(value, at, depth + 1);
     }
   }
+}
+
+function checkPropertyCount(schema: Record<string, unknown>): void {
+  const limit = MAX_EXTRACTION_SCHEMA_PROPERTIES;
+  const written = countWrittenProperties(schema);
+  if (written > limit) {
+    throw invalid(
+      `has ${String(written)} properties, more than the ${String(limit)} allowed (MAX_EXTRACTION_SCHEMA_PROPERTIES); split the extraction into several requests with smaller schemas`,
+    );
+  }
+  if (countSearchedProperties(schema, limit) > limit) {
+    throw invalid(
+      `has more than ${String(limit)} properties (MAX_EXTRACTION_SCHEMA_PROPERTIES) once each $ref, allOf, anyOf and oneOf is expanded where it is used; reuse large definitions in fewer places, or split the extraction into several requests`,
+    );
+  }
+}
+
+/** The entries of every `properties` object in a schema. */
+function countWrittenProperties(node: unknown): number {
+  if (Array.isArray(node))
+    return node.reduce<number>((n, item) => n + countWrittenProperties(item), 0);
+  if (!isPlainObject(node)) return 0;
+  let count = 0;
+  for (const [key, value] of Object.entries(node)) {
+    if (DATA_KEYWORDS.has(key)) continue;
+    if (key === 'properties' && isPlainObject(value)) count += Object.keys(value).length;
+    count += countWrittenProperties(value);
+  }
+  return count;
 }
 
 /** Refuses, at `at` in the schema, a pattern the linear-time engine cannot run. */

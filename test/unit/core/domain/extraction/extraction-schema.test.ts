@@ -6,6 +6,7 @@ import {
   escapePointerToken,
   InvalidExtractionSchemaError,
   MAX_EXTRACTION_SCHEMA_BYTES,
+  MAX_EXTRACTION_SCHEMA_PROPERTIES,
   toValidationErrors,
 } from '../../../../../functions/core/domain/extraction/extraction-schema.js';
 import { ExtractionValidationError } from '../../../../../functions/core/domain/schemas.js';
@@ -593,6 +594,81 @@ describe('compileExtractionSchema refusals', () => {
       /^extraction_schema is not a valid JSON Schema: .*#\/\$defs\/missing/,
     );
     expect(error.cause).toBeInstanceOf(Error);
+  });
+
+  it('accepts a schema of MAX_EXTRACTION_SCHEMA_PROPERTIES (500) properties', () => {
+    // Arrange
+    const properties = Object.fromEntries(
+      Array.from({ length: MAX_EXTRACTION_SCHEMA_PROPERTIES }, (_, i) => [
+        `field_${String(i)}`,
+        {},
+      ]),
+    );
+    // Act
+    const compiled = compileExtractionSchema({ type: 'object', properties });
+    // Assert
+    expect(MAX_EXTRACTION_SCHEMA_PROPERTIES).toBe(500);
+    expect(compiled.validate({ field_0: 'x' })).toEqual([]);
+  });
+
+  it('throws InvalidExtractionSchemaError naming MAX_EXTRACTION_SCHEMA_PROPERTIES for 501 properties written out', () => {
+    // Arrange: 300 at the root and 201 under a definition no property uses
+    const fields = (n: number, prefix: string) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${String(i)}`, {}]));
+    // Act
+    const error = refusal({
+      type: 'object',
+      properties: fields(300, 'a'),
+      $defs: { unused: { type: 'object', properties: fields(201, 'b') } },
+    });
+    // Assert
+    expect(error.kind).toBe('unprocessable');
+    expect(error.detail).toBe(
+      'extraction_schema has 501 properties, more than the 500 allowed (MAX_EXTRACTION_SCHEMA_PROPERTIES); split the extraction into several requests with smaller schemas',
+    );
+  });
+
+  it('throws InvalidExtractionSchemaError for a 16 KB schema using a 300-property definition in 300 places', () => {
+    // Arrange: 600 properties written, 90,300 once the references are expanded
+    const big = Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [`b${String(i)}`, { type: 'string' }]),
+    );
+    const uses = Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [`x${String(i)}`, { $ref: '#/$defs/big' }]),
+    );
+    const schema = { type: 'object', $defs: { big: { type: 'object', properties: big } } };
+    // Act
+    const written = refusal({ ...schema, properties: uses });
+    const expanded = refusal({
+      ...schema,
+      properties: Object.fromEntries(Object.entries(uses).slice(0, 150)),
+    });
+    // Assert
+    expect(written.detail).toMatch(/^extraction_schema has 600 properties/);
+    expect(expanded.detail).toBe(
+      'extraction_schema has more than 500 properties (MAX_EXTRACTION_SCHEMA_PROPERTIES) once each $ref, allOf, anyOf and oneOf is expanded where it is used; reuse large definitions in fewer places, or split the extraction into several requests',
+    );
+  });
+
+  it('throws InvalidExtractionSchemaError for a definition that includes itself three times over', () => {
+    // Arrange: a tree of nodes of three children each, searched eight levels deep by the extractor
+    const node = {
+      type: 'object',
+      properties: {
+        label: { type: 'string' },
+        left: { $ref: '#/$defs/node' },
+        middle: { $ref: '#/$defs/node' },
+        right: { $ref: '#/$defs/node' },
+      },
+    };
+    // Act
+    const error = refusal({
+      type: 'object',
+      $defs: { node },
+      properties: { root: { $ref: '#/$defs/node' } },
+    });
+    // Assert
+    expect(error.detail).toMatch(/more than 500 properties \(MAX_EXTRACTION_SCHEMA_PROPERTIES\)/);
   });
 
   it('throws an AppError of kind unprocessable (422), named for the pipeline', () => {
