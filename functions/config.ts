@@ -108,9 +108,10 @@ const common = {
    */
   PDF_WORKER_MEMORY_MB: int(1024),
   /**
-   * How long an engine worker (the PDF reader's thread, each tesseract.js OCR worker) may stay
-   * idle before it is terminated to give its memory back (WebAssembly memory never shrinks while
-   * a worker lives), in milliseconds; the next call starts a new one (about half a second).
+   * How long an engine worker (the PDF reader's thread, each tesseract.js OCR worker, each office
+   * converter thread) may stay idle before it is terminated to give its memory back (WebAssembly
+   * memory never shrinks while a worker lives, V8 seldom returns a heap), in milliseconds; the
+   * next call starts a new one (about half a second).
    */
   ENGINE_IDLE_MS: int(60_000),
   /** Router thresholds on the complexity score in [0, 1]. */

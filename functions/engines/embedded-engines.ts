@@ -52,7 +52,7 @@ export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngi
   const pdfEngine = new PdfEngine(pdfSource, { maxPages: 100_000 });
   // A TIFF longer than MAX_DOCUMENT_PAGES is refused from its first header, as a PDF would be.
   const imageEngine = new ImageEngine(objects, { maxPages: config.MAX_DOCUMENT_PAGES });
-  const officeEngine = new OfficeEngine(objects);
+  const officeEngine = new OfficeEngine(objects, { idleMs: config.ENGINE_IDLE_MS });
   const pdfRasterizer = new PdfRasterizer(pdfSource, {
     maxPixels: config.MAX_PAGE_PIXELS,
     defaultDpi: OCR_RENDER_DPI,

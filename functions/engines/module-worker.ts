@@ -79,3 +79,370 @@ export function startedWorker(
     startTimer: setTimeout(onStartTimeout, startTimeoutMs),
   };
 }
+
+/** Options of {@link WorkerSlot}. */
+export interface WorkerSlotOptions<W> {
+  /** Starts a worker; called when a user finds the slot empty. */
+  start: () => W;
+  /**
+   * Stops a worker the slot let go of (replaced, idle, closed) and gives its memory back; a
+   * rejection is ignored (a worker that failed to start has nothing to stop).
+   */
+  stop: (worker: W) => Promise<unknown>;
+  /**
+   * How long the slot may go unused (no {@link WorkerSlot.use} running) before its worker is
+   * stopped, in milliseconds; the next use starts a new one. `0` or `Infinity`: never.
+   */
+  idleMs: number;
+}
+
+/**
+ * One place for an engine worker, with the lifecycle the PDF reader, the office converters and
+ * OCR share: the worker is started on first use, stopped once the place has gone unused for
+ * `idleMs` (WebAssembly memory never shrinks while a worker lives, and V8 seldom gives its heap
+ * back), replaced when its owner says so (`retire`: after a fatal error, a time budget, or past a
+ * memory bound), and stopped on `close`. A use that starts after a retirement, or while an idle
+ * worker is being stopped, starts a fresh worker.
+ *
+ * @example
+ * const slot = new WorkerSlot({ start: () => new Worker(url), stop: (w) => w.terminate(), idleMs: 60_000 });
+ * const answer = await slot.use(async () => ask(slot.worker()));
+ * await slot.close();
+ */
+export class WorkerSlot<W extends object> {
+  readonly #start: () => W;
+  readonly #stop: (worker: W) => Promise<unknown>;
+  readonly #idleMs: number;
+  #worker: W | undefined;
+  #users = 0;
+  /** Stops the worker once the slot has gone unused for `idleMs` (unref'd; armed while unused). */
+  #idleTimer: NodeJS.Timeout | undefined;
+  #workersStarted = 0;
+
+  constructor(options: WorkerSlotOptions<W>) {
+    this.#start = options.start;
+    this.#stop = options.stop;
+    this.#idleMs = options.idleMs;
+  }
+
+  /** The worker in the slot now, if one was started and not let go of since. */
+  get current(): W | undefined {
+    return this.#worker;
+  }
+
+  /** Workers started so far: one on first use, plus one per replacement or idle release. */
+  get workersStarted(): number {
+    return this.#workersStarted;
+  }
+
+  /** The slot's worker, started now when the slot is empty. */
+  worker(): W {
+    if (this.#worker === undefined) {
+      this.#worker = this.#start();
+      this.#workersStarted++;
+    }
+    return this.#worker;
+  }
+
+  /**
+   * Runs `task` while holding the slot: its worker is not released for idleness while any task
+   * runs, and the idle clock starts when the last one ends (whether it resolved or threw).
+   */
+  async use<T>(task: () => Promise<T>): Promise<T> {
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    this.#users++;
+    try {
+      return await task();
+    } finally {
+      this.#users--;
+      if (this.#users === 0) this.#armIdleTimer();
+    }
+  }
+
+  /**
+   * Lets go of `worker` if it is still the slot's, and stops it; the next use starts a fresh
+   * one. A worker already let go of (replaced, released) is left alone.
+   * @returns a promise that settles once the worker has stopped.
+   */
+  retire(worker: W): Promise<void> {
+    if (worker !== this.#worker) return Promise.resolve();
+    this.#worker = undefined;
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    return this.#stop(worker).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** Stops the worker (if any) and the idle clock. A later use starts a new worker. */
+  async close(): Promise<void> {
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    if (this.#worker !== undefined) await this.retire(this.#worker);
+  }
+
+  #armIdleTimer(): void {
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    const worker = this.#worker;
+    if (worker === undefined || !(this.#idleMs > 0) || !Number.isFinite(this.#idleMs)) return;
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = undefined;
+      if (this.#users === 0) void this.retire(worker);
+    }, this.#idleMs);
+    this.#idleTimer.unref();
+  }
+}
+
+/** Why a request to a {@link ModuleWorker} failed without a reply; its worker is replaced. */
+export type WorkerFailure =
+  | { reason: 'timeout'; budgetMs: number }
+  | {
+      reason: 'crash';
+      /** What ended the worker: its error's message, `exit code N`, `unreadable reply: ...`. */
+      detail: string;
+      /** The worker ran out of JavaScript heap (`resourceLimits`). */
+      outOfMemory: boolean;
+    };
+
+/** The message a module worker posts once, when it has loaded its modules. */
+interface ReadyMessage {
+  status: 'ready';
+}
+
+/** A started module worker and how many replies it has sent. */
+interface ModuleWorkerHandle extends StartedWorker {
+  replies: number;
+}
+
+interface InFlight<Reply> {
+  id: number;
+  handle: ModuleWorkerHandle;
+  timer: NodeJS.Timeout;
+  failure: (failure: WorkerFailure) => Error;
+  resolve: (reply: Reply) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Options of {@link ModuleWorker}. */
+export interface ModuleWorkerOptions<Reply> {
+  /** The URL the entry is resolved against: the calling module's `import.meta.url`. */
+  base: string;
+  /** The entry's file name without extension (see {@link startModuleWorker}). */
+  name: string;
+  /** The worker's options (`workerData`, `resourceLimits`). */
+  workerOptions: WorkerOptions;
+  /** The worker as errors name it, e.g. `the PDF worker`. */
+  label: string;
+  /** See {@link WorkerSlotOptions.idleMs}. */
+  idleMs: number;
+  /**
+   * Longest a worker may take to load its modules (and, under tsx, compile them), in ms.
+   * @default 60000
+   */
+  startTimeoutMs?: number;
+  /**
+   * Whether the worker that sent `reply`, its `replies`-th, is replaced before the next request:
+   * after a fatal engine error, past a memory bound, or to recycle it.
+   * @default - never
+   */
+  replaceAfter?: (reply: Reply, replies: number) => boolean;
+  /**
+   * Called when the current worker is let go of (replaced, released idle, closed): what it was
+   * sent is gone with it.
+   * @default - nothing
+   */
+  onRetire?: () => void;
+}
+
+/** A request without its `id` (set by {@link ModuleWorker.request}), member by member of a union. */
+export type RequestBody<Request> = Request extends unknown ? Omit<Request, 'id'> : never;
+
+/** Options of one {@link ModuleWorker.request}. */
+export interface WorkerRequestOptions {
+  /** Buffers moved to the worker rather than copied. */
+  transfer?: readonly ArrayBuffer[];
+  /** Longest the worker may take to reply, in ms, counted once it has started. */
+  budgetMs: number;
+  /**
+   * The error the request rejects with when its budget runs out or its worker dies under it
+   * (the worker is replaced either way).
+   */
+  failure: (failure: WorkerFailure) => Error;
+}
+
+/**
+ * A worker thread running the module `name` (see {@link startModuleWorker}) in a
+ * {@link WorkerSlot}, serving one request at a time: each request has a time budget, past which
+ * the worker is terminated and the request rejected; a worker that crashes (its heap exhausted,
+ * an uncaught error, an exit) rejects the request it was serving only; after a reply its owner
+ * deems fatal or too costly in memory (`replaceAfter`) the worker is replaced before the next
+ * request; and the worker is stopped after `idleMs` unused. The worker posts `{ status: 'ready' }`
+ * once it has loaded, then one reply `{ id, ... }` per request `{ id, ... }`.
+ *
+ * The worker is unref'd whenever no request runs, so an idle worker never keeps the process alive.
+ */
+export class ModuleWorker<Request extends { id: number }, Reply extends { id: number }> {
+  readonly #options: ModuleWorkerOptions<Reply>;
+  readonly #startTimeoutMs: number;
+  readonly #slot: WorkerSlot<ModuleWorkerHandle>;
+  #inFlight: InFlight<Reply> | undefined;
+  #nextId = 1;
+
+  constructor(options: ModuleWorkerOptions<Reply>) {
+    this.#options = options;
+    this.#startTimeoutMs = options.startTimeoutMs ?? 60_000;
+    this.#slot = new WorkerSlot({
+      start: () => this.#startWorker(),
+      stop: (handle) => {
+        this.#options.onRetire?.();
+        clearTimeout(handle.startTimer);
+        handle.failStart(new Error(`${this.#options.label} was stopped`));
+        handle.worker.unref();
+        return handle.worker.terminate();
+      },
+      idleMs: options.idleMs,
+    });
+  }
+
+  /** Workers started so far: one, plus one per replacement or idle release. */
+  get workersStarted(): number {
+    return this.#slot.workersStarted;
+  }
+
+  /** Runs `task` (which may make several requests) with the idle release held off. */
+  use<T>(task: () => Promise<T>): Promise<T> {
+    return this.#slot.use(task);
+  }
+
+  /** Starts the worker now and waits until it has loaded its modules. */
+  warmUp(): Promise<void> {
+    return this.#slot.use(() => this.#slot.worker().ready);
+  }
+
+  /**
+   * Sends `request` (its `id` is set here) to the worker, started if needed, and waits for the
+   * reply. The budget starts once the worker has loaded: loading is not the request's fault.
+   * @throws the error `options.failure` makes, when the budget runs out or the worker dies.
+   * @throws {Error} when the worker could not start, or was closed.
+   */
+  request(request: RequestBody<Request>, options: WorkerRequestOptions): Promise<Reply> {
+    return this.#slot.use(async () => {
+      if (this.#inFlight) throw new Error(`${this.#options.label} serves one request at a time`);
+      const handle = this.#slot.worker();
+      handle.worker.ref();
+      await handle.ready;
+      if (this.#slot.current !== handle) {
+        throw new Error(`${this.#options.label} stopped before the request`);
+      }
+      const id = this.#nextId++;
+      return new Promise<Reply>((resolve, reject) => {
+        const inFlight: InFlight<Reply> = {
+          id,
+          handle,
+          timer: setTimeout(() => {
+            if (this.#inFlight === inFlight) {
+              this.#abandon(inFlight, { reason: 'timeout', budgetMs: options.budgetMs });
+            }
+          }, options.budgetMs),
+          failure: options.failure,
+          resolve,
+          reject,
+        };
+        this.#inFlight = inFlight;
+        try {
+          handle.worker.postMessage({ ...request, id }, options.transfer ?? []);
+        } catch (error) {
+          this.#settle(inFlight);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+    });
+  }
+
+  /**
+   * Stops the worker; the request running (if any) is rejected with `error`. A later request
+   * starts a new worker.
+   */
+  async close(error: Error): Promise<void> {
+    const inFlight = this.#inFlight;
+    if (inFlight) this.#settle(inFlight);
+    const stopped = this.#slot.close();
+    inFlight?.reject(error);
+    await stopped;
+  }
+
+  #startWorker(): ModuleWorkerHandle {
+    const { base, name, workerOptions } = this.#options;
+    const worker = startModuleWorker(base, name, workerOptions);
+    const handle: ModuleWorkerHandle = {
+      ...startedWorker(worker, this.#startTimeoutMs, () => {
+        this.#onCrash(handle, {
+          detail: `it did not start within ${String(this.#startTimeoutMs / 1000)} seconds`,
+          outOfMemory: false,
+        });
+      }),
+      replies: 0,
+    };
+    worker.on('message', (message: Reply | ReadyMessage) => {
+      if ((message as Partial<ReadyMessage>).status === 'ready') {
+        clearTimeout(handle.startTimer);
+        handle.started = true;
+        handle.markStarted();
+        return;
+      }
+      const reply = message as Reply;
+      const inFlight = this.#inFlight;
+      if (inFlight?.handle !== handle || reply.id !== inFlight.id) return;
+      this.#settle(inFlight);
+      handle.replies++;
+      if (this.#options.replaceAfter?.(reply, handle.replies) === true) {
+        void this.#slot.retire(handle);
+      }
+      inFlight.resolve(reply);
+    });
+    worker.on('error', (error: Error & { code?: string }) => {
+      this.#onCrash(handle, {
+        detail: error.message,
+        outOfMemory: error.code === 'ERR_WORKER_OUT_OF_MEMORY',
+      });
+    });
+    worker.on('messageerror', (error: Error) => {
+      this.#onCrash(handle, { detail: `unreadable reply: ${error.message}`, outOfMemory: false });
+    });
+    worker.on('exit', (code: number) => {
+      this.#onCrash(handle, { detail: `exit code ${String(code)}`, outOfMemory: false });
+    });
+    return handle;
+  }
+
+  /** Clears the in-flight request's timer and lets the process exit while the worker is idle. */
+  #settle(inFlight: InFlight<Reply>): void {
+    clearTimeout(inFlight.timer);
+    if (this.#inFlight === inFlight) this.#inFlight = undefined;
+    inFlight.handle.worker.unref();
+  }
+
+  #onCrash(handle: ModuleWorkerHandle, crash: { detail: string; outOfMemory: boolean }): void {
+    if (this.#slot.current !== handle) return;
+    const inFlight = this.#inFlight;
+    if (!handle.started) {
+      // Not the request's fault: the worker itself could not start.
+      handle.failStart(new Error(`${this.#options.label} could not start: ${crash.detail}`));
+      void this.#slot.retire(handle);
+    } else if (inFlight?.handle === handle) {
+      this.#abandon(inFlight, { reason: 'crash', ...crash });
+    } else {
+      void this.#slot.retire(handle);
+    }
+  }
+
+  /** Gives up on the in-flight request: replaces its worker and rejects it. */
+  #abandon(inFlight: InFlight<Reply>, failure: WorkerFailure): void {
+    this.#settle(inFlight);
+    void this.#slot.retire(inFlight.handle);
+    inFlight.reject(inFlight.failure(failure));
+  }
+}

@@ -1,7 +1,6 @@
-import type { Worker } from 'node:worker_threads';
 import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
-import { startModuleWorker, startedWorker, type StartedWorker } from '../module-worker.js';
+import { ModuleWorker, type RequestBody } from '../module-worker.js';
 import type { RasterPage } from '../raster.js';
 import type { ExtractedPage } from './page-text.js';
 import type { PdfTextReader } from './pdf-document-cache.js';
@@ -14,7 +13,6 @@ import {
 import {
   deserializeError,
   type WorkerCall,
-  type WorkerReady,
   type WorkerReply,
   type WorkerRequest,
   type WorkerResults,
@@ -92,32 +90,12 @@ interface Task {
   reject: (error: unknown) => void;
 }
 
-/** A started worker and whether it has loaded its modules. */
-type WorkerHandle = StartedWorker;
-
-interface InFlight {
-  id: number;
-  call: WorkerCall;
-  document: string;
-  handle: WorkerHandle;
-  timer: NodeJS.Timeout;
-  resolve: (reply: WorkerReply) => void;
-  reject: (error: unknown) => void;
-}
-
 const POISON_LIMIT = 1000;
 /** Longest a worker may take to load pdf.js (and, under tsx, compile its modules). */
 const STARTUP_TIMEOUT_MS = 60_000;
 
 /** The document identity shared with the worker: its hash (its key when the hash is unknown). */
 const documentId = (ref: DocumentRef): string => ref.hash || ref.key;
-
-/** Starts `pdf-worker` (see {@link startModuleWorker}) with its settings and heap limit. */
-const startWorker = (settings: WorkerSettings, maxHeapMb: number): Worker =>
-  startModuleWorker(import.meta.url, 'pdf-worker', {
-    workerData: settings,
-    resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
-  });
 
 /**
  * Runs the PDF readers (PDFium and pdf.js) in a worker thread, so that a PDF on which one loops
@@ -141,35 +119,24 @@ const startWorker = (settings: WorkerSettings, maxHeapMb: number): Worker =>
  */
 export class PdfWorkerClient implements PdfPageSource {
   readonly #store: ObjectStore;
-  readonly #settings: WorkerSettings;
   readonly #timeoutMs: number;
   readonly #renderTimeoutMs: number;
   readonly #poisonMs: number;
-  readonly #maxHeapMb: number;
-  readonly #maxMemoryBytes: number;
-  #workersStarted = 0;
+  readonly #worker: ModuleWorker<WorkerRequest, WorkerReply>;
   readonly #queue: Task[] = [];
   /** Documents the current worker was sent (it may have evicted some since). */
   readonly #sent = new Set<string>();
   readonly #poisoned = new Map<string, { until: number; message: string }>();
-  #handle: WorkerHandle | undefined;
-  #inFlight: InFlight | undefined;
   #busy = false;
-  #nextId = 1;
-  readonly #idleMs: number;
-  /** Terminates the worker once no call has run for `idleMs` (unref'd; armed only while idle). */
-  #idleTimer: NodeJS.Timeout | undefined;
 
   constructor(store: ObjectStore, options: PdfWorkerClientOptions = {}) {
     this.#store = store;
     this.#timeoutMs = options.timeoutMs ?? 20_000;
     this.#renderTimeoutMs = options.renderTimeoutMs ?? 60_000;
     this.#poisonMs = options.poisonMs ?? 600_000;
-    this.#idleMs = options.idleMs ?? 60_000;
     const maxMemoryMb = options.maxMemoryMb ?? 1024;
-    this.#maxMemoryBytes = maxMemoryMb * 1_048_576;
-    this.#maxHeapMb = options.maxHeapMb ?? maxMemoryMb;
-    this.#settings = {
+    const maxMemoryBytes = maxMemoryMb * 1_048_576;
+    const settings: WorkerSettings = {
       pdfiumMaxBytes: Math.round((options.pdfiumMaxMb ?? maxMemoryMb / 2) * 1_048_576),
       maxDocuments: options.maxDocuments ?? 4,
       maxPagesPerDocument: options.maxPagesPerDocument ?? 2000,
@@ -178,6 +145,25 @@ export class PdfWorkerClient implements PdfPageSource {
       renderTimeoutMs: this.#renderTimeoutMs,
       textReader: options.textReader ?? 'pdfium',
     };
+    this.#worker = new ModuleWorker({
+      base: import.meta.url,
+      name: 'pdf-worker',
+      workerOptions: {
+        workerData: settings,
+        resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? maxMemoryMb },
+      },
+      label: 'the PDF worker',
+      idleMs: options.idleMs ?? 60_000,
+      startTimeoutMs: STARTUP_TIMEOUT_MS,
+      // After a fatal engine error, or past the memory bound, the next call gets a fresh worker.
+      replaceAfter: (reply) => {
+        const held = reply.memory ? reply.memory.wasmBytes + reply.memory.heapBytes : 0;
+        return (reply.status === 'error' && reply.fatal === true) || held > maxMemoryBytes;
+      },
+      onRetire: () => {
+        this.#sent.clear();
+      },
+    });
   }
 
   /** {@inheritDoc PdfPageSource.pageCount} */
@@ -196,30 +182,23 @@ export class PdfWorkerClient implements PdfPageSource {
   }
 
   /** Starts the worker and loads pdf.js in it now, so the first document does not wait for it. */
-  async warmUp(): Promise<void> {
-    await this.#ensureWorker().ready;
-    if (!this.#busy) this.#armIdleTimer();
+  warmUp(): Promise<void> {
+    return this.#worker.warmUp();
   }
 
   /**
    * How many workers were started so far: one, plus one per replacement (after a time budget,
-   * a crash, a fatal engine error, or passing the memory bound).
+   * a crash, a fatal engine error, passing the memory bound, or an idle release).
    */
   get workersStarted(): number {
-    return this.#workersStarted;
+    return this.#worker.workersStarted;
   }
 
   /** Stops the worker; calls still queued or running are rejected. A later call starts a new one. */
   async close(): Promise<void> {
-    clearTimeout(this.#idleTimer);
     const closed = new Error('the PDF reader was closed');
     for (const task of this.#queue.splice(0)) task.reject(closed);
-    const inFlight = this.#inFlight;
-    const handle = this.#handle;
-    if (inFlight) this.#settle(inFlight);
-    this.#retire(handle);
-    inFlight?.reject(closed);
-    if (handle) await handle.worker.terminate();
+    await this.#worker.close(closed);
   }
 
   #call(ref: DocumentRef, call: WorkerCall): Promise<WorkerResults[WorkerCall['op']]> {
@@ -229,39 +208,22 @@ export class PdfWorkerClient implements PdfPageSource {
     });
   }
 
-  /** Runs the next queued call when none is running. */
+  /**
+   * Runs the next queued call when none is running. The worker's idle clock runs only while no
+   * call runs: each call holds it off (`use`), and the next queued one starts before it can fire.
+   */
   #pump(): void {
     if (this.#busy) return;
     const task = this.#queue.shift();
-    if (!task) {
-      this.#armIdleTimer();
-      return;
-    }
-    clearTimeout(this.#idleTimer);
+    if (!task) return;
     this.#busy = true;
-    void this.#execute(task)
+    void this.#worker
+      .use(() => this.#execute(task))
       .then(task.resolve, task.reject)
       .finally(() => {
         this.#busy = false;
         this.#pump();
       });
-  }
-
-  /**
-   * Arms the idle release: `idleMs` from now, unless a call starts first (`#pump` clears the
-   * timer), the worker is terminated. A call that arrives after it finds no worker and starts
-   * one, exactly as after a crash; the old worker's exit is then ignored (`#onCrash`).
-   */
-  #armIdleTimer(): void {
-    clearTimeout(this.#idleTimer);
-    this.#idleTimer = undefined;
-    if (!this.#handle || !(this.#idleMs > 0) || !Number.isFinite(this.#idleMs)) return;
-    const handle = this.#handle;
-    this.#idleTimer = setTimeout(() => {
-      this.#idleTimer = undefined;
-      if (!this.#busy && this.#queue.length === 0) this.#retire(handle);
-    }, this.#idleMs);
-    this.#idleTimer.unref();
   }
 
   async #execute(task: Task): Promise<WorkerResults[WorkerCall['op']]> {
@@ -306,125 +268,32 @@ export class PdfWorkerClient implements PdfPageSource {
     }
   }
 
-  /** Sends one request to the worker (started if needed) and waits for its reply. */
-  async #send(
-    document: string,
-    call: WorkerCall,
-    bytes: Uint8Array | undefined,
-  ): Promise<WorkerReply> {
-    const handle = this.#ensureWorker();
-    // The time budget starts once the worker runs: loading pdf.js is not the document's fault.
-    handle.worker.ref();
-    await handle.ready;
-    if (this.#handle !== handle) throw new Error('the PDF worker stopped before the request');
-    const id = this.#nextId++;
-    // The first call for a document also opens it.
-    const budget =
-      (call.op === 'render' ? this.#renderTimeoutMs : this.#timeoutMs) +
-      (bytes ? this.#timeoutMs : 0);
-    return new Promise<WorkerReply>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#onTimeout(handle, call.op === 'render' ? this.#renderTimeoutMs : this.#timeoutMs);
-      }, budget);
-      const inFlight: InFlight = { id, call, document, handle, timer, resolve, reject };
-      this.#inFlight = inFlight;
-      const request: WorkerRequest = { ...call, id, hash: document, ...(bytes ? { bytes } : {}) };
-      try {
-        handle.worker.postMessage(request, bytes ? [bytes.buffer as ArrayBuffer] : []);
-      } catch (error) {
-        this.#settle(inFlight);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
+  /**
+   * Sends one request to the worker (started if needed) and waits for its reply. A call that
+   * runs past its budget, or crashes the worker, replaces the worker and refuses its document
+   * for `poisonMs`.
+   */
+  #send(document: string, call: WorkerCall, bytes: Uint8Array | undefined): Promise<WorkerReply> {
+    const callBudget = call.op === 'render' ? this.#renderTimeoutMs : this.#timeoutMs;
+    const request: RequestBody<WorkerRequest> = {
+      ...call,
+      hash: document,
+      ...(bytes ? { bytes } : {}),
+    };
+    return this.#worker.request(request, {
+      transfer: bytes ? [bytes.buffer as ArrayBuffer] : [],
+      // The first call for a document also opens it.
+      budgetMs: callBudget + (bytes ? this.#timeoutMs : 0),
+      failure: (failure) => {
+        const message =
+          failure.reason === 'crash'
+            ? `the PDF stopped the PDF reader (${failure.detail.slice(0, 200)})`
+            : call.op === 'pageCount'
+              ? `the PDF could not be interpreted within ${String(Math.round(callBudget / 100) / 10)} seconds (its structure may loop or be pathologically complex)`
+              : pageOverBudget(call.pageNumber, callBudget).message;
+        this.#poison(document, message);
+        return new UninterpretablePdfError(message);
+      },
     });
-  }
-
-  /** Clears the in-flight call's timer and lets the process exit while the worker is idle. */
-  #settle(inFlight: InFlight): void {
-    clearTimeout(inFlight.timer);
-    if (this.#inFlight === inFlight) this.#inFlight = undefined;
-    inFlight.handle.worker.unref();
-  }
-
-  #ensureWorker(): WorkerHandle {
-    if (this.#handle) return this.#handle;
-    const worker = startWorker(this.#settings, this.#maxHeapMb);
-    this.#workersStarted++;
-    const handle: WorkerHandle = startedWorker(worker, STARTUP_TIMEOUT_MS, () => {
-      this.#onCrash(handle, `it did not start within ${STARTUP_TIMEOUT_MS / 1000} seconds`);
-    });
-    worker.on('message', (message: WorkerReply | WorkerReady) => {
-      if (message.status === 'ready') {
-        clearTimeout(handle.startTimer);
-        handle.started = true;
-        handle.markStarted();
-        return;
-      }
-      const inFlight = this.#inFlight;
-      if (inFlight?.handle !== handle || message.id !== inFlight.id) return;
-      this.#settle(inFlight);
-      const held = message.memory ? message.memory.wasmBytes + message.memory.heapBytes : 0;
-      // After a fatal engine error, or past the memory bound, the next call gets a fresh worker.
-      if ((message.status === 'error' && message.fatal === true) || held > this.#maxMemoryBytes) {
-        this.#retire(handle);
-      }
-      inFlight.resolve(message);
-    });
-    worker.on('error', (error: Error) => {
-      this.#onCrash(handle, error.message);
-    });
-    worker.on('messageerror', (error: Error) => {
-      this.#onCrash(handle, `unreadable message: ${error.message}`);
-    });
-    worker.on('exit', (code: number) => {
-      this.#onCrash(handle, `exit code ${code}`);
-    });
-    this.#handle = handle;
-    return handle;
-  }
-
-  /** Forgets `handle` (if current) and terminates its worker; the next call starts a fresh one. */
-  #retire(handle: WorkerHandle | undefined): void {
-    if (!handle || this.#handle !== handle) return;
-    this.#handle = undefined;
-    this.#sent.clear();
-    clearTimeout(handle.startTimer);
-    handle.failStart(new Error('the PDF worker was stopped'));
-    handle.worker.unref();
-    void handle.worker.terminate().catch(() => undefined);
-  }
-
-  #onTimeout(handle: WorkerHandle, budgetMs: number): void {
-    const inFlight = this.#inFlight;
-    if (inFlight?.handle !== handle) return;
-    const { call } = inFlight;
-    const seconds = Math.round(budgetMs / 100) / 10;
-    this.#abandon(
-      inFlight,
-      call.op === 'pageCount'
-        ? `the PDF could not be interpreted within ${seconds} seconds (its structure may loop or be pathologically complex)`
-        : pageOverBudget(call.pageNumber, budgetMs).message,
-    );
-  }
-
-  #onCrash(handle: WorkerHandle, reason: string): void {
-    if (this.#handle !== handle) return;
-    const inFlight = this.#inFlight;
-    if (!handle.started) {
-      // Not the document's fault: the worker itself could not start.
-      handle.failStart(new Error(`the PDF worker could not start: ${reason}`));
-      this.#retire(handle);
-    } else if (inFlight?.handle === handle) {
-      this.#abandon(inFlight, `the PDF stopped the PDF reader (${reason.slice(0, 200)})`);
-    } else {
-      this.#retire(handle);
-    }
-  }
-
-  /** Gives up on the in-flight call: replaces its worker, refuses its document for a while. */
-  #abandon(inFlight: InFlight, message: string): void {
-    this.#settle(inFlight);
-    this.#retire(inFlight.handle);
-    this.#poison(inFlight.document, message);
-    inFlight.reject(new UninterpretablePdfError(message));
   }
 }
