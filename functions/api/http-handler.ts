@@ -10,7 +10,7 @@ import type { ApiKeyRecord } from '../core/ports/api-key-store.js';
 import type { Deps } from '../container.js';
 import { errorResponses } from './error-responses.js';
 import { eventBodyBytes, parseMultipart, type MultipartForm } from './multipart.js';
-import { json } from './responses.js';
+import { json, withBodyBytes } from './responses.js';
 import './streaming.js';
 
 /** A file part of a multipart body. */
@@ -50,6 +50,12 @@ export interface HttpReply {
   statusCode: number;
   body: unknown;
   headers?: Record<string, string>;
+  /**
+   * With a string `body` sent with its own `content-type`: exactly its UTF-8 encoding, when the
+   * handler holds it already (a kept result), so that the local server sends these bytes instead
+   * of encoding the text on every request (see `withBodyBytes`).
+   */
+  bodyBytes?: Uint8Array;
   /**
    * Streaming handlers only: the body's bytes as they are produced (already serialised; `body`
    * is then ignored). The status and headers are sent first.
@@ -174,7 +180,10 @@ export function httpHandler<
       return { ...streamed, body: reply.stream as unknown as string };
     }
     if (typeof reply.body === 'string' && reply.headers?.['content-type'] !== undefined) {
-      return { statusCode: reply.statusCode, headers: reply.headers, body: reply.body };
+      return withBodyBytes(
+        { statusCode: reply.statusCode, headers: reply.headers, body: reply.body },
+        reply.bodyBytes,
+      );
     }
     return json(reply.statusCode, reply.body, reply.headers);
   });

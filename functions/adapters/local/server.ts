@@ -8,6 +8,7 @@ import {
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { bodyBytesOf } from '../../api/responses.js';
 import { matchRoute, routes, type Route } from '../../api/routes.js';
 import {
   LocalResponseStream,
@@ -211,7 +212,11 @@ export async function startLocalServer(
       lambdaContext(match.route.entry),
     )) as APIGatewayProxyResult;
     res.writeHead(result.statusCode, result.headers as Record<string, string> | undefined);
-    res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+    // Bytes the handler kept (a finished result) are sent as they are, not encoded again.
+    res.end(
+      bodyBytesOf(result) ??
+        (result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body),
+    );
   }
 
   await new Promise<void>((resolve, reject) => {

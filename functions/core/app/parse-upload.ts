@@ -6,7 +6,6 @@ import {
   InvalidExtractionSchemaError,
   ParseCancelledError,
   ValidationError,
-  NotFoundError,
   PayloadTooLargeError,
   UnsupportedDocumentError,
   type ErrorKind,
@@ -424,31 +423,6 @@ export function resultView(response: ParseResponse, includeWarnings: boolean): P
       (page) => Object.fromEntries(Object.entries(page).filter(([k]) => k !== 'warnings')) as Page,
     ),
   };
-}
-
-/**
- * The result of a request owned by `tenant`: the ParseResponse when completed, status
- * information otherwise (the same shape with the pages finished so far).
- * @throws {NotFoundError} when the id is unknown or owned by another tenant (identical 404).
- */
-export async function getParseResult(
-  deps: Pick<AppDeps, 'requests' | 'objects'>,
-  tenant: string,
-  requestId: string,
-  includeWarnings: boolean,
-): Promise<Record<string, unknown>> {
-  const record = await deps.requests.get(requestId);
-  if (!record || record.tenant !== tenant) {
-    throw new NotFoundError(`parse request ${requestId} not found`);
-  }
-  const delivery = record.webhook ? { webhook: webhookView(record.webhook) } : {};
-  if (record.status === 'completed' && record.resultKey) {
-    return {
-      ...resultView(await readResult(deps, record.resultKey), includeWarnings),
-      ...delivery,
-    };
-  }
-  return { ...statusView(record), ...delivery };
 }
 
 /**

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createHandler as getParseHandler } from '../../../functions/api/get-parse.handler.js';
 import { createHandler as healthHandler } from '../../../functions/api/health.handler.js';
 import { createHandler as liveHandler } from '../../../functions/api/live.handler.js';
+import { bodyBytesOf } from '../../../functions/api/responses.js';
 import { parseUpload } from '../../../functions/core/app/parse-upload.js';
 import { HealthResponse, ParseResponse } from '../../../functions/core/domain/schemas.js';
 import {
@@ -45,6 +46,23 @@ describe('GET /v1/parse/{request_id}', () => {
     // Assert
     expect(result.statusCode).toBe(200);
     expect(ParseResponse.parse(bodyOf(result))).toEqual(parsed);
+  });
+
+  it('hands the local server the UTF-8 bytes of the body, which Lambda does not see', async () => {
+    // Arrange
+    const deps = await fakeDeps({
+      textProvider: new FakePageProvider('pdf-text', { markdown: 'Ça coûte 5 € — 東京' }),
+    });
+    const parsed = await parsedRequest(deps);
+    // Act
+    const result = await get(deps, parsed.id);
+    // Assert
+    expect(bodyBytesOf(result)).toEqual(new TextEncoder().encode(result.body));
+    expect(JSON.parse(JSON.stringify(result))).toEqual({
+      statusCode: 200,
+      headers: { 'content-type': 'application/json' },
+      body: result.body,
+    });
   });
 
   it('includes page warnings with include_warnings=true', async () => {

@@ -1,6 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { getParseResultBody } from '../../../../functions/core/app/parse-result-body.js';
-import { getParseResult, parseUpload } from '../../../../functions/core/app/parse-upload.js';
+import {
+  getParseResult,
+  getParseResultBody,
+} from '../../../../functions/core/app/parse-result-body.js';
+import { parseUpload } from '../../../../functions/core/app/parse-upload.js';
 import { NotFoundError } from '../../../../functions/core/domain/errors.js';
 import type { RequestWebhook } from '../../../../functions/core/domain/request.js';
 import {
@@ -41,7 +44,7 @@ describe('getParseResultBody', () => {
     // Act
     const bodies = [];
     for (const warnings of [false, true, false, true]) {
-      bodies.push(await getParseResultBody(world, TENANT, id, warnings));
+      bodies.push((await getParseResultBody(world, TENANT, id, warnings)).json);
     }
     // Assert
     const plain = JSON.stringify(await getParseResult(world, TENANT, id, false));
@@ -57,7 +60,9 @@ describe('getParseResultBody', () => {
     // Act
     const body = await getParseResultBody(world, TENANT, record.id, false);
     // Assert
-    expect(body).toBe(JSON.stringify(await getParseResult(world, TENANT, record.id, false)));
+    expect(body.json).toBe(JSON.stringify(await getParseResult(world, TENANT, record.id, false)));
+    expect(JSON.parse(body.json)).toMatchObject({ id: record.id, status: 'queued', pages: [] });
+    expect(body.utf8).toBeUndefined();
   });
 
   it('reads a completed result from the object store once', async () => {
@@ -79,8 +84,9 @@ describe('getParseResultBody', () => {
     // Act
     const body = await getParseResultBody(world, TENANT, id, false);
     // Assert
-    expect(JSON.parse(body)).toMatchObject({ webhook: { status: 'delivered' } });
-    expect(body).toBe(JSON.stringify(await getParseResult(world, TENANT, id, false)));
+    expect(JSON.parse(body.json)).toMatchObject({ webhook: { status: 'delivered' } });
+    expect(body.json).toBe(JSON.stringify(await getParseResult(world, TENANT, id, false)));
+    expect(new TextDecoder().decode(body.utf8)).toBe(body.json);
   });
 
   it('serves a result written again under the same key with its new content', async () => {
@@ -96,7 +102,42 @@ describe('getParseResultBody', () => {
     await world.requests.update(id, { updatedAt: '2030-01-01T00:00:01.000Z' });
     const body = await getParseResultBody(world, TENANT, id, false);
     // Assert
-    expect(JSON.parse(body)).toMatchObject({ created_at: '2030-01-01T00:00:00.000Z' });
+    expect(JSON.parse(body.json)).toMatchObject({ created_at: '2030-01-01T00:00:00.000Z' });
+    expect(JSON.parse(new TextDecoder().decode(body.utf8))).toMatchObject({
+      created_at: '2030-01-01T00:00:00.000Z',
+    });
+  });
+
+  it('keeps the UTF-8 bytes of a completed result with its text, non-ASCII text included', async () => {
+    // Arrange
+    const world = await anAppWorld({
+      textProvider: new FakePageProvider('pdf-text', { markdown: 'Ça coûte 5 € — 東京 🚀' }),
+    });
+    const { id } = await parseUpload(world, {
+      tenant: TENANT,
+      bytes: TINY_PDF,
+      filename: 'report.pdf',
+      options: parseOptions(),
+    });
+    // Act
+    const first = await getParseResultBody(world, TENANT, id, false);
+    const again = await getParseResultBody(world, TENANT, id, false);
+    // Assert
+    expect(first.json).toContain('東京 🚀');
+    expect(first.utf8).toEqual(new TextEncoder().encode(first.json));
+    expect(again.utf8).toBe(first.utf8);
+  });
+
+  it('sends the bytes of the result and the current webhook together', async () => {
+    // Arrange
+    const { world, id } = await completedParse();
+    await getParseResultBody(world, TENANT, id, false);
+    await world.requests.update(id, { webhook: webhook('dead_letter') });
+    // Act
+    const body = await getParseResultBody(world, TENANT, id, false);
+    // Assert
+    expect(body.utf8).toEqual(new TextEncoder().encode(body.json));
+    expect(JSON.parse(body.json)).toMatchObject({ webhook: { status: 'dead_letter' } });
   });
 
   it('answers 404 to another tenant for a result it has read before', async () => {

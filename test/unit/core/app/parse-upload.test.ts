@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   ParseFailedError,
   failureOf,
-  getParseResult,
   parseUpload,
   resultView,
   submitUpload,
   type UploadedDocument,
 } from '../../../../functions/core/app/parse-upload.js';
+import { getParseResult } from '../../../../functions/core/app/parse-result-body.js';
 import {
   BadRequestError,
   NotFoundError,
