@@ -60,6 +60,19 @@ export function describeApiKeyStoreContract(
       expect(read).toBeUndefined();
     });
 
+    it('returns a copy that does not change the stored key when mutated', async () => {
+      // Arrange
+      const store = await factory();
+      const record = anApiKeyRecord({ plan: 'free' });
+      await store.put(record);
+      const read = (await store.get(record.keyHash))!;
+      // Act
+      read.plan = 'scale';
+      read.revokedAt = '2025-01-03T00:00:00.000Z';
+      // Assert
+      expect(await store.get(record.keyHash)).toStrictEqual(record);
+    });
+
     it('replaces the record on a second put of the same hash', async () => {
       // Arrange
       const store = await factory();

@@ -21,6 +21,7 @@ import {
   type Item,
 } from './dynamodb-items.js';
 import { PARTITION_KEY, SORT_KEY } from './service-table.js';
+import { copyJson } from '../json-copy.js';
 import { RecentlyUsed } from '../recently-used.js';
 
 /** Key of an item of the service table. */
@@ -118,7 +119,7 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
 
   async get(keyHash: string): Promise<ApiKeyRecord | undefined> {
     const known = this.#keys?.get(keyHash);
-    if (known) return structuredClone(known);
+    if (known) return copyJson(known);
     const item = await this.#read(keyItem(keyHash));
     if (!item) return undefined;
     const record = toRecord(item);

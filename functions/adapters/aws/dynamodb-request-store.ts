@@ -21,6 +21,7 @@ import {
   type Item,
 } from './dynamodb-items.js';
 import { PARTITION_KEY, SORT_KEY } from './service-table.js';
+import { copyJson } from '../json-copy.js';
 import { RecentlyUsed } from '../recently-used.js';
 
 /** BatchWriteItem takes at most 25 requests. */
@@ -106,7 +107,7 @@ export class DynamoDbRequestStore implements RequestStore {
 
   async get(id: string): Promise<RequestRecord | undefined> {
     const known = this.#records?.get(id);
-    if (known) return structuredClone(known);
+    if (known) return copyJson(known);
     const { Item: item } = await this.#client.send(
       new GetCommand({
         TableName: this.#tableName,
