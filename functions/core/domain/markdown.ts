@@ -49,12 +49,33 @@ export function textSimilarity(
   let x = normalise(a);
   let y = normalise(b);
   if (options.orderInsensitive === true || x.length > MAX_EDIT_CHARS || y.length > MAX_EDIT_CHARS) {
-    x = x.split(' ').sort().join(' ').slice(0, MAX_EDIT_CHARS);
-    y = y.split(' ').sort().join(' ').slice(0, MAX_EDIT_CHARS);
+    x = sortedWords(x);
+    y = sortedWords(y);
   }
   const longest = Math.max(x.length, y.length);
   if (longest === 0) return 1;
   return 1 - editDistance(x, y) / longest;
+}
+
+/**
+ * The first {@link MAX_EDIT_CHARS} characters of the text's words sorted and joined by spaces.
+ *
+ * Each distinct word is sorted once, with its count, rather than every occurrence: a page of
+ * 10 MB is a few million words but seldom more than some thousands of distinct ones.
+ */
+function sortedWords(text: string): string {
+  const counts = new Map<string, number>();
+  for (const word of text.split(' ')) counts.set(word, (counts.get(word) ?? 0) + 1);
+  const parts: string[] = [];
+  let length = -1;
+  for (const word of [...counts.keys()].sort()) {
+    for (let n = counts.get(word) ?? 0; n > 0 && length < MAX_EDIT_CHARS; n--) {
+      parts.push(word);
+      length += word.length + 1;
+    }
+    if (length >= MAX_EDIT_CHARS) break;
+  }
+  return parts.join(' ').slice(0, MAX_EDIT_CHARS);
 }
 
 /**

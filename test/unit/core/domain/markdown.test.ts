@@ -82,6 +82,31 @@ describe('textSimilarity', () => {
     }
   });
 
+  it('scores word order-free texts as sorting every word would, from sorted distinct words', () => {
+    // Arrange: texts past 20,000 characters, of repeated and distinct words
+    let state = 11;
+    const random = () => (state = (state * 48271) % 2147483647) / 2147483647;
+    const word = (vocabulary: number) => `w${String(Math.floor(random() * vocabulary))}`;
+    const text = (n: number, vocabulary: number) =>
+      Array.from({ length: n }, () => word(vocabulary)).join(' ');
+    const everyWordSorted = (a: string, b: string) => {
+      const sorted = (t: string) => t.split(' ').sort().join(' ').slice(0, 20_000);
+      const [x, y] = [sorted(a), sorted(b)];
+      return 1 - distance(x, y) / Math.max(x.length, y.length);
+    };
+    const pairs = [
+      [text(30_000, 50), text(30_000, 50)],
+      [text(8_000, 100_000), text(9_000, 100_000)],
+      [text(200, 20), text(250, 20)],
+    ] as const;
+    for (const [a, b] of pairs) {
+      // Act
+      const similarity = textSimilarity(a, b, { orderInsensitive: true });
+      // Assert
+      expect(similarity).toBeCloseTo(everyWordSorted(a, b), 12);
+    }
+  });
+
   it('is 1 for two empty texts and 0 against an empty text', () => {
     // Act
     const bothEmpty = textSimilarity('', '  ');
