@@ -5,6 +5,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import type { Worker as NodeWorker } from 'node:worker_threads';
 import { createWorker, type Bbox, type Line, type Page, type Worker } from 'tesseract.js';
 import { ProviderUnavailableError } from '../../core/domain/errors.js';
+import { WorkerSlot } from '../module-worker.js';
 import { splitIntoBands } from './bands.js';
 import { prepareForOcr, toPgm, type PrepareOptions } from './preprocess.js';
 
@@ -127,12 +128,8 @@ interface RunningWorker {
   dead: boolean;
 }
 
-/** A started worker slot of the pool. */
-interface Slot {
-  worker: Promise<RunningWorker> | null;
-  /** Stops the slot's worker once idle for `idleMs` (unref'd; armed while the slot is idle). */
-  idleTimer?: NodeJS.Timeout;
-}
+/** A worker place of the pool: its tesseract.js worker, started on first use (or starting). */
+type Slot = WorkerSlot<Promise<RunningWorker>>;
 
 /**
  * A worker that recognised a band of more pixels than this is replaced after the job:
@@ -170,7 +167,6 @@ export class TesseractOcr {
   readonly #idle: Slot[];
   readonly #recycleAfterPixels: number;
   readonly #waiting: ((slot: Slot) => void)[] = [];
-  readonly #idleMs: number;
   #workersStarted = 0;
   /** Tasks running on a worker now, and who waits for them all to end (see `terminate`). */
   #busy = 0;
@@ -185,9 +181,17 @@ export class TesseractOcr {
     };
     this.#preprocess = options.preprocess ?? {};
     this.#recycleAfterPixels = options.recycleAfterPixels ?? RECYCLE_AFTER_PIXELS;
-    this.#idleMs = options.idleMs ?? 60_000;
+    const idleMs = options.idleMs ?? 60_000;
     const count = Math.max(1, Math.floor(options.workers ?? Math.min(2, availableParallelism())));
-    this.#slots = Array.from({ length: count }, () => ({ worker: null }));
+    this.#slots = Array.from(
+      { length: count },
+      () =>
+        new WorkerSlot<Promise<RunningWorker>>({
+          start: () => this.#createWorker(),
+          stop: async (worker) => (await worker).api.terminate(),
+          idleMs,
+        }),
+    );
     this.#idle = [...this.#slots];
   }
 
@@ -241,7 +245,6 @@ export class TesseractOcr {
    * start new workers.
    */
   async terminate(): Promise<void> {
-    for (const slot of this.#slots) clearTimeout(slot.idleTimer);
     if (this.#busy > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -250,7 +253,7 @@ export class TesseractOcr {
       ]);
       clearTimeout(timer);
     }
-    await Promise.all(this.#slots.map((slot) => this.#stop(slot)));
+    await Promise.all(this.#slots.map((slot) => slot.close()));
   }
 
   /**
@@ -264,77 +267,51 @@ export class TesseractOcr {
   /**
    * Runs `task` on an idle worker of the pool, starting it when needed. A task that fails, or
    * whose worker dies under it, ends the worker; so does a task on more than
-   * `recycleAfterPixels` pixels, once it has ended.
+   * `recycleAfterPixels` pixels, once it has ended. The slot's idle clock (see
+   * {@link WorkerSlot}) runs only while no task holds it.
    */
   async #withWorker<T>(pixels: number, task: (worker: Worker) => Promise<T>): Promise<T> {
     const slot =
       this.#idle.pop() ?? (await new Promise<Slot>((resolve) => this.#waiting.push(resolve)));
-    clearTimeout(slot.idleTimer);
     this.#busy++;
     try {
-      let worker = await this.#started(slot);
-      if (worker.dead) {
-        // Its thread ended while it was idle: start another.
-        await this.#stop(slot);
-        worker = await this.#started(slot);
-      }
-      let result: T;
-      try {
-        result = await Promise.race([task(worker.api), worker.died]);
-      } catch (error) {
-        await this.#stop(slot);
-        throw new ProviderUnavailableError(
-          `tesseract failed on the page image: ${messageOf(error)}`,
-          { cause: error },
-        );
-      }
-      if (pixels > this.#recycleAfterPixels) await this.#stop(slot);
-      return result;
+      return await slot.use(async () => {
+        let started = this.#started(slot);
+        let worker = await started;
+        if (worker.dead) {
+          // Its thread ended while it was idle: start another.
+          await slot.retire(started);
+          started = this.#started(slot);
+          worker = await started;
+        }
+        let result: T;
+        try {
+          result = await Promise.race([task(worker.api), worker.died]);
+        } catch (error) {
+          await slot.retire(started);
+          throw new ProviderUnavailableError(
+            `tesseract failed on the page image: ${messageOf(error)}`,
+            { cause: error },
+          );
+        }
+        // WebAssembly memory grown for a large band is never given back while the worker lives.
+        if (pixels > this.#recycleAfterPixels) await slot.retire(started);
+        return result;
+      });
     } finally {
       this.#busy--;
       if (this.#busy === 0) for (const resolve of this.#drained.splice(0)) resolve();
       const next = this.#waiting.shift();
       if (next) next(slot);
-      else {
-        this.#idle.push(slot);
-        this.#armIdleTimer(slot);
-      }
+      else this.#idle.push(slot);
     }
-  }
-
-  /**
-   * Stops the idle slot's worker `idleMs` from now, unless a task takes the slot first (which
-   * clears the timer). The slot stays in the idle list: a task that takes it while its worker is
-   * being terminated finds no worker and starts one (`#started`).
-   */
-  #armIdleTimer(slot: Slot): void {
-    clearTimeout(slot.idleTimer);
-    if (slot.worker === null || !(this.#idleMs > 0) || !Number.isFinite(this.#idleMs)) return;
-    slot.idleTimer = setTimeout(() => {
-      slot.idleTimer = undefined;
-      if (this.#idle.includes(slot)) void this.#stop(slot);
-    }, this.#idleMs);
-    slot.idleTimer.unref();
   }
 
   /** The slot's worker, started now when it has none (a failed start leaves it empty). */
   #started(slot: Slot): Promise<RunningWorker> {
-    slot.worker ??= this.#createWorker().catch((error: unknown) => {
-      slot.worker = null;
-      throw error;
-    });
-    return slot.worker;
-  }
-
-  async #stop(slot: Slot): Promise<void> {
-    const worker = slot.worker;
-    slot.worker = null;
-    if (worker === null) return;
-    try {
-      await (await worker).api.terminate();
-    } catch {
-      // A worker that failed to start has nothing to stop.
-    }
+    const worker = slot.worker();
+    worker.catch(() => slot.retire(worker));
+    return worker;
   }
 
   async #createWorker(): Promise<RunningWorker> {
