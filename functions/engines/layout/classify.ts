@@ -242,7 +242,7 @@ const makeBlock = (
       };
     }
   }
-  const parts = lines.map((l) => styledText(l.runs, allBold, allItalic));
+  const parts = lines.map((l) => styledText(l.runs, allBold, allItalic, l.fragments[0]?.direction));
   if (kind === 'list_item') {
     const first = parts[0] ?? '';
     const rest = parts.slice(1);

@@ -1,3 +1,4 @@
+import { logicalRuns, type Direction } from './bidi.js';
 import { escapeInline } from './markdown.js';
 import type { TextRun } from './types.js';
 
@@ -17,13 +18,17 @@ export const WORD_GAP_EM = 0.18;
 
 /**
  * Renders the runs of a line with emphasis: bold or italic stretches shorter than the whole
- * block are wrapped in `**` / `*`.
+ * block are wrapped in `**` / `*`. Right-to-left text is put in logical order first.
+ *
+ * @param direction the line's paragraph direction; by default that of most strong characters.
  */
 export const styledText = (
-  runs: readonly TextRun[],
+  lineRuns: readonly TextRun[],
   blockBold: boolean,
   blockItalic: boolean,
+  direction?: Direction,
 ): string => {
+  const runs = logicalRuns(lineRuns, WORD_GAP_EM, direction);
   let out = '';
   let prev: TextRun | undefined;
   let open: 'b' | 'i' | '' = '';

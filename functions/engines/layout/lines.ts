@@ -1,3 +1,4 @@
+import { directionOf, hasRtl, strongCounts, visualToLogical, type Direction } from './bidi.js';
 import type { TextRun } from './types.js';
 
 /** Runs on one baseline that are close enough to be read as one piece of text. */
@@ -16,6 +17,8 @@ export interface Fragment {
   bold: boolean;
   italic: boolean;
   monospace: boolean;
+  /** Paragraph direction its text was put in logical order with ('ltr' when absent). */
+  direction?: Direction;
 }
 
 /** Fragments that share a baseline, left to right. */
@@ -27,6 +30,8 @@ export interface Row {
   y1: number;
   baseline: number;
   fontSize: number;
+  /** 'rtl' when the row is read right to left (its fragments too); 'ltr' when absent. */
+  direction?: Direction;
 }
 
 /** Gap (in em) above which two runs on one baseline are separated by a space. */
@@ -36,8 +41,14 @@ const FRAGMENT_GAP_EM = 1.0;
 
 const visibleLength = (text: string): number => text.replace(/\s+/g, '').length;
 
-/** Joins runs of one line left to right, inserting a space where the gap exceeds ~0.2 em. */
-export const joinRuns = (runs: readonly TextRun[]): string => {
+/**
+ * Joins runs of one line left to right, inserting a space where the gap exceeds ~0.2 em, and puts
+ * right-to-left text in logical order (runs carry their text in visual order).
+ *
+ * @param direction the line's paragraph direction; by default that of most of its strong
+ *   characters.
+ */
+export const joinRuns = (runs: readonly TextRun[], direction?: Direction): string => {
   let out = '';
   let prev: TextRun | undefined;
   for (const run of runs) {
@@ -49,7 +60,7 @@ export const joinRuns = (runs: readonly TextRun[]): string => {
     out += run.text;
     prev = run;
   }
-  return out.replace(/\s+/g, ' ').trim();
+  return visualToLogical(out.replace(/\s+/g, ' ').trim(), direction);
 };
 
 const dominantSize = (runs: readonly TextRun[]): number => {
@@ -68,8 +79,13 @@ const dominantSize = (runs: readonly TextRun[]): number => {
   return best;
 };
 
-/** Builds a fragment from runs already sorted left to right. */
-export const makeFragment = (runs: TextRun[]): Fragment => {
+/**
+ * Builds a fragment from runs already sorted left to right.
+ *
+ * @param direction the paragraph direction of its line; by default that of most of its strong
+ *   characters.
+ */
+export const makeFragment = (runs: TextRun[], direction?: Direction): Fragment => {
   let x0 = Infinity;
   let y0 = Infinity;
   let x1 = -Infinity;
@@ -93,6 +109,7 @@ export const makeFragment = (runs: TextRun[]): Fragment => {
     baseline += run.baseline * w;
     weight += w;
   }
+  const text = joinRuns(runs, direction);
   return {
     runs,
     x0,
@@ -101,10 +118,27 @@ export const makeFragment = (runs: TextRun[]): Fragment => {
     y1,
     baseline: baseline / weight,
     fontSize: dominantSize(runs),
-    text: joinRuns(runs),
+    text,
     bold,
     italic,
     monospace,
+    direction: direction ?? directionOf(text),
+  };
+};
+
+/**
+ * The paragraph direction of each line of `runs`: that of most of its strong characters, or
+ * right to left for any line with right-to-left letters when most of the text is right to left
+ * (so that a short line such as `R و Python` in an Arabic paragraph keeps its order).
+ */
+const directionsOf = (runs: readonly TextRun[]): ((line: readonly TextRun[]) => Direction) => {
+  const rtlRuns = runs.filter((r) => hasRtl(r.text));
+  if (rtlRuns.length === 0) return () => 'ltr';
+  const all = strongCounts(runs.map((r) => r.text).join(' '));
+  const mostlyRtl = all.rtl >= all.ltr;
+  return (line) => {
+    if (!line.some((r) => hasRtl(r.text))) return 'ltr';
+    return mostlyRtl ? 'rtl' : directionOf(line.map((r) => r.text).join(' '));
   };
 };
 
@@ -156,9 +190,11 @@ export const buildRows = (input: readonly TextRun[]): Row[] => {
       });
     }
   }
+  const lineDirection = directionsOf(runs);
   const rows: Row[] = [];
   for (const group of groups) {
     const sorted = group.runs.sort((a, b) => a.x - b.x);
+    const direction = lineDirection(sorted);
     const kept: TextRun[] = [];
     for (const run of sorted) {
       const last = kept[kept.length - 1];
@@ -178,14 +214,14 @@ export const buildRows = (input: readonly TextRun[]): Row[] => {
     for (const run of kept) {
       const em = Math.max(run.fontSize, current[current.length - 1]?.fontSize ?? 0);
       if (current.length > 0 && run.x - right > FRAGMENT_GAP_EM * em) {
-        fragments.push(makeFragment(current));
+        fragments.push(makeFragment(current, direction));
         current = [];
         right = -Infinity;
       }
       current.push(run);
       right = Math.max(right, run.x + run.w);
     }
-    if (current.length > 0) fragments.push(makeFragment(current));
+    if (current.length > 0) fragments.push(makeFragment(current, direction));
     rows.push(rowOf(fragments));
   }
   return rows.sort((a, b) => a.baseline - b.baseline);
@@ -194,6 +230,12 @@ export const buildRows = (input: readonly TextRun[]): Row[] => {
 /** Builds a row from fragments (sorted left to right here). */
 export const rowOf = (fragments: Fragment[]): Row => {
   const sorted = fragments.slice().sort((a, b) => a.x0 - b.x0);
+  let rtl = 0;
+  let ltr = 0;
+  for (const f of sorted) {
+    if (f.direction === 'rtl') rtl += f.text.length;
+    else ltr += f.text.length;
+  }
   let weight = 0;
   let baseline = 0;
   for (const f of sorted) {
@@ -209,11 +251,15 @@ export const rowOf = (fragments: Fragment[]): Row => {
     y1: Math.max(...sorted.map((f) => f.y1)),
     baseline: baseline / weight,
     fontSize: dominantSize(sorted.flatMap((f) => f.runs)),
+    ...(rtl > 0 && rtl >= ltr ? { direction: 'rtl' as const } : {}),
   };
 };
 
-/** Text of a row, fragments joined by single spaces. */
-export const rowText = (row: Row): string => row.fragments.map((f) => f.text).join(' ');
+/** Text of a row, fragments joined by single spaces in reading order. */
+export const rowText = (row: Row): string =>
+  (row.direction === 'rtl' ? row.fragments.slice().reverse() : row.fragments)
+    .map((f) => f.text)
+    .join(' ');
 
 /** Digit-folded, case-folded, space-collapsed text: the signature of running headers and footers. */
 export const foldText = (text: string): string =>

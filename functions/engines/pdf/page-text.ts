@@ -1,4 +1,5 @@
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { logicalToVisual } from '../layout/bidi.js';
 import type { PageText, TextRun } from '../layout/types.js';
 import { fontStyle } from './font-style.js';
 import {
@@ -246,7 +247,8 @@ export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<Extr
     const h = (asc - desc) * fontSize;
     if (!Number.isFinite(x + baseline + w) || w <= 0) continue;
     runs.push({
-      text: str,
+      // pdf.js gives right-to-left items in logical order; runs carry visual order.
+      text: textItem.dir === 'rtl' ? logicalToVisual(str, 'rtl') : str,
       x,
       y: top,
       w,
