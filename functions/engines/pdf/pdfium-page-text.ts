@@ -1,4 +1,5 @@
 import { DocumentRejectedError } from '../../core/domain/errors.js';
+import { flowsLeft, hasRtl } from '../layout/bidi.js';
 import type { TextRun } from '../layout/types.js';
 import { fontStyle, type FontStyle } from './font-style.js';
 import {
@@ -59,11 +60,22 @@ interface FontInfo {
   descent: number;
 }
 
-/** A run being built from consecutive characters. */
+/**
+ * A run being built from consecutive characters. Its text is in visual order (left to right as
+ * drawn): right-to-left text, which producers write in logical order, grows leftwards and each of
+ * its glyphs is put in front of the text (the layout puts lines back in logical order).
+ */
 interface OpenRun {
   text: string;
-  /** Left edge of the last character (a decomposed ligature repeats its box). */
+  /** Box of the last glyph added (a decomposed ligature repeats its box). */
   lastX0: number;
+  lastX1: number;
+  /** The characters of the last glyph added, in the order the producer gave them. */
+  glyph: string;
+  /** Glyphs added. */
+  glyphs: number;
+  /** Glyphs are added right to left, each in front of the text. */
+  leftward: boolean;
   x0: number;
   y0: number;
   x1: number;
@@ -72,6 +84,8 @@ interface OpenRun {
   info: TextObjectInfo;
   /** The last character was a space (real or generated). */
   spaced: boolean;
+  /** That space was inferred by PDFium, not drawn. */
+  spaceGenerated: boolean;
 }
 
 /**
@@ -90,13 +104,71 @@ const charText = (code: number): string =>
 const isSpaceCode = (code: number): boolean =>
   code === 0x20 || code === 0xa0 || code === 0x09 || (code >= 0x2000 && code <= 0x200b);
 
+/** Arabic and Hebrew presentation forms, folded to their base letters (NFKC) glyph by glyph. */
+const RTL_PRESENTATION = /[\ufb1d-\ufdff\ufe70-\ufefc]/u;
+
+/**
+ * The text of one glyph in visual order. A decomposed lam-alef ligature whose characters come
+ * alef first was mapped in visual order by its producer (alef never joins the letter after it,
+ * so no ligature reads alef-lam): it reads lam-alef. A right-to-left glyph of several characters
+ * (a ligature) is reversed.
+ */
+const visualGlyph = (glyph: string): string => {
+  const logical = glyph.replace(/^([\u0622\u0623\u0625\u0627])(\u0644)$/u, '$2$1');
+  const chars = Array.from(logical);
+  return chars.length > 1 && hasRtl(logical) ? chars.reverse().join('') : logical;
+};
+
+/**
+ * Spacing accents (as TeX draws them, a glyph of their own over or under the letter) and the
+ * combining marks they stand for.
+ */
+const SPACING_ACCENTS: ReadonlyMap<number, string> = new Map([
+  [0x005e, '\u0302'], // ^
+  [0x0060, '\u0300'], // `
+  [0x007e, '\u0303'], // ~
+  [0x00a8, '\u0308'], // ¨
+  [0x00af, '\u0304'], // ¯
+  [0x00b4, '\u0301'], // ´
+  [0x00b8, '\u0327'], // ¸
+  [0x02c6, '\u0302'], // ˆ
+  [0x02c7, '\u030c'], // ˇ
+  [0x02c9, '\u0304'], // ˉ
+  [0x02ca, '\u0301'], // ˊ
+  [0x02cb, '\u0300'], // ˋ
+  [0x02d8, '\u0306'], // ˘
+  [0x02d9, '\u0307'], // ˙
+  [0x02da, '\u030a'], // ˚
+  [0x02db, '\u0328'], // ˛
+  [0x02dc, '\u0303'], // ˜
+  [0x02dd, '\u030b'], // ˝
+]);
+
+/** A letter and the combining mark of an accent drawn over (or under) it, composed (NFC). */
+const withAccent = (letter: string, mark: string): string => {
+  // TeX accents i and j without their dot (\'{\i}): the dotless letter takes a mark above.
+  const above = mark !== '\u0327' && mark !== '\u0328';
+  const base = above ? letter.replace('\u0131', 'i').replace('\u0237', 'j') : letter;
+  return (base + mark).normalize('NFC');
+};
+
+/** Width of the horizontal overlap of two intervals (0 when they do not overlap). */
+const overlap = (a0: number, a1: number, b0: number, b1: number): number =>
+  Math.max(0, Math.min(a1, b1) - Math.max(a0, b0));
+
+/** Share of the narrower box that an accent must cover to sit on a letter. */
+const ACCENT_OVERLAP = 0.5;
+
 /**
  * Reads one page with PDFium: text runs, rule segments and image placements, in pixels of the
  * page image at `dpi` (origin top-left; /Rotate and the crop box handled as a viewer shows the
  * page), with the same statistics as the pdf.js reader ({@link ExtractedPage}).
  *
  * Runs are built from PDFium's characters: a run continues while characters come from the same
- * text object on the same baseline with gaps under 0.3 em (1 em across an explicit space).
+ * text object on the same baseline with gaps under 0.6 em (0.85 em across an explicit space).
+ * Right-to-left text (characters given in logical order, placed leftwards) makes runs that grow
+ * leftwards, their text in visual order. A spacing accent drawn over a letter is composed with it
+ * (`¨` + `o` → `ö`); presentation forms are folded to their base letters.
  * Fonts give bold, italic and monospace from their PostScript name and descriptor flags. Text
  * that does not run left to right on the page image is counted and kept in the raw text only.
  * Paths are read from the page and from nested form XObjects.
@@ -266,6 +338,80 @@ const pathData = (pdfium: Pdfium, path: number): number[] => {
   return data;
 };
 
+/** Accents and marks drawn as glyphs of their own, each placed on a letter. */
+interface PlacedAccents {
+  /** Combining marks to add to the letter at an index. */
+  marks: Map<number, string>;
+  /** Indices of the accents and marks placed on a letter (left out of the runs). */
+  placed: Set<number>;
+}
+
+/** How far (in characters of PDFium's order) a letter is looked for around its accent. */
+const ACCENT_REACH = 200;
+
+/**
+ * Finds the letter each spacing accent (as TeX draws them: `¨` at the place of the `o` it goes
+ * over) or separately drawn combining mark sits on: the letter on the same line whose box it
+ * covers most, if it covers at least half of the narrower of the two. PDFium does not always
+ * give the accent next to its letter (an accent in a text object of its own comes after the
+ * line), so letters are looked for on both sides.
+ */
+const placeAccents = (
+  pdfium: Pdfium,
+  textPage: number,
+  count: number,
+  boxOf: (index: number) => [number, number, number, number] | null,
+): PlacedAccents => {
+  const lib = pdfium.fn;
+  const result: PlacedAccents = { marks: new Map(), placed: new Set() };
+  const codes = new Int32Array(count);
+  for (let i = 0; i < count; i++) {
+    codes[i] =
+      lib.FPDFText_IsGenerated(textPage, i) === 1 ? -1 : lib.FPDFText_GetUnicode(textPage, i);
+  }
+  const markOf = (code: number): string | undefined => {
+    if (code < 0) return undefined;
+    const spacing = SPACING_ACCENTS.get(code);
+    if (spacing !== undefined) return spacing;
+    const text = charText(code);
+    return /^\p{Mn}$/u.test(text) ? text : undefined;
+  };
+  const boxes = new Map<number, [number, number, number, number] | null>();
+  const cachedBox = (index: number) => {
+    if (!boxes.has(index)) boxes.set(index, boxOf(index));
+    return boxes.get(index) ?? null;
+  };
+  for (let i = 0; i < count; i++) {
+    const mark = markOf(codes[i] ?? -1);
+    if (mark === undefined) continue;
+    const accent = cachedBox(i);
+    if (!accent) continue;
+    let best = -1;
+    let bestCover = ACCENT_OVERLAP;
+    const from = Math.max(0, i - ACCENT_REACH);
+    const to = Math.min(count - 1, i + ACCENT_REACH);
+    for (let j = from; j <= to; j++) {
+      const code = codes[j] ?? -1;
+      if (j === i || code < 0 || !/^\p{L}$/u.test(charText(code))) continue;
+      const box = cachedBox(j);
+      if (!box) continue;
+      // On the same line: the boxes (ascent to descent) share most of their height.
+      const lower = Math.min(accent[3] - accent[2], box[3] - box[2]);
+      if (overlap(accent[2], accent[3], box[2], box[3]) < 0.5 * lower) continue;
+      const narrower = Math.min(accent[1] - accent[0], box[1] - box[0]);
+      const cover = overlap(accent[0], accent[1], box[0], box[1]) / Math.max(1e-6, narrower);
+      if (cover > bestCover || (cover === bestCover && Math.abs(j - i) < Math.abs(best - i))) {
+        best = j;
+        bestCover = cover;
+      }
+    }
+    if (best < 0) continue;
+    result.marks.set(best, (result.marks.get(best) ?? '') + mark);
+    result.placed.add(i);
+  }
+  return result;
+};
+
 interface PageTextResult {
   runs: TextRun[];
   chars: number;
@@ -378,6 +524,35 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
 
   try {
     const count = lib.FPDFText_CountChars(textPage);
+    /** The box of character `index` on the page image (left, right, top, bottom), if any. */
+    const boxOf = (index: number): [number, number, number, number] | null => {
+      if (!lib.FPDFText_GetLooseCharBox(textPage, index, scratch)) return null;
+      const [l, t, r, b] = [0, 4, 8, 12].map((o) => pdfium.f32(scratch + o)) as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      const [ax, ay] = apply(toPixels, l, t);
+      const [bx, by] = apply(toPixels, r, b);
+      const box: [number, number, number, number] = [
+        Math.min(ax, bx),
+        Math.max(ax, bx),
+        Math.min(ay, by),
+        Math.max(ay, by),
+      ];
+      return box.every(Number.isFinite) ? box : null;
+    };
+    /** Replaces the last glyph of `run` (at its end, or at its start when it grows leftwards). */
+    const replaceGlyph = (run: OpenRun, glyph: string): void => {
+      const old = visualGlyph(run.glyph);
+      const next = visualGlyph(glyph);
+      run.text = run.leftward
+        ? next + run.text.slice(old.length)
+        : run.text.slice(0, run.text.length - old.length) + next;
+      run.glyph = glyph;
+    };
+    const accents = placeAccents(pdfium, textPage, count, boxOf);
     for (let i = 0; i < count; i++) {
       const code = lib.FPDFText_GetUnicode(textPage, i);
       if (lib.FPDFText_IsGenerated(textPage, i) === 1) {
@@ -385,8 +560,9 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
         if (code === 0x0a) raw.push('\n');
         else if (code !== 0x0d) raw.push(' ');
         if (open) {
-          if (code === 0x20) open.text += ' ';
+          if (code === 0x20) open.text = open.leftward ? ` ${open.text}` : `${open.text} `;
           open.spaced = true;
+          open.spaceGenerated = code === 0x20;
         }
         continue;
       }
@@ -395,8 +571,8 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
       const info = infoOf(object, i);
       // PDFium marks a hyphen that ends a line as U+0002.
       const unicode = code === 0x02 && lib.FPDFText_IsHyphen(textPage, i) === 1 ? 0x2d : code;
-      const text = charText(unicode);
-      raw.push(text);
+      const original = charText(unicode);
+      raw.push(original);
       result.glyphs++;
       if (info.invisible) result.invisibleGlyphs++;
       const space = isSpaceCode(unicode);
@@ -408,30 +584,27 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
         if (info.style.math) result.mathChars++;
         fonts.add(info.fontName);
       }
+      let text = RTL_PRESENTATION.test(original) ? original.normalize('NFKC') : original;
+      const marks = accents.marks.get(i);
+      if (marks !== undefined) text = withAccent(text, marks);
       if (!info.upright || info.fontSize < 0.5) {
         flush();
         continue;
       }
+      if (accents.placed.has(i)) continue;
       if (space) {
         if (open) {
-          open.text += ' ';
+          open.text = open.leftward ? ` ${open.text}` : `${open.text} `;
           open.spaced = true;
+          open.spaceGenerated = false;
         }
         continue;
       }
-      if (!lib.FPDFText_GetLooseCharBox(textPage, i, scratch)) continue;
-      const [l, t, r, b] = [0, 4, 8, 12].map((o) => pdfium.f32(scratch + o)) as [
-        number,
-        number,
-        number,
-        number,
-      ];
-      const [ax, ay] = apply(toPixels, l, t);
-      const [bx, by] = apply(toPixels, r, b);
-      const x0 = Math.min(ax, bx);
-      const x1 = Math.max(ax, bx);
+      const box = boxOf(i);
+      if (!box) continue;
+      const [x0, x1] = box;
       const em = info.fontSize;
-      let baseline = Math.max(ay, by) + info.descent * em;
+      let baseline = box[3] + info.descent * em;
       if (lib.FPDFText_GetCharOrigin(textPage, i, scratch, scratch + 8)) {
         baseline = apply(toPixels, pdfium.f64(scratch), pdfium.f64(scratch + 8))[1];
       }
@@ -439,31 +612,88 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
       const y0 = baseline - info.ascent * em;
       const y1 = baseline - info.descent * em;
       if (![x0, x1, y0, y1].every(Number.isFinite)) continue;
+
       if (open) {
-        const gap = x0 - open.x1;
+        const limit = (open.spaced ? SPACED_GAP_EM : RUN_GAP_EM) * em;
         const sameFont =
           open.info === info ||
           (open.info.fontName === info.fontName &&
             open.info.style.bold === info.style.bold &&
             open.info.style.italic === info.style.italic &&
             Math.abs(open.info.fontSize - info.fontSize) <= 0.05 * em);
-        const continues =
-          sameFont &&
-          Math.abs(baseline - open.baseline) <= 0.1 * em &&
-          x0 >= open.lastX0 - 0.1 * em &&
-          gap <= (open.spaced ? SPACED_GAP_EM : RUN_GAP_EM) * em;
-        if (!continues) flush();
+        const sameLine = sameFont && Math.abs(baseline - open.baseline) <= 0.1 * em;
+        // The next character of a decomposed ligature (same box), or a mark drawn on the glyph
+        // of a right-to-left run.
+        const sameGlyph =
+          sameLine &&
+          !open.spaced &&
+          ((Math.abs(x0 - open.lastX0) < 0.01 * em && Math.abs(x1 - open.lastX1) < 0.01 * em) ||
+            (/^\p{M}+$/u.test(text) &&
+              hasRtl(open.glyph) &&
+              overlap(x0, x1, open.lastX0, open.lastX1) > 0));
+        const rightwards =
+          sameLine && !open.leftward && x0 >= open.lastX0 - 0.1 * em && x0 - open.x1 <= limit;
+        const leftwards =
+          sameLine &&
+          flowsLeft(text) &&
+          (open.leftward || (open.glyphs === 1 && (hasRtl(text) || hasRtl(open.glyph)))) &&
+          // Starts left of the last glyph; a glyph's box can reach past its advance.
+          x0 < open.lastX0 - 0.05 * em &&
+          x1 <= open.lastX1 + 0.1 * em &&
+          open.x0 - x1 <= limit;
+        if (sameGlyph) {
+          replaceGlyph(open, open.glyph + text);
+          open.x0 = Math.min(open.x0, x0);
+          open.x1 = Math.max(open.x1, x1);
+          continue;
+        }
+        if (leftwards) {
+          if (!open.leftward) {
+            open.leftward = true;
+            open.text = (open.spaced ? ' ' : '') + visualGlyph(open.glyph);
+          }
+          if (!open.spaced && open.x0 - x1 > WORD_GAP_EM * em) open.text = ` ${open.text}`;
+          // PDFium infers a space where a mark on a shifted baseline interrupts a word; joined
+          // letters have no gap.
+          if (open.spaceGenerated && open.x0 - x1 <= WORD_GAP_EM * em) {
+            open.text = open.text.replace(/^ /, '');
+          }
+          open.text = visualGlyph(text) + open.text;
+        } else if (rightwards) {
+          if (!open.spaced && x0 - open.x1 > WORD_GAP_EM * em) open.text += ' ';
+          open.text += visualGlyph(text);
+        } else {
+          flush();
+        }
       }
       if (open) {
-        if (!open.spaced && x0 - open.x1 > WORD_GAP_EM * em) open.text += ' ';
-        open.text += text;
+        open.glyph = text;
+        open.glyphs++;
         open.lastX0 = x0;
+        open.lastX1 = x1;
+        open.x0 = Math.min(open.x0, x0);
         open.x1 = Math.max(open.x1, x1);
         open.y0 = Math.min(open.y0, y0);
         open.y1 = Math.max(open.y1, y1);
         open.spaced = false;
+        open.spaceGenerated = false;
       } else {
-        open = { text, lastX0: x0, x0, y0, x1, y1, baseline, info, spaced: false };
+        open = {
+          text: visualGlyph(text),
+          glyph: text,
+          glyphs: 1,
+          leftward: false,
+          lastX0: x0,
+          lastX1: x1,
+          x0,
+          y0,
+          x1,
+          y1,
+          baseline,
+          info,
+          spaced: false,
+          spaceGenerated: false,
+        };
       }
     }
     flush();
