@@ -1,17 +1,22 @@
 import { describe, expect, it } from 'vitest';
+import { createHandler as getParseHandler } from '../../../functions/api/get-parse.handler.js';
 import { createHandler as listProvidersHandler } from '../../../functions/api/list-providers.handler.js';
 import { createHandler as liveHandler } from '../../../functions/api/live.handler.js';
 import { createHandler as uploadHandler } from '../../../functions/api/parse-upload.handler.js';
 import { invokeBuffered, type ApiHandler } from '../../../functions/api/streaming.js';
+import { parseUpload } from '../../../functions/core/app/parse-upload.js';
 import {
   API_KEY,
   FakeDocumentEngine,
   OTHER_API_KEY,
+  OTHER_TENANT,
+  TINY_PDF,
   aGetEvent,
   anUploadEvent,
   bodyOf,
   fakeDeps,
   lambdaContext,
+  parseOptions,
   type FakeDeps,
 } from '../../support/builders.js';
 
@@ -49,6 +54,31 @@ describe('request rate limits', () => {
       detail:
         'rate limit exceeded: the free plan allows 10 requests per minute per API key; retry in 53 seconds',
     });
+  });
+
+  it('counts every read of a result it keeps serialised', async () => {
+    // Arrange
+    const deps = await fakeDeps();
+    const parsed = await parseUpload(deps, {
+      tenant: OTHER_TENANT,
+      bytes: TINY_PDF,
+      filename: 'report.pdf',
+      options: parseOptions(),
+    });
+    const handler = getParseHandler(() => Promise.resolve(deps));
+    const get = () =>
+      handler(
+        aGetEvent(`/v1/parse/${parsed.id}`, {
+          apiKey: OTHER_API_KEY,
+          pathParameters: { request_id: parsed.id },
+        }),
+        lambdaContext('get-parse'),
+      );
+    // Act
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await get()).statusCode);
+    // Assert
+    expect(statuses).toEqual([...Array<number>(10).fill(200), 429]);
   });
 
   it('does not limit a pro key at 11 requests', async () => {
