@@ -7,6 +7,7 @@ import { buildRows } from './lines.js';
 import { pageKind } from './ocr-lines.js';
 import { joinContinuedParagraphs, readingOrder } from './reading-order.js';
 import { findRuleBoundedTables, findRuledTables, type GridReading, type Table } from './tables.js';
+import { mergeStackedTables } from './table-stack.js';
 import type { LayoutProfile, PageText, Rect, TextRun } from './types.js';
 
 export { OCR_COLUMN_GAP_RATIO } from './ocr-lines.js';
@@ -38,6 +39,9 @@ export interface PageAnalysis extends PageLayout {
   /** Placed raster images read as figures (not page-sized scans, not icons). */
   figures: Rect[];
 }
+
+/** The mark before a table that continues the previous page's table (see {@link Table}). */
+export const CONTINUED_TABLE = '<!-- table continued from the previous page -->';
 
 /** The font size (px) carrying the most characters on this page. */
 const pageBodySize = (runs: readonly TextRun[]): number => {
@@ -112,8 +116,17 @@ export const analyzePage = (
   const rows = allRows.filter((r) => !furniture.rows.has(r));
 
   // 3. Tables bounded by horizontal rules.
-  const bounded = findRuleBoundedTables(page.rules, rows, page.width, page.height, scale, reading);
-  const tables = [...ruled.tables, ...bounded.tables];
+  const bounded = findRuleBoundedTables(page.rules, rows, page.width, page.height, scale);
+  // A header band between rules over a ruled grid, or summary rows under it, are one table
+  // when no text stands between them.
+  const textBetween = (x0: number, y0: number, x1: number, y1: number): boolean =>
+    rows.some((r) =>
+      r.fragments.some((f) => {
+        const cy = (f.y0 + f.y1) / 2;
+        return !bounded.used.has(f) && cy > y0 && cy < y1 && f.x1 > x0 && f.x0 < x1;
+      }),
+    );
+  const tables = mergeStackedTables([...ruled.tables, ...bounded.tables], 1.5 * body, textBetween);
 
   // 4. Figures: text inside a placed image is part of the figure.
   const figures = placedFigures(page, scale);
@@ -130,10 +143,24 @@ export const analyzePage = (
   // 6. Blocks per region.
   const blocks: Block[] = [];
   for (const region of regions) {
-    for (const t of region.tables) blocks.push(tableBlock(t, t.ruled ? 0.85 : 0.7));
-    blocks.push(...linesToBlocks(region.lines, profile, body, scale, kind));
+    // Tables take their place among the region's lines (a caption above its table stays above).
+    let rest = region.lines;
+    for (const t of region.tables.slice().sort((a, b) => a.y0 - b.y0)) {
+      const before = rest.filter((l) => (l.y0 + l.y1) / 2 < t.y0);
+      rest = rest.filter((l) => (l.y0 + l.y1) / 2 >= t.y0);
+      blocks.push(...linesToBlocks(before, profile, body, scale, kind));
+      blocks.push(tableBlock(t, t.ruled ? 0.85 : 0.7));
+    }
+    blocks.push(...linesToBlocks(rest, profile, body, scale, kind));
   }
   demoteLabels(blocks);
+  // A table that opens a page after the first, without a caption, continues the previous
+  // page's table: said in the Markdown, for the document to join them (the columns decide).
+  const opening = blocks[0];
+  if (page.pageNumber > 1 && opening?.kind === 'table' && opening.table) {
+    opening.table.continued = true;
+    opening.markdown = `${CONTINUED_TABLE}\n${opening.markdown}`;
+  }
 
   // 7. Paragraphs broken by a column or page-region change are joined back (in the Markdown;
   // each part keeps its own element).

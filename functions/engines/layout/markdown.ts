@@ -26,16 +26,19 @@ const htmlEscape = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
- * Renders a table as a GFM pipe table (first row as header), or as HTML `<table>` when a cell
- * spans rows or columns (GFM cannot express spans).
+ * Renders a table as a GFM pipe table, or as HTML `<table>` when a cell spans rows or columns
+ * (GFM cannot express spans). The table's header rows ({@link Table.headerRows}, default 1) are
+ * `<th>` rows in HTML; in GFM, which has one header row, a multi-row header (a units row under
+ * its names) is merged into it column by column (`Accuracy` over `(%)` → `Accuracy (%)`).
  */
 export const renderTable = (table: Table): string => {
+  const headerRows = Math.min(Math.max(1, table.headerRows ?? 1), table.rowCount);
   const spans = table.cells.some((c) => c.rowSpan > 1 || c.colSpan > 1);
   if (spans) {
     const out: string[] = ['<table>'];
     for (let r = 0; r < table.rowCount; r++) {
       const cells = table.cells.filter((c) => c.row === r).sort((a, b) => a.col - b.col);
-      const tag = r === 0 ? 'th' : 'td';
+      const tag = r < headerRows ? 'th' : 'td';
       const inner = cells
         .map((c) => {
           const attrs =
@@ -57,6 +60,13 @@ export const renderTable = (table: Table): string => {
     if (row && c.col < row.length) row[c.col] = escapeInline(c.text).replace(/\n/g, ' ');
   }
   const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
-  const [header = [], ...body] = grid;
+  const header = Array.from({ length: table.colCount }, (_, c) =>
+    grid
+      .slice(0, headerRows)
+      .map((row) => row[c] ?? '')
+      .filter((text) => text !== '')
+      .join(' '),
+  );
+  const body = grid.slice(headerRows);
   return [line(header), line(header.map(() => '---')), ...body.map(line)].join('\n');
 };

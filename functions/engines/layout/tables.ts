@@ -1,4 +1,5 @@
 import { joinRuns, makeFragment, rowOf, type Fragment, type Row } from './lines.js';
+import { isMathLike } from './math-guard.js';
 import type { Segment, TextRun } from './types.js';
 
 /** One cell of a detected table; spans count grid columns / rows. */
@@ -21,6 +22,18 @@ export interface Table {
   cells: TableCell[];
   /** True when found from drawn rules (lattice), false when from aligned text (stream). */
   ruled: boolean;
+  /** x positions (pixels) of the column edges, `colCount + 1` of them, when known. */
+  columns?: number[];
+  /**
+   * Rows at the top that are the header (multi-row headers, units rows).
+   * @default 1
+   */
+  headerRows?: number;
+  /**
+   * The table opens its page (no caption or text above it) after the first page: most likely
+   * the continuation of a table that ended the previous page.
+   */
+  continued?: boolean;
 }
 
 interface Line {
@@ -68,9 +81,10 @@ const cluster = (values: number[], tolerance: number): number[] => {
  */
 export interface GridReading {
   /**
-   * Read grids exactly: the columns outside the outermost vertical rule of a table ruled inside
-   * only belong to it ({@link withOpenSides}), a rule-bounded table's box spans its own rows only,
-   * and OCR words that are rules read as glyphs (`|`, `|—`) are left out of the cell text.
+   * Read grids exactly: OCR words that are rules read as glyphs (`|`, `|—`) are left out of the
+   * cell text. (In every reading, the columns outside the outermost vertical rule of a table
+   * ruled inside only belong to it, {@link withOpenSides}, and a rule-bounded table's box spans
+   * its own rows only.)
    * @default false
    */
   exact?: boolean;
@@ -197,7 +211,9 @@ export const findRuledTables = (
       group.v.map((l) => l.at),
       tolerance,
     );
-    const xs = exact ? withOpenSides(columns, ys, group.h, runs, tolerance) : columns;
+    // Booktabs-like tables ruled inside only keep their outer columns in every reading: left
+    // out, those columns would come out as a second, stray table beside the first.
+    const xs = withOpenSides(columns, ys, group.h, runs, tolerance);
     if (xs.length < 3 && ys.length < 3) continue;
     const x0 = xs[0] ?? 0;
     const x1 = xs[xs.length - 1] ?? 0;
@@ -300,12 +316,15 @@ export const findRuledTables = (
       colCount: colsN,
       cells,
       ruled: true,
+      columns: xs,
     });
     if (table.colCount < 2 && table.rowCount < 2) continue;
     if (table.cells.filter((c) => c.text !== '').length < 2) continue;
     if (table.colCount < 2) continue;
+    // A formula in a frame, or a boxed algorithm full of math, is not a table.
+    if (isMathLike(inside)) continue;
     for (const run of inside) used.add(run);
-    tables.push(table);
+    tables.push(unitsRowBelowHeader(table.cells) ? { ...table, headerRows: 2 } : table);
   }
   return { tables, used };
 };
@@ -383,7 +402,18 @@ export const compactTable = (table: Table): Table => {
     const colSpan = keepCols.filter((c) => c >= cell.col && c < cell.col + cell.colSpan).length;
     cells.push({ ...cell, row, col, rowSpan: Math.max(1, rowSpan), colSpan: Math.max(1, colSpan) });
   }
-  return { ...table, rowCount: keepRows.length, colCount: keepCols.length, cells };
+  const edges = table.columns;
+  const columns =
+    edges && edges.length === table.colCount + 1 && keepCols.length > 0
+      ? [edges[0] ?? 0, ...keepCols.slice(1).map((k) => edges[k] ?? 0), edges[table.colCount] ?? 0]
+      : undefined;
+  return {
+    ...table,
+    rowCount: keepRows.length,
+    colCount: keepCols.length,
+    cells,
+    ...(columns ? { columns } : {}),
+  };
 };
 
 const wordCount = (text: string): number => text.split(/\s+/).filter(Boolean).length;
@@ -452,12 +482,15 @@ export const streamTable = (input: readonly Row[], options: StreamOptions): Tabl
       byCol.set(c0, entry);
     }
     if (byCol.size >= 2) multiRows++;
+    const starts = [...byCol.keys()].sort((a, b) => a - b);
     let c = 0;
     while (c < colCount) {
       const entry = byCol.get(c);
       if (entry) {
         const text = entry.frags.map((f) => f.text).join(' ');
-        const span = Math.min(entry.span, colCount - c);
+        // A span ends where the next cell of the row starts, so that cell keeps its value.
+        const next = starts.find((k) => k > c) ?? colCount;
+        const span = Math.min(entry.span, colCount - c, next - c);
         cells.push({ row: r, col: c, rowSpan: 1, colSpan: span, text });
         words += wordCount(text);
         filled++;
@@ -470,7 +503,9 @@ export const streamTable = (input: readonly Row[], options: StreamOptions): Tabl
   });
   if (multiRows < options.minMultiRows) return null;
   if (filled === 0 || words / filled > options.maxWordsPerCell) return null;
+  const headerRows = unitsRowBelowHeader(cells) ? 2 : 1;
   return {
+    ...(headerRows > 1 ? { headerRows } : {}),
     x0,
     y0: Math.min(...rows.map((r) => r.y0)),
     x1,
@@ -479,7 +514,22 @@ export const streamTable = (input: readonly Row[], options: StreamOptions): Tabl
     colCount,
     cells,
     ruled: false,
+    columns: bounds,
   };
+};
+
+/** A units cell: `(%)`, `(m)`, `[ms]`, `%`, `(secs)`, `(USD m)`. */
+const UNITS = /^(?:\([^()]{1,12}\)|\[[^[\]]{1,12}\]|%)$/;
+
+/**
+ * Whether the second row holds only units (`(%)`, `[ms]`) under names in the first row: it is
+ * part of the header, not a row of data.
+ */
+const unitsRowBelowHeader = (cells: readonly TableCell[]): boolean => {
+  const second = cells.filter((c) => c.row === 1 && c.text.trim() !== '');
+  if (second.length === 0 || !second.every((c) => UNITS.test(c.text.trim()))) return false;
+  const first = cells.filter((c) => c.row === 0 && c.text.trim() !== '');
+  return first.length >= second.length;
 };
 
 /** A currency sign set apart from its amount (`$  178`) joins the amount's fragment. */
@@ -519,7 +569,6 @@ export const findRuleBoundedTables = (
   pageWidth: number,
   pageHeight: number,
   scale: number,
-  reading: GridReading = {},
 ): { tables: Table[]; used: Set<Fragment> } => {
   const { horizontal } = ruleLines(segments, scale);
   const tables: Table[] = [];
@@ -556,24 +605,30 @@ export const findRuleBoundedTables = (
       );
       if (frags.length > 0) inside.push(rowOf(frags));
     }
-    if (inside.length < 2) continue;
+    // Fraction bars and overlines of a display equation are rules too.
+    if (
+      inside.length < 2 ||
+      isMathLike(inside.flatMap((r) => r.fragments.flatMap((f) => f.runs)))
+    ) {
+      continue;
+    }
     const table = streamTable(inside, { minMultiRows: 2, maxWordsPerCell: 8 });
     if (!table || table.colCount < 2) continue;
     for (const l of chain) consumed.add(l);
     for (const r of inside) for (const f of r.fragments) used.add(f);
-    // Read exactly, the box runs from the last rule above its rows to the first rule below
-    // them: rows of the chain claimed by a ruled grid already are not part of this table.
+    // The box runs from the last rule above its rows to the first rule below them: rows of the
+    // chain claimed by a ruled grid already are not part of this table (a header band over a
+    // grid is joined to the grid later, by its position).
     const rowsTop = Math.min(...inside.map((r) => r.y0));
     const rowsBottom = Math.max(...inside.map((r) => r.y1));
     const above = chain.filter((l) => l.at <= rowsTop + tol).map((l) => l.at);
     const below = chain.filter((l) => l.at >= rowsBottom - tol).map((l) => l.at);
-    const exact = reading.exact ?? false;
     tables.push({
       ...table,
       x0: Math.min(table.x0, first.from),
       x1: Math.max(table.x1, first.to),
-      y0: exact && above.length > 0 ? Math.max(...above) : top,
-      y1: exact && below.length > 0 ? Math.min(...below) : bottom,
+      y0: above.length > 0 ? Math.max(...above) : top,
+      y1: below.length > 0 ? Math.min(...below) : bottom,
     });
   }
   return { tables, used };

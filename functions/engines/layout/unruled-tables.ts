@@ -1,6 +1,7 @@
 import type { Line } from './block.js';
 import { wordCount } from './inline.js';
 import { rowOf, type Fragment, type Row } from './lines.js';
+import { isMathLike } from './math-guard.js';
 import { streamTable, type Table } from './tables.js';
 
 /** An unruled table found among a region's lines: lines `start` to `end - 1`. */
@@ -44,7 +45,9 @@ export const findLineTables = (
       else if (cellCount(j + 1) < 2) break;
       j++;
     }
-    if (multi >= 3) {
+    // Aligned lines of a display equation (stacked fractions, limits) are not a table.
+    const formula = isMathLike(lines.slice(i, j).flatMap((l) => l.runs));
+    if (multi >= 3 && !formula) {
       const window = tableRows(i, j);
       let table = streamTable(window, { minMultiRows: 3, maxWordsPerCell: 5 });
       let start = i;
