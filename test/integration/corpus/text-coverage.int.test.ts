@@ -1,0 +1,222 @@
+/**
+ * Nothing is lost silently: every character of a PDF page's text layer ends up in the page's
+ * Markdown or in one of its grounding entries that carry text beside it (running headers and
+ * footers, figures). Runs every PDF of the dev and papers corpora through the offline text-layer
+ * provider, as the service lays them out, and compares per page the multiset of non-space
+ * characters (see `bench/text-coverage.ts` for what is folded or ignored: markup, bullets,
+ * ligatures, accents, line-end hyphens).
+ *
+ * Two stages are checked:
+ * - extraction: the text layer as PDFium reads it (`stats.rawText`, every glyph of the page) against
+ *   the runs handed to the layout;
+ * - layout: the runs whose centre lies inside the page box against the Markdown and the texts of
+ *   the header, footer and figure entries.
+ *
+ * Losses known today are listed in {@link KNOWN} with the stage that drops them; a page may lose
+ * those characters (or fewer) and nothing else, so any new loss fails.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { lossesBeyond, markdownPlainText, textCoverage } from '../../../bench/text-coverage.js';
+import type { DocumentRef } from '../../../functions/core/ports/document-engine.js';
+import { LocalTextProvider } from '../../../functions/engines/pdf/local-text-provider.js';
+import { PdfDocumentCache } from '../../../functions/engines/pdf/pdf-document-cache.js';
+import { PdfEngine } from '../../../functions/engines/pdf/pdf-engine.js';
+import { CorpusStore } from '../../unit/engines/pdf/corpus-store.js';
+
+const CORPUS = resolve(import.meta.dirname, '../../../../shared/corpus');
+const CORPORA = ['dev', 'papers'] as const;
+
+interface CorpusDoc {
+  id: string;
+  file: string;
+  format: string;
+}
+
+/** Losses known today, by `corpus/document#page`: the characters lost at each stage, and why. */
+interface KnownLoss {
+  /** Characters of the text layer that never reach the layout's runs. */
+  extraction?: string;
+  /** Characters of the runs inside the page box missing from the Markdown and grounding texts. */
+  layout?: string;
+  reason: string;
+}
+
+const ROTATED_STAMP =
+  'extraction (pdfium-page-text.ts): the rotated arXiv identifier in the left margin is left out of the runs (only upright text is laid out)';
+const ROTATED_FIGURE_TEXT =
+  'extraction (pdfium-page-text.ts): rotated axis labels and tick values of a vector chart are left out of the runs';
+const FIGURE_TEXT =
+  'layout (layout-page.ts, figures.ts): text drawn over a placed image is taken as part of the figure, and the figure entry carries no text';
+
+const KNOWN: Readonly<Record<string, KnownLoss>> = {
+  'dev/docling-amt_handbook_sample#1': {
+    layout:
+      'e×10 n×7 t×7 d×5 u×5 h×4 a×3 c×3 g×3 i×3 o×3 r×3 s×2 T×2 y×2 K×1 L×1 N×1 U×1 k×1 l×1 w×1',
+    reason: `${FIGURE_TEXT} (the part labels of the nut drawings: "Tightened nut", "Keyway", …)`,
+  },
+  'dev/docling-redp5110_sampled#1': {
+    layout:
+      'n×17 e×15 i×14 o×11 a×9 r×7 g×6 s×6 m×5 t×5 M×4 c×4 d×4 k×4 l×4 B×3 D×3 b×3 u×3 y×3 C×2 J×2 K×2 H×1 L×1 P×1 R×1 T×1 f×1 h×1 p×1 v×1 w×1',
+    reason: `${FIGURE_TEXT} (the cover's author names and the starts of two bold teasers over the cover picture)`,
+  },
+  'dev/docling-redp5110_sampled#7': {
+    layout: 's×3 L×2 c×2 e×2 A×1 B×1 J×1 O×1 U×1 a×1 h×1 i×1 r×1 t×1 w×1',
+    reason: `${FIGURE_TEXT} ("User with *ALLOBJ access" on a diagram)`,
+  },
+  'dev/docling-redp5110_sampled#9': {
+    extraction:
+      'B×7 M×6 D×5 Q×4 S×4 A×3 I×3 C×2 L×2 N×2 O×2 o×2 t×2 E×1 J×1 T×1 Y×1 h×1 i×1 r×1 u×1 y×1',
+    reason:
+      'extraction (pdfium-page-text.ts): rotated column headers of a table are left out of the runs',
+  },
+  'dev/docling-redp5110_sampled#14': {
+    layout:
+      'e×6 t×5 i×4 E×3 S×3 a×3 g×3 r×3 1×2 l×2 m×2 o×2 3×1 F×1 L×1 M×1 N×1 O×1 P×1 Y×1 b×1 c×1 f×1 h×1 n×1 s×1 u×1 v×1 y×1',
+    reason: `${FIGURE_TEXT}: the caption "Figure 3-11 Selecting the EMPLOYEES table from System i Navigator" is set inside the bottom edge of its screenshot and goes with it`,
+  },
+  'dev/zerox-0004#1': {
+    extraction:
+      '0×3 1×4 2×3 4×3 .×2 7×2 c×2 v×2 :×1 [×1 ]×1 9×1 A×1 I×1 O×1 X×1 a×1 i×1 r×1 s×1 t×1',
+    reason: ROTATED_STAMP,
+  },
+  'dev/olmocr-discoverworld_crazy_table4#1': {
+    extraction: 'e×24 o×21 r×12 d×9 l×9 n×9 C×6 P×6 c×6 i×6 m×6 p×6 t×6 u×6 K×3 g×3 w×3',
+    reason:
+      'extraction (pdfium-page-text.ts): the rotated header cells of the table are left out of the runs',
+  },
+  'papers/readoc-arxiv-1506.06975#1': {
+    extraction:
+      '0×3 1×3 .×2 3×2 5×2 6×2 7×2 a×2 t×2 v×2 2×1 9×1 :×1 C×1 J×1 O×1 X×1 [×1 ]×1 i×1 n×1 r×1 s×1 u×1',
+    reason: ROTATED_STAMP,
+  },
+  'papers/readoc-arxiv-1506.06975#4': {
+    extraction:
+      '0×24 4×20 e×8 5×7 t×7 s×6 i×5 .×4 6×4 a×4 l×3 m×3 o×3 2×2 8×2 n×2 p×2 r×2 1×1 3×1 Q×1 S×1 d×1 g×1 u×1 y×1',
+    reason: ROTATED_FIGURE_TEXT,
+  },
+  'papers/readoc-arxiv-1506.06975#13': {
+    extraction: 'e×18 t×18 i×12 o×12 r×12 s×12 0×8 1×8 2×8 4×8 6×6 a×6 m×6 p×6 8×4 3×2 5×2',
+    reason: ROTATED_FIGURE_TEXT,
+  },
+  'papers/readoc-arxiv-1506.06975#14': {
+    extraction: '0×22 .×12 5×4 ^×3 2×2 3×2 4×2 8×2 9×2 f×1 m×1 s×1 v×1',
+    reason: ROTATED_FIGURE_TEXT,
+  },
+  'papers/readoc-arxiv-1506.06975#15': {
+    extraction:
+      't×16 e×14 o×13 i×11 r×10 s×10 0×9 1×7 2×7 a×6 l×5 m×5 4×4 p×4 6×3 8×3 5×2 d×2 g×2 y×2 3×1 h×1 n×1 u×1 v×1',
+    reason: ROTATED_FIGURE_TEXT,
+  },
+  'papers/readoc-arxiv-1506.06975#17': {
+    extraction:
+      '0×39 .×18 o×15 t×13 1×12 2×12 l×12 a×11 i×8 e×7 r×7 4×6 6×6 g×6 m×6 s×6 y×6 d×5 u×5 n×4 (×3 )×3 3×3 5×3 7×3 8×3 b×3 h×3 v×3',
+    reason: ROTATED_FIGURE_TEXT,
+  },
+  'papers/readoc-arxiv-1506.06975#18': {
+    extraction: '0×8 1×2 2×2 r×2 3×1 4×1 5×1 e×1 g×1 l×1 n×1 o×1 s×1 t×1 u×1',
+    reason: ROTATED_FIGURE_TEXT,
+  },
+  'papers/readoc-arxiv-1506.06975#19': {
+    extraction: '0×4 2×2 r×2 4×1 e×1 g×1 l×1 n×1 o×1 s×1 t×1 u×1',
+    reason: ROTATED_FIGURE_TEXT,
+  },
+  'papers/readoc-arxiv-2206.11906#1': {
+    extraction:
+      '2×6 0×3 1×3 .×2 6×2 a×2 r×2 v×2 3×1 9×1 :×1 A×1 G×1 J×1 X×1 [×1 ]×1 h×1 i×1 n×1 o×1 p×1 s×1 t×1 u×1',
+    reason: ROTATED_STAMP,
+  },
+  'papers/readoc-arxiv-2206.11906#21': {
+    extraction: '.×8 0×8 e×8 ,×4 /×4 1×4 2×4 5×4 L×4 V×4 X×4 g×4 k×4 r×4 s×4',
+    reason: ROTATED_FIGURE_TEXT,
+  },
+  'papers/docling-table_mislabeled_as_picture#1': {
+    layout: 'y×7',
+    reason:
+      'lists (classify.ts): the check boxes of the "State funded legal aid" and "CSOs" columns, drawn as the letter y in a symbol font, become empty list items `-`',
+  },
+};
+
+const store = new CorpusStore();
+const cache = new PdfDocumentCache(store);
+const engine = new PdfEngine(cache);
+const provider = new LocalTextProvider(cache);
+
+afterAll(async () => {
+  await cache.close();
+});
+
+/** The grounding entries whose text stands for text kept out of the Markdown. */
+const TEXT_BESIDE_MARKDOWN: ReadonlySet<string> = new Set(['header', 'footer', 'figure']);
+
+/** Each page's losses beyond the known ones, e.g. `dev/x#2 layout: a×1` (empty when none). */
+async function unexpectedLosses(corpus: string, doc: CorpusDoc): Promise<string[]> {
+  const document: DocumentRef = { key: `${corpus}/${doc.file}`, format: 'pdf', hash: doc.id };
+  const { pageCount } = await engine.open(document);
+  const pageNumbers = Array.from({ length: pageCount }, (_, i) => i + 1);
+  const { profile } = await engine.inspect(document, pageNumbers);
+  const found: string[] = [];
+  for (const pageNumber of pageNumbers) {
+    const id = `${corpus}/${doc.id}#${String(pageNumber)}`;
+    const known = KNOWN[id];
+    const { text, stats } = await cache.page(document, pageNumber);
+    const result = await provider.parsePage({
+      document,
+      pageNumber,
+      dpi: null,
+      profile,
+      maintainFormat: true,
+    });
+    const runs = text.runs.map((r) => r.text);
+    const onPage = text.runs
+      .filter((r) => {
+        const cx = r.x + r.w / 2;
+        const cy = r.y + r.h / 2;
+        return cx >= 0 && cy >= 0 && cx <= text.width && cy <= text.height;
+      })
+      .map((r) => r.text);
+    const output = [
+      markdownPlainText(result.markdown),
+      ...result.elements.filter((e) => TEXT_BESIDE_MARKDOWN.has(e.label)).map((e) => e.text),
+    ];
+    const stages = {
+      extraction: textCoverage([stats.rawText], runs),
+      layout: textCoverage(onPage, output),
+    };
+    for (const [stage, coverage] of Object.entries(stages)) {
+      const beyond = lossesBeyond(coverage.missing, known?.[stage as 'layout'] ?? '');
+      if (beyond !== '') found.push(`${id} ${stage}: ${beyond}`);
+    }
+  }
+  return found;
+}
+
+describe.each(CORPORA)('the %s corpus through the offline text-layer provider', (corpus) => {
+  const docs = (
+    JSON.parse(readFileSync(join(CORPUS, corpus, 'manifest.json'), 'utf8')) as {
+      documents: CorpusDoc[];
+    }
+  ).documents.filter((d) => d.format === 'pdf');
+
+  it.each(docs.map((d) => [d.id, d] as const))(
+    'keeps every text-layer character of %s in the Markdown or its grounding',
+    async (_id, doc) => {
+      // Act
+      const losses = await unexpectedLosses(corpus, doc);
+      // Assert
+      expect(losses).toEqual([]);
+    },
+  );
+});
+
+describe('the known losses', () => {
+  it('name pages of the corpora with a stage and a reason', () => {
+    // Assert
+    for (const [id, known] of Object.entries(KNOWN)) {
+      expect(id).toMatch(/^(dev|papers)\/[\w.-]+#\d+$/);
+      expect(known.extraction ?? known.layout).toBeTruthy();
+      expect(known.reason).toMatch(/^\w[\w ]* \(|^\w+ \(/);
+    }
+  });
+});
