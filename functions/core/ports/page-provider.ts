@@ -40,6 +40,31 @@ export interface ProviderPageResult {
   layoutScore: number;
   /** Independent text of the page (e.g. the PDF text layer) for verification, or null. */
   evidenceText: string | null;
+  /**
+   * The recognised words with their confidence in [0, 1] (OCR engines), for the page's
+   * `ocr_score` (see `recognitionScore`); absent: `ocrScore` is used as given.
+   */
+  words?: readonly { text: string; confidence: number }[];
+  /**
+   * Text of the independent evidence (text layer) inside each table's region, in the order of the
+   * tables of `markdown`, for the numbers check of `table_score`; absent: the numbers of the whole
+   * evidence are checked against the whole Markdown.
+   */
+  tableRegionText?: readonly string[];
+  /** What the layout was unsure of, as shares in [0, 1]; lowers `layout_score` (see `scorePage`). */
+  layoutSignals?: ProviderLayoutSignals;
+}
+
+/** Uncertainty a layout analysis can report about a page; each a share in [0, 1], 0 is sure. */
+export interface ProviderLayoutSignals {
+  /** Blocks whose reading order was a close call (columns, floats, side notes). */
+  readingOrderAmbiguity?: number;
+  /** Math-like regions (math fonts, operators) emitted as plain text. */
+  mathAsText?: number;
+  /** Headings whose level was guessed without font size or numbering evidence. */
+  guessedHeadingLevels?: number;
+  /** Lines that could not be assigned to a block and were placed by position alone. */
+  unassignedLines?: number;
 }
 
 /** A parsing provider (offline engine or remote model) behind the router. */

@@ -1,5 +1,5 @@
 import type { ProgressSink } from '../../ports/event-log.js';
-import { confidenceReport, GRADE_THRESHOLDS } from '../confidence.js';
+import { GRADE_THRESHOLDS } from '../confidence.js';
 import {
   AppError,
   NotFoundError,
@@ -9,9 +9,11 @@ import {
 import { postprocessPage } from '../postprocess.js';
 import { pageCostUsd } from '../pricing.js';
 import { canParse, type ProviderCapability } from '../routing.js';
-import { plainText, tableIntegrity, textSimilarity } from '../markdown.js';
+import { plainText, textSimilarity } from '../markdown.js';
+import { scorePage } from '../page-scores.js';
 import type { PageCheckpoint } from '../request.js';
 import type { GroundingEntry, Page, PageComparison, Tier } from '../schemas.js';
+import type { PageFeatures } from '../../ports/document-engine.js';
 import type { PageParseRequest, ProviderPageResult } from '../../ports/page-provider.js';
 import { readInspection } from './classify.js';
 import { documentRef, loadLiveRequest } from './load-request.js';
@@ -57,7 +59,6 @@ export async function parsePage(
   };
   const usableTextLayer = features?.usableTextLayer ?? false;
   const hasPageImage = features?.hasPageImage !== false;
-  const textLayerQuality = features ? 1 - features.garbageRatio : 1;
 
   const candidates = failoverOrder(
     ports.providers.chain(routeOf.tier),
@@ -71,7 +72,7 @@ export async function parsePage(
     tier: routeOf.tier,
     request,
     usableTextLayer,
-    textLayerQuality,
+    features,
     secondEngine,
     latencyMs: ports.clock.now().getTime() - started,
   });
@@ -85,7 +86,7 @@ export async function parsePage(
         request,
         usableTextLayer,
         hasPageImage,
-        textLayerQuality,
+        features,
         secondEngine,
         threshold: verification.reRouteBelow,
         started,
@@ -253,7 +254,8 @@ async function toPage(
     tier: Tier;
     request: PageParseRequest;
     usableTextLayer: boolean;
-    textLayerQuality: number;
+    /** The page's inspection features (text-layer quality), when known. */
+    features: PageFeatures | undefined;
     /** Check a generative model's answer on a scan against a second engine (verification on). */
     secondEngine: boolean;
     latencyMs: number;
@@ -276,7 +278,7 @@ async function toPage(
     tier_used: context.tier,
     provider: attempt.providerId,
     model: result.model,
-    confidence: scorePage(result, evidence, context.textLayerQuality),
+    confidence: scorePage(result, evidence, context.features),
     grounding: groundingOf(result.elements, context.request.pageNumber, width, height),
     tokens,
     latency_ms: Math.max(0, Math.round(context.latencyMs)),
@@ -374,7 +376,7 @@ async function reRoute(
     request: PageParseRequest;
     usableTextLayer: boolean;
     hasPageImage: boolean;
-    textLayerQuality: number;
+    features: PageFeatures | undefined;
     secondEngine: boolean;
     threshold: number;
     started: number;
@@ -407,7 +409,7 @@ async function reRoute(
       tier: nextTier,
       request: context.request,
       usableTextLayer: context.usableTextLayer,
-      textLayerQuality: context.textLayerQuality,
+      features: context.features,
       secondEngine: context.secondEngine,
       latencyMs: ports.clock.now().getTime() - context.started,
     });
@@ -453,33 +455,6 @@ export function meanScore(page: Pick<Page, 'confidence'>): number {
   const scores = [c.layout_score, c.ocr_score, c.verbatim_score];
   if (c.table_score != null) scores.push(c.table_score);
   return scores.reduce((a, b) => a + b, 0) / scores.length;
-}
-
-/**
- * Page confidence: `ocr_score` is the provider's recognition confidence (word confidences, token
- * probabilities), or for text-layer providers the share of glyphs with a Unicode mapping;
- * `verbatim_score` compares the page text (body and furniture) with independent evidence (the
- * text layer) word for word, and falls back to the recognition confidence when there is none;
- * `table_score` from table integrity.
- */
-function scorePage(result: ProviderPageResult, evidence: string | null, textLayerQuality: number) {
-  const ocr = result.ocrScore ?? textLayerQuality;
-  const furniture = result.elements
-    .filter((e) => e.label === 'header' || e.label === 'footer')
-    .map((e) => e.text)
-    .join(' ');
-  const verbatim =
-    evidence === null
-      ? ocr
-      : textSimilarity(`${plainText(result.markdown)} ${furniture}`, evidence, {
-          orderInsensitive: true,
-        });
-  return confidenceReport({
-    layout: result.layoutScore,
-    ocr,
-    verbatim,
-    table: tableIntegrity(result.markdown, evidence),
-  });
 }
 
 const round3 = (v: number): number => Math.round(v * 1000) / 1000;

@@ -1,12 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import { describe, expect, it } from 'vitest';
-import {
-  gfmTables,
-  htmlTableCount,
-  plainText,
-  tableIntegrity,
-  textSimilarity,
-} from '../../../../functions/core/domain/markdown.js';
+import { plainText, textSimilarity } from '../../../../functions/core/domain/markdown.js';
 
 describe('plainText', () => {
   it('removes headings, list markers, emphasis and code spans', () => {
@@ -144,81 +138,5 @@ describe('textSimilarity', () => {
     const similarity = textSimilarity('abcd', 'abxd');
     // Assert
     expect(similarity).toBe(0.75);
-  });
-});
-
-describe('gfmTables', () => {
-  it('returns the rows of a pipe table, header first, keeping escaped pipes inside cells', () => {
-    // Act
-    const tables = gfmTables('intro\n| a | b |\n|:---|---:|\n| 1 | 2 \\| 3 |\n| 4 |\n\nafter');
-    // Assert
-    expect(tables).toEqual([[['a', 'b'], ['1', '2 \\| 3'], ['4']]]);
-  });
-
-  it('finds no table in pipes without a rule line', () => {
-    // Act
-    const tables = gfmTables('a | b\nc | d');
-    // Assert
-    expect(tables).toEqual([]);
-  });
-
-  it('finds every table of the text', () => {
-    // Act
-    const tables = gfmTables('| a |\n|---|\n| 1 |\n\ntext\n\n| b | c |\n| --- | --- |\n| 2 | 3 |');
-    // Assert
-    expect(tables).toHaveLength(2);
-  });
-});
-
-describe('htmlTableCount', () => {
-  it('counts opening table tags', () => {
-    // Act
-    const count = htmlTableCount('<table><tr><td>1</td></tr></table><TABLE class="x"></TABLE>');
-    // Assert
-    expect(count).toBe(2);
-  });
-});
-
-describe('tableIntegrity', () => {
-  it('is null for a page without tables', () => {
-    // Act
-    const score = tableIntegrity('just a paragraph', 'evidence');
-    // Assert
-    expect(score).toBeNull();
-  });
-
-  it('is 1 for a consistent table without evidence', () => {
-    // Act
-    const score = tableIntegrity('| a | b |\n|---|---|\n| 1 | 2 |', null);
-    // Assert
-    expect(score).toBe(1);
-  });
-
-  it('lowers the score by the share of rows whose width differs from the header', () => {
-    // Act
-    const score = tableIntegrity('| a | b |\n|---|---|\n| 1 | 2 |\n| 3 |', null);
-    // Assert
-    expect(score).toBeCloseTo(2 / 3, 6);
-  });
-
-  it('takes 0.25 off a table whose header cells are all empty', () => {
-    // Act
-    const score = tableIntegrity('|  |  |\n|---|---|\n| 1 | 2 |', null);
-    // Assert
-    expect(score).toBe(0.75);
-  });
-
-  it('lowers the score for numbers missing from the evidence', () => {
-    // Act
-    const score = tableIntegrity('| a | b |\n|---|---|\n| 12 | 34 |', 'a b 12 99');
-    // Assert
-    expect(score).toBe(0.75);
-  });
-
-  it('counts an HTML table as intact', () => {
-    // Act
-    const score = tableIntegrity('<table><tr><td>x</td></tr></table>', null);
-    // Assert
-    expect(score).toBe(1);
   });
 });

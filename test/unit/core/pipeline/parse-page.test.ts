@@ -177,7 +177,8 @@ describe('parsePage', () => {
     await parsePage({ requestId, pageNumber: 1 }, world, progressTo(world.events, requestId));
     // Assert
     const [page] = await readCheckpoints(world, requestId);
-    expect(page?.confidence.table_score).toBe(0.5);
+    // The evidence's 13 is missing from the cells, and the cells' 12 is nowhere in the evidence.
+    expect(page?.confidence.table_score).toBe(0);
   });
 
   it('clamps grounding boxes inside the page image', async () => {
