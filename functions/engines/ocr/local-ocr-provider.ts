@@ -45,8 +45,9 @@ export class LocalOcrProvider implements PageProvider {
    *
    * @returns Markdown, elements with boxes inside the page image (`dpi`, `width`, `height` are
    *   those of the image), `ocrScore` = character-weighted mean word confidence (null when no
-   *   text was found), `layoutScore` = mean element confidence (1 for an empty page), no tokens
-   *   and no evidence text.
+   *   text was found), the recognised words with their confidences (the page's `ocr_score` is
+   *   computed from them), `layoutScore` = mean element confidence (1 for an empty page), no
+   *   tokens and no evidence text.
    * @throws {DocumentRejectedError} when the page cannot be rendered (too large, missing).
    * @throws {UnsupportedDocumentError} when the image is corrupt.
    * @throws {ProviderUnavailableError} when the OCR worker fails (retryable).
@@ -93,6 +94,7 @@ export class LocalOcrProvider implements PageProvider {
       ocrScore: ocrScore === null ? null : round3(ocrScore),
       layoutScore: round3(layoutScore),
       evidenceText: null,
+      words: ocr.words.map((word) => ({ text: word.text, confidence: word.confidence })),
     };
   }
 }

@@ -7,6 +7,7 @@ import { layoutPage } from '../layout/layout-page.js';
 import { isOfficeFormat } from '../office/office-document.js';
 import { asLayoutProfile, buildLayoutProfile } from '../layout/profile.js';
 import { scalePageText } from '../layout/scale.js';
+import type { TextRun } from '../layout/types.js';
 import type { PdfPageSource } from './pdf-page-source.js';
 
 /** DPI the boxes refer to when the request leaves it to the provider. */
@@ -64,6 +65,21 @@ export class LocalTextProvider implements PageProvider {
       ocrScore: null,
       layoutScore: Math.round(layoutScore * 1000) / 1000,
       evidenceText: extracted.stats.rawText,
+      tableRegionText: elements
+        .filter((e) => e.label === 'table')
+        .map((e) => textInside(page.runs, e.bbox)),
     };
   }
+}
+
+/** The text-layer runs whose centre lies inside `box`, in content order. */
+function textInside(runs: readonly TextRun[], box: { x: number; y: number; w: number; h: number }) {
+  return runs
+    .filter((r) => {
+      const cx = r.x + r.w / 2;
+      const cy = r.y + r.h / 2;
+      return cx >= box.x && cx <= box.x + box.w && cy >= box.y && cy <= box.y + box.h;
+    })
+    .map((r) => r.text)
+    .join(' ');
 }

@@ -56,6 +56,17 @@ describe('PdfEngine and LocalTextProvider on born-digital PDFs', () => {
     expect(result.elements.some((e) => e.label === 'table')).toBe(true);
   });
 
+  it('gives the text layer inside each table region, one entry per table element', async () => {
+    // Act
+    const { result } = await parse('dev/files/olmocr-earnings.pdf');
+    // Assert
+    const tables = result.elements.filter((e) => e.label === 'table');
+    expect(tables.length).toBeGreaterThan(0);
+    expect(result.tableRegionText).toHaveLength(tables.length);
+    expect(result.tableRegionText?.join(' ')).toContain('1,136');
+    expect(result.tableRegionText?.join(' ')).not.toContain('Financial Accounting Standards');
+  });
+
   it('keeps running footers out of the Markdown and reports them as footer elements', async () => {
     // Arrange
     const key = 'dev/files/docling-redp5110_sampled.pdf';
