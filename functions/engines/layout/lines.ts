@@ -1,4 +1,5 @@
 import { directionOf, hasRtl, strongCounts, visualToLogical, type Direction } from './bidi.js';
+import { joinDropCaps } from './drop-caps.js';
 import type { TextRun } from './types.js';
 
 /** Runs on one baseline that are close enough to be read as one piece of text. */
@@ -147,7 +148,7 @@ const directionsOf = (runs: readonly TextRun[]): ((line: readonly TextRun[]) => 
  * about one em. Duplicate runs (fake bold drawn twice) are dropped. Rows come top to bottom.
  */
 export const buildRows = (input: readonly TextRun[]): Row[] => {
-  const runs = input
+  const runs = joinDropCaps(input)
     .filter((r) => r.w > 0 && r.h > 0 && r.text.trim() !== '')
     .slice()
     .sort((a, b) => a.baseline - b.baseline || a.x - b.x);
@@ -167,7 +168,14 @@ export const buildRows = (input: readonly TextRun[]): Row[] => {
         run.baseline > group.top &&
         run.y < group.bottom &&
         Math.abs(run.baseline - group.baseline) < 0.6 * group.size;
-      if (sameBaseline || script) {
+      // A superscript comes before its line (its baseline is higher): the line takes it in.
+      const carrier =
+        group.size < 0.85 * run.fontSize &&
+        group.baseline < run.baseline &&
+        run.baseline - group.baseline < 0.6 * run.fontSize &&
+        group.bottom > run.y &&
+        group.runs.every((r) => visibleLength(r.text) <= 8);
+      if (sameBaseline || script || carrier) {
         target = group;
         break;
       }
