@@ -13,13 +13,30 @@ export interface Furniture {
   elements: ProviderElement[];
 }
 
+/** A page number set well apart from the rest of its row (`400   TITLE   [Ch. XIX.`, `Title   9`). */
+const pageNumberApart = (row: Row): boolean => {
+  const frags = row.fragments;
+  return frags.some((f, k) => {
+    if (!isPageNumberText(f.text)) return false;
+    const before = frags[k - 1];
+    const after = frags[k + 1];
+    const apart = 3 * row.fontSize;
+    return (
+      (before === undefined || f.x0 - before.x1 > apart) &&
+      (after === undefined || after.x0 - f.x1 > apart)
+    );
+  });
+};
+
 /**
  * Page-furniture stage: running headers, footers and page numbers. A row in the top (bottom)
  * band of the page ({@link bandRows}) is furniture when it is a page number, when its
  * digit-folded text (or one of its fragments) repeats on most pages of the document
  * (`profile.headers` / `profile.footers`), when it holds no letter or digit, or when a page number
- * stands well apart from the rest of it; bands are read from the page edge inwards and stop at the
- * first body row. A lone page number just outside the band counts too.
+ * stands well apart from the rest of it; bands are read from the page edge inwards to their last
+ * furniture row, and rows between the edge and it count too (a download stamp above a running
+ * header). A lone page number just outside the band, or a first (last) row of at most three
+ * pieces with a page number set apart, counts too.
  *
  * @param rows the page's rows, top to bottom; `height` the page image height in pixels.
  * @param box turns a row's edges into an element bbox.
@@ -41,27 +58,18 @@ export const findFurniture = (
     if (!/[\p{L}\p{N}]/u.test(text)) return true;
     if (wordCount(text) > 24) return false;
     if (row.fragments.some((f) => signatures[band].has(foldText(f.text)))) return true;
-    // A page number set well apart from the rest of the line (`400   TITLE   [Ch. XIX.`).
-    const frags = row.fragments;
-    return frags.some((f, k) => {
-      if (!isPageNumberText(f.text)) return false;
-      const before = frags[k - 1];
-      const after = frags[k + 1];
-      const apart = 3 * row.fontSize;
-      return (
-        (before === undefined || f.x0 - before.x1 > apart) &&
-        (after === undefined || after.x0 - f.x1 > apart)
-      );
-    });
+    return pageNumberApart(row);
   };
-  // A lone page number may sit lower (or higher) than the band.
+  // A lone page number may sit lower (or higher) than the band, and so may a running title
+  // with its page number set apart (at most three pieces: not a table's row).
   const firstRow = rows[0];
   const lastRow = rows[rows.length - 1];
   if (
     firstRow &&
     !top.includes(firstRow) &&
     firstRow.y1 < height * 0.25 &&
-    isPageNumberText(rowText(firstRow))
+    (isPageNumberText(rowText(firstRow)) ||
+      (firstRow.fragments.length <= 3 && pageNumberApart(firstRow)))
   ) {
     top.unshift(firstRow);
   }
@@ -69,7 +77,8 @@ export const findFurniture = (
     lastRow &&
     !bottom.includes(lastRow) &&
     lastRow.y0 > height * 0.75 &&
-    isPageNumberText(rowText(lastRow))
+    (isPageNumberText(rowText(lastRow)) ||
+      (lastRow.fragments.length <= 3 && pageNumberApart(lastRow)))
   ) {
     bottom.unshift(lastRow);
   }
@@ -77,8 +86,13 @@ export const findFurniture = (
     ['top', top],
     ['bottom', bottom],
   ] as const) {
-    for (const row of list) {
-      if (!isFurniture(row, band)) break;
+    // Read from the page edge inwards; a row between the edge and a furniture row (a download
+    // stamp above the running header) is furniture too.
+    let last = -1;
+    list.forEach((row, k) => {
+      if (isFurniture(row, band)) last = k;
+    });
+    for (const row of list.slice(0, last + 1)) {
       furniture.add(row);
       elements.push({
         text: rowText(row),
