@@ -25,6 +25,8 @@ export const ENGINE_PACKAGES = [
   'tesseract.js',
   '@tesseract.js-data/eng',
   'heic-decode',
+  // The English word list of line-end hyphenation, loaded at run time.
+  'an-array-of-english-words',
 ] as const;
 
 /** Parts of the shipped packages the service never loads: other builds, types, other models. */

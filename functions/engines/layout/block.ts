@@ -1,4 +1,5 @@
 import type { ProviderElement } from '../../core/ports/page-provider.js';
+import { isLinkText } from './inline.js';
 import { rowOf, type Fragment } from './lines.js';
 import { renderTable } from './markdown.js';
 import type { Table } from './tables.js';
@@ -49,15 +50,19 @@ export interface Line {
   monospace: boolean;
 }
 
-/** The line made of `fragments` (any order), styled bold/italic/monospace only when all are. */
+/**
+ * The line made of `fragments` (any order), styled bold/italic/monospace only when all are (a line
+ * that is only a URL or an e-mail address is never monospace).
+ */
 export const lineOf = (fragments: Fragment[]): Line => {
   const sorted = fragments.slice().sort((a, b) => a.x0 - b.x0);
   const row = rowOf(sorted);
   const runs = sorted.flatMap((f) => f.runs);
+  const text = sorted.map((f) => f.text).join(' ');
   return {
     fragments: sorted,
     runs,
-    text: sorted.map((f) => f.text).join(' '),
+    text,
     x0: row.x0,
     y0: row.y0,
     x1: row.x1,
@@ -66,7 +71,8 @@ export const lineOf = (fragments: Fragment[]): Line => {
     size: row.fontSize,
     bold: sorted.every((f) => f.bold),
     italic: sorted.every((f) => f.italic),
-    monospace: sorted.every((f) => f.monospace),
+    // A URL or e-mail address set in typewriter (TeX's \url) is a link, not code.
+    monospace: sorted.every((f) => f.monospace) && !isLinkText(text),
   };
 };
 

@@ -1,4 +1,5 @@
 import { logicalRuns, type Direction } from './bidi.js';
+import { isBrokenWord, vocabularyOf } from './hyphenation.js';
 import { escapeInline } from './markdown.js';
 import type { TextRun } from './types.js';
 
@@ -16,9 +17,65 @@ export const letters = (text: string): number => (text.match(/\p{L}/gu) ?? []).l
 /** A gap wider than this share of the smaller font size between two runs is a word space. */
 export const WORD_GAP_EM = 0.18;
 
+type Style = 'b' | 'i' | 'bi' | '';
+const MARKER: Record<Exclude<Style, ''>, string> = { b: '**', i: '*', bi: '***' };
+
+/** A superscript (`sup`), a subscript (`sub`) or neither. */
+export type Script = 'sup' | 'sub' | '';
+
+/** Size and baseline of a line's body text (the size carrying the most characters). */
+export interface LineMetrics {
+  size: number;
+  baseline: number;
+}
+
+/** The body size of a line's runs and the mean baseline of the runs set at that size. */
+export const lineMetrics = (runs: readonly TextRun[]): LineMetrics => {
+  const chars = new Map<number, number>();
+  let size = runs[0]?.fontSize ?? 0;
+  let best = -1;
+  for (const r of runs) {
+    const key = Math.round(r.fontSize * 4) / 4;
+    const n = (chars.get(key) ?? 0) + r.text.replace(/\s+/g, '').length + 0.01;
+    chars.set(key, n);
+    if (n > best) {
+      best = n;
+      size = r.fontSize;
+    }
+  }
+  let sum = 0;
+  let weight = 0;
+  for (const r of runs) {
+    if (r.fontSize < 0.85 * size) continue;
+    const w = r.text.replace(/\s+/g, '').length + 0.01;
+    sum += r.baseline * w;
+    weight += w;
+  }
+  return { size, baseline: weight > 0 ? sum / weight : (runs[0]?.baseline ?? 0) };
+};
+
 /**
- * Renders the runs of a line with emphasis: bold or italic stretches shorter than the whole
- * block are wrapped in `**` / `*`. Right-to-left text is put in logical order first.
+ * Whether a text-layer run is a superscript or subscript of its line: set at most 0.85 × the
+ * line's body size, short, its baseline raised by at least 0.2 em (footnote markers, exponents)
+ * or lowered by at least 0.1 em (indices). OCR words are never scripts (their sizes are guesses).
+ */
+export const scriptOf = (run: TextRun, line: LineMetrics): Script => {
+  if (run.confidence !== undefined || line.size <= 0) return '';
+  if (run.fontSize > 0.85 * line.size) return '';
+  const chars = run.text.replace(/\s+/g, '').length;
+  if (chars === 0 || chars > 12) return '';
+  const shift = line.baseline - run.baseline;
+  if (shift >= 0.2 * line.size && shift <= 0.8 * line.size) return 'sup';
+  if (-shift >= 0.1 * line.size && -shift <= 0.6 * line.size) return 'sub';
+  return '';
+};
+
+/**
+ * Renders the runs of a line with emphasis: bold, italic or bold-italic stretches shorter than the
+ * whole block are wrapped in `**` / `*` / `***` (one emphasis ending where another starts is set
+ * apart by a space); superscripts and subscripts ({@link scriptOf}) are written as `<sup>` /
+ * `<sub>` right after the word they hang on. Right-to-left text is put in logical order
+ * first.
  *
  * @param direction the line's paragraph direction; by default that of most strong characters.
  */
@@ -29,60 +86,132 @@ export const styledText = (
   direction?: Direction,
 ): string => {
   const runs = logicalRuns(lineRuns, WORD_GAP_EM, direction);
+  const main = lineMetrics(runs);
   let out = '';
   let prev: TextRun | undefined;
-  let open: 'b' | 'i' | '' = '';
+  let prevScript: Script = '';
+  let open: Style = '';
   const close = (): void => {
     if (open === '') return;
     const trailing = /\s+$/.exec(out)?.[0] ?? '';
-    out = out.slice(0, out.length - trailing.length) + (open === 'b' ? '**' : '*') + trailing;
+    out = out.slice(0, out.length - trailing.length) + MARKER[open] + trailing;
     open = '';
   };
   for (const run of runs) {
     const text = run.text.replace(/\s+/g, ' ');
+    const script = scriptOf(run, main);
     if (prev) {
       const gap = run.x - (prev.x + prev.w);
-      if (
-        gap > WORD_GAP_EM * Math.min(prev.fontSize, run.fontSize) &&
-        !/\s$/.test(out) &&
-        !/^\s/.test(text)
-      ) {
-        out += ' ';
-      }
+      // Scripts hang on the word before them: gaps around them are measured in the line's em.
+      const em =
+        script !== '' || prevScript !== '' ? main.size : Math.min(prev.fontSize, run.fontSize);
+      if (gap > WORD_GAP_EM * em && !/\s$/.test(out) && !/^\s/.test(text)) out += ' ';
     }
-    const style: 'b' | 'i' | '' =
-      letters(text) >= 2 && run.bold && !blockBold
-        ? 'b'
-        : letters(text) >= 2 && run.italic && !blockItalic && !run.bold
-          ? 'i'
-          : '';
+    prev = run;
+    prevScript = script;
+    if (script !== '') {
+      if (text.trim() !== '') out += `<${script}>${escapeInline(text.trim())}</${script}>`;
+      continue;
+    }
+    const bold = letters(text) >= 2 && run.bold && !blockBold;
+    const italic = letters(text) >= 2 && run.italic && !blockItalic;
+    const style: Style = bold && italic ? 'bi' : bold ? 'b' : italic ? 'i' : '';
     if (style !== open) {
+      const switched = open !== '' && style !== '';
       close();
       if (style !== '') {
         const leading = /^\s*/.exec(text)?.[0] ?? '';
-        out += leading + (style === 'b' ? '**' : '*');
+        // `*a***b**` cannot be read back: one emphasis ending where another starts needs a space.
+        if (switched && leading === '' && !/\s$/.test(out)) out += ' ';
+        out += leading + MARKER[style];
         out += escapeInline(text.slice(leading.length));
         open = style;
-        prev = run;
         continue;
       }
     }
     out += escapeInline(text);
-    prev = run;
   }
   close();
   return out.replace(/\s+/g, ' ').trim();
 };
 
-/** Joins the lines of a paragraph: undoes end-of-line hyphenation, otherwise adds a space. */
-export const joinLines = (parts: readonly string[]): string => {
+/** An emphasis marker closing a line (not an escaped `\*`). */
+const CLOSING = /(?<!\\)(\*{1,3})$/;
+/** An emphasis marker opening a line. */
+const OPENING = /^(\*{1,3})(?=\S)/;
+/** A URL (or its start) ending a line. */
+const URL_TAIL = /(?:^|\s)(?:<?https?:\/\/|www\.)\S*$/i;
+
+/** Whether `text` is one URL or e-mail address and nothing else (a link line, not code). */
+export const isLinkText = (text: string): boolean =>
+  /^(?:<?(?:https?|ftp):\/\/|www\.)\S+$|^[\w.+-]+@[\w-]+(?:\.[\w-]+)+\.?$/i.test(text.trim()) ||
+  /^\{[\w.,\s+-]+\}@[\w-]+(?:\.[\w-]+)+$/.test(text.trim());
+
+/**
+ * How two lines meet: `hyphen` when the first ends in a word broken by hyphenation (the hyphen
+ * goes), `''` when they join without a space (a compound's hyphen kept, a URL going on), `' '`
+ * otherwise.
+ */
+const seam = (
+  left: string,
+  right: string,
+  vocabulary: ReadonlySet<string>,
+): 'hyphen' | '' | ' ' => {
+  const urlTail = URL_TAIL.exec(left)?.[0]?.trim();
+  if (urlTail !== undefined && !/\s/.test(right.slice(0, 1))) {
+    if (/[/\-_?=&#%~:@]$/.test(urlTail)) return '';
+    if (/\.$/.test(urlTail) && /^[a-z0-9][\w~%-]*[./?#=&]/i.test(right)) return '';
+  }
+  const token = /\S+$/.exec(left)?.[0]?.replace(/^[^\p{L}]+/u, '') ?? '';
+  if (!/^\p{L}[\p{L}-]*\p{L}-$/u.test(token) && !/^\p{L}-$/u.test(token)) return ' ';
+  if (/^[\p{Lu}\d]/u.test(right)) return '';
+  const next = /^\p{Ll}+/u.exec(right)?.[0];
+  if (next === undefined) return ' ';
+  return isBrokenWord(token.slice(0, -1), next, vocabulary) ? 'hyphen' : '';
+};
+
+/**
+ * Joins the lines of a paragraph (plain text or Markdown of {@link styledText}): a word broken by
+ * a line-end hyphen is joined when it is one word (`exam-` + `ple`), a compound keeps its hyphen
+ * (`low-` + `power`, `out-of-` + `lab`; see {@link isBrokenWord}), a URL broken at a line end goes
+ * on without a space, and an emphasis closed at a line end and opened again on the next line is
+ * one stretch (`**a b**`, not `**a** **b**`).
+ *
+ * @param vocabulary words of the document ({@link vocabularyOf}); by default those of `parts`.
+ */
+export const joinLines = (
+  parts: readonly string[],
+  vocabulary: ReadonlySet<string> = vocabularyOf(parts),
+): string => {
   let out = '';
   for (const part of parts) {
     const p = part.trim();
     if (p === '') continue;
-    if (out === '') out = p;
-    else if (/\p{Ll}-$/u.test(out) && /^\p{Ll}/u.test(p)) out = out.slice(0, -1) + p;
-    else out += ` ${p}`;
+    out = out === '' ? p : joinTwo(out, p, vocabulary);
   }
   return out;
+};
+
+/** Joins two lines of a paragraph ({@link joinLines}). */
+export const joinTwo = (left: string, right: string, vocabulary: ReadonlySet<string>): string => {
+  const close = CLOSING.exec(left)?.[1] ?? '';
+  const open = OPENING.exec(right)?.[1] ?? '';
+  const l = left.slice(0, left.length - close.length);
+  const r = right.slice(open.length);
+  const how = seam(l, r, vocabulary);
+  if (close !== '' && close === open) {
+    // One emphasis across the line break.
+    return how === 'hyphen' ? l.slice(0, -1) + r : l + how + r;
+  }
+  if (how !== 'hyphen') return left + how + right;
+  if (close !== '' && open === '') {
+    // `… algo-**` + `rithm`: the word stays whole inside the emphasis.
+    const word = /^[^\s*]+/.exec(right)?.[0] ?? '';
+    return l.slice(0, -1) + word + close + right.slice(word.length);
+  }
+  if (open !== '' && close === '') {
+    const word = /\S+$/.exec(l)?.[0] ?? '';
+    return l.slice(0, l.length - word.length) + open + word.slice(0, -1) + r;
+  }
+  return l.slice(0, -1) + close + open + r;
 };

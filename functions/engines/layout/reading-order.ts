@@ -1,5 +1,6 @@
 import { lineOf, type Block, type Line } from './block.js';
-import { wordCount } from './inline.js';
+import { vocabularyOf } from './hyphenation.js';
+import { joinTwo, wordCount } from './inline.js';
 import type { Fragment, Row } from './lines.js';
 import { splitBySize, type PageKind } from './ocr-lines.js';
 import type { Table } from './tables.js';
@@ -83,7 +84,7 @@ export const readingOrder = (
 /**
  * Paragraphs broken by a column or page-region change are joined back: a paragraph whose last
  * line runs to its region's right edge, not ending a sentence, continues into the next paragraph
- * when that starts in lower case (a line-end hyphen between them is undone). Returns new blocks;
+ * when that starts in lower case (joined as lines of one paragraph are: {@link joinTwo}). Returns new blocks;
  * `blocks` is not changed.
  */
 export const joinContinuedParagraphs = (blocks: readonly Block[]): Block[] => {
@@ -99,11 +100,9 @@ export const joinContinuedParagraphs = (blocks: readonly Block[]): Block[] => {
       /^\p{Ll}/u.test(b.text) &&
       !/[.!?:]$/.test(prev.text)
     ) {
-      const hyphen = /\p{Ll}-$/u.test(prev.markdown);
-      prev.markdown = hyphen
-        ? prev.markdown.slice(0, -1) + b.markdown
-        : `${prev.markdown} ${b.markdown}`;
-      prev.text = hyphen ? prev.text.slice(0, -1) + b.text : `${prev.text} ${b.text}`;
+      const vocabulary = vocabularyOf([prev.text, b.text]);
+      prev.markdown = joinTwo(prev.markdown, b.markdown, vocabulary);
+      prev.text = joinTwo(prev.text, b.text, vocabulary);
       prev.joinable = b.joinable;
       continue;
     }
