@@ -34,7 +34,8 @@ export const emptyProfile = (): LayoutProfile => ({
  *
  * - body size: the font size (points, rounded to 0.5) carrying the most characters;
  * - heading sizes: distinct sizes of short lines set at least 12% larger than the body, largest
- *   first (at most six), a size carrying more than a quarter of the text excepted;
+ *   first (at most six), a size carrying more than a quarter of the text excepted, and so is a
+ *   size found on one page only of a document of several (but for the largest, the title's);
  * - running headers and footers: digit-folded texts of rows in the top / bottom 10% of the page
  *   that repeat on at least two pages and 30% of the pages.
  *
@@ -42,12 +43,13 @@ export const emptyProfile = (): LayoutProfile => ({
  */
 export const buildLayoutProfile = (pages: readonly PageText[]): LayoutProfile => {
   const sizeChars = new Map<number, number>();
-  const headingCandidates = new Map<number, number>();
+  /** Heading candidate sizes and the pages they occur on. */
+  const headingCandidates = new Map<number, Set<number>>();
   const headerCount = new Map<string, number>();
   const footerCount = new Map<string, number>();
   let totalChars = 0;
   const pageRows = pages.map((page) => ({ page, rows: buildRows(page.runs) }));
-  for (const { page, rows } of pageRows) {
+  for (const [index, { page, rows }] of pageRows.entries()) {
     for (const run of page.runs) {
       const chars = run.text.replace(/\s+/g, '').length;
       if (chars === 0) continue;
@@ -64,7 +66,9 @@ export const buildLayoutProfile = (pages: readonly PageText[]): LayoutProfile =>
       const words = rowText(row).split(/\s+/).length;
       if (words > 15) continue;
       const size = roundHalf(toPoints(row.fontSize, page.dpi));
-      headingCandidates.set(size, (headingCandidates.get(size) ?? 0) + 1);
+      const on = headingCandidates.get(size) ?? new Set<number>();
+      on.add(index);
+      headingCandidates.set(size, on);
     }
   }
   let bodySize = 0;
@@ -75,13 +79,19 @@ export const buildLayoutProfile = (pages: readonly PageText[]): LayoutProfile =>
       bodySize = size;
     }
   }
-  const headingSizes = [...headingCandidates.keys()]
+  // A size used on one page only of several (a cover's display lines, a chapter number) is not a
+  // heading level, unless it is the largest (the title).
+  const largest = Math.max(0, ...headingCandidates.keys());
+  const minPages = Math.min(2, pages.length);
+  const headingSizes = [...headingCandidates]
     .filter(
-      (size) =>
+      ([size, on]) =>
         bodySize > 0 &&
         size >= bodySize * HEADING_SIZE_RATIO &&
-        (sizeChars.get(size) ?? 0) <= totalChars * 0.25,
+        (sizeChars.get(size) ?? 0) <= totalChars * 0.25 &&
+        (on.size >= minPages || size === largest),
     )
+    .map(([size]) => size)
     .sort((a, b) => b - a)
     .reduce<number[]>((acc, size) => {
       const last = acc[acc.length - 1];
