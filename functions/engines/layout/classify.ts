@@ -1,6 +1,14 @@
-import { tableBlock, type Block, type BlockKind, type Line } from './block.js';
+import { lineOf, tableBlock, type Block, type BlockKind, type Line } from './block.js';
+import {
+  isNumberedCapsTitle,
+  isSectionWord,
+  numberedLevel,
+  refineHeadings,
+  sectionNumber,
+} from './headings.js';
 import { joinLines, letters, styledText, wordCount } from './inline.js';
-import type { Fragment } from './lines.js';
+import { makeFragment, type Fragment } from './lines.js';
+import { attachMarkers, BULLET, BULLET_GLYPH, ENUMERATOR, nestListItems } from './lists.js';
 import { escapeBlockStart, escapeInline } from './markdown.js';
 import { ocrCells, type PageKind } from './ocr-lines.js';
 import { HEADING_SIZE_RATIO } from './profile.js';
@@ -8,10 +16,10 @@ import { median } from './tables.js';
 import type { LayoutProfile } from './types.js';
 import { findLineTables } from './unruled-tables.js';
 
-const BULLET = /^([•◦▪▫‣●○■□►▶➢✓✔◆◇·∙⁃–—*-]|[\uE000-\uF8FF])\s*/;
-const ENUMERATOR = /^(\(?(?:\d{1,3}|[a-z]|[ivx]{1,5})[.)])\s+/i;
 const NUMBERED_HEADING =
-  /^(?:(?:chapter|section|part|appendix)\s+\S+|\d{1,2}(?:\.\d{1,2})*\.?|[A-Z]\.(?:\d{1,2}\.?)*|[IVX]{1,5}\.)\s+\S/i;
+  /^(?:(?:chapter|section|part|appendix)\s+\S+|\d{1,2}(?:\.\d{1,2})*\.?|[A-Z]\.(?:\d{1,2}\.?)*|[IVX]{1,5}\.|\(\d{1,2}\))\s+\S/i;
+/** A bullet at the start of a line's Markdown (`*` and `-` come escaped; a small one as `<sup>`). */
+const MARKDOWN_BULLET = new RegExp(`^(?:<su[bp]>)?\\\\?(?:${BULLET_GLYPH})(?:</su[bp]>)?\\s*`);
 const CAPTION = /^(?:figure|fig\.|table|listing|algorithm|chart)\s*[\dIVX]+[.:]?/i;
 /** A multi-level section number followed by a capitalised title (`5.1 Hyper Parameters`). */
 const SECTION_NUMBER_TITLE = /^\d{1,2}(?:\.\d{1,2})+\.?\s+\p{Lu}/u;
@@ -51,6 +59,52 @@ const isTitleLike = (text: string): boolean => {
   return words.filter((w) => /^\p{L}{4,}/u.test(w)).every((w) => /^\p{Lu}/u.test(w));
 };
 
+/** The font carrying the most characters of a line, without its subset prefix (`ABCDEF+`). */
+const fontOf = (line: Line): string => {
+  const chars = new Map<string, number>();
+  let best = '';
+  let most = -1;
+  for (const r of line.runs) {
+    const name = r.fontName.replace(/^[A-Z]{6}\+/, '');
+    const n = (chars.get(name) ?? 0) + r.text.replace(/\s+/g, '').length;
+    chars.set(name, n);
+    if (n > most) {
+      most = n;
+      best = name;
+    }
+  }
+  return best;
+};
+
+const isCaps = (text: string): boolean =>
+  letters(text) >= 4 && text === text.toUpperCase() && /\p{Lu}/u.test(text);
+
+/**
+ * A line that is a section title whatever surrounds it (`I. INTRODUCTION`, a bold or capitalised
+ * `Abstract`, `References`): a block of its own.
+ */
+const standsAlone = (line: Line, body: number): boolean =>
+  isNumberedCapsTitle(line.text) ||
+  (isSectionWord(line.text) &&
+    (line.bold || isCaps(line.text) || line.size >= body * 1.05) &&
+    line.size >= body * 0.85);
+
+/**
+ * A small label at the start of a large line (`Chapter 1.` at 7 pt beside a 26 pt chapter title)
+ * is a line of its own, so that the title is a heading by itself.
+ */
+const splitLabels = (lines: readonly Line[]): Line[] =>
+  lines.flatMap((line) => {
+    const [first, ...rest] = line.fragments;
+    if (!first) return [line];
+    const small = first.runs.findIndex((r) => r.fontSize >= 0.5 * line.size);
+    if (small <= 0) return [line];
+    const label = first.runs.slice(0, small);
+    if (wordCount(label.map((r) => r.text).join(' ')) > 3) return [line];
+    const title = makeFragment(first.runs.slice(small));
+    return [lineOf([makeFragment(label)]), lineOf([title, ...rest])];
+  });
+
 /**
  * Block-classification stage: groups the lines of one reading-order region into blocks (unruled
  * tables, code, headings, list items, captions, paragraphs). Lines split into a new block at a
@@ -61,14 +115,15 @@ const isTitleLike = (text: string): boolean => {
  *   in points).
  */
 export const linesToBlocks = (
-  lines: Line[],
+  regionLines: Line[],
   profile: LayoutProfile,
   body: number,
   scale: number,
   kind: PageKind,
 ): Block[] => {
   const blocks: Block[] = [];
-  if (lines.length === 0) return blocks;
+  if (regionLines.length === 0) return blocks;
+  const lines = splitLabels(attachMarkers(regionLines));
   const leafX0 = Math.min(...lines.map((l) => l.x0));
   const leafX1 = Math.max(...lines.map((l) => l.x1));
   const deltas: number[] = [];
@@ -106,9 +161,10 @@ export const linesToBlocks = (
     const line = lines[k];
     if (!line) continue;
     const prev = current[current.length - 1];
+    const alone = standsAlone(line, body);
     const kind: BlockKind = line.monospace
       ? 'code'
-      : BULLET.test(line.text) || (ENUMERATOR.test(line.text) && !line.bold)
+      : !alone && (BULLET.test(line.text) || (ENUMERATOR.test(line.text) && !line.bold))
         ? 'list_item'
         : 'paragraph';
     if (!prev) {
@@ -117,7 +173,11 @@ export const linesToBlocks = (
       continue;
     }
     const gap = line.baseline - prev.baseline;
-    const sizeChange = Math.abs(line.size - prev.size) > 0.12 * Math.max(line.size, prev.size);
+    const sizeDiff = Math.abs(line.size - prev.size) / Math.max(line.size, prev.size);
+    const sizeChange = sizeDiff > 0.12;
+    // A slightly larger line in another font (a run-in section title set 1 pt up).
+    const fontChange = sizeDiff > 0.04 && fontOf(line) !== fontOf(prev);
+    const aloneBefore = current.length === 1 && standsAlone(prev, body);
     const styleChange = line.bold !== prev.bold && letters(line.text) > 1 && letters(prev.text) > 1;
     // A short italic line on its own above roman text: a run-in heading ("Elastic Stop Nut").
     const italicLead =
@@ -127,7 +187,8 @@ export const linesToBlocks = (
       prev.x1 < leafX1 - 3 * prev.size &&
       isTitleLike(prev.text);
     const bigGap = gap > Math.max(spacing * 1.45, prev.size * 1.9) || gap < 0;
-    let split = sizeChange || bigGap || styleChange || italicLead;
+    let split = sizeChange || fontChange || bigGap || styleChange || italicLead;
+    split ||= alone || aloneBefore;
     if (!split) {
       if (currentKind === 'code') split = kind !== 'code';
       else if (kind === 'code') split = true;
@@ -138,7 +199,12 @@ export const linesToBlocks = (
         split = !first || line.x0 < first.x0 + 0.5 * line.size;
         if (split) currentKind = 'list_item';
       } else {
-        const indent = line.x0 - prev.x0 > 0.8 * line.size && line.x0 - leafX0 < 4 * line.size;
+        // Centred lines (a title over two lines) start further right without being indented.
+        const centred =
+          Math.abs((line.x0 + line.x1) / 2 - (prev.x0 + prev.x1) / 2) < line.size &&
+          line.x1 < prev.x1 - 0.8 * line.size;
+        const indent =
+          line.x0 - prev.x0 > 0.8 * line.size && line.x0 - leafX0 < 4 * line.size && !centred;
         const prevShort = prev.x1 < leafX1 - 3 * prev.size && /[.!?:]$/.test(prev.text);
         split = indent || prevShort;
       }
@@ -152,6 +218,7 @@ export const linesToBlocks = (
     }
   }
   flush();
+  nestListItems(blocks, body);
   return blocks;
 };
 
@@ -207,7 +274,8 @@ const makeBlock = (
   const ocrField = page.ocr && FORM_FIELD.test(plain);
   if (lines.length <= 3 && isHeadingText(plain) && !ocrField) {
     const larger = size >= body * HEADING_SIZE_RATIO;
-    const endsSentence = /[.!?]$/.test(plain) && wordCount(plain) > 6;
+    // A question may be a title (`… the tobacco industry: hope or hype?`); a sentence is not.
+    const endsSentence = /[.!]$/.test(plain) && wordCount(plain) > 6;
     const boldHeading =
       allBold &&
       size >= body * 0.95 &&
@@ -226,14 +294,40 @@ const makeBlock = (
         size >= body * 0.85);
     const italicHeading =
       allItalic && lines.length === 1 && size >= body * 0.95 && isTitleLike(plain);
-    if ((larger && !endsSentence) || boldHeading || italicHeading || numbered) {
-      let level = larger ? headingLevel(size, profile, scale) : profile.headingSizes.length + 1;
-      const depth = /^(\d{1,2}(?:\.\d{1,2})+)\s/.exec(plain)?.[1]?.split('.').length;
-      if (!larger && depth !== undefined) level = Math.max(level, depth);
+    // `I. INTRODUCTION`, `Abstract` in bold: section titles at body size or a little under it.
+    const sectionTitle = lines.length <= 2 && lines.every((l) => standsAlone(l, body));
+    // A short line or two in capitals set a little larger than the body (`THE CONTEXT`).
+    const capsHeading =
+      lines.length <= 2 &&
+      isCaps(plain) &&
+      wordCount(plain) <= 8 &&
+      !/[.,;]$/.test(plain) &&
+      size >= body * 1.03;
+    if (
+      (larger && !endsSentence) ||
+      boldHeading ||
+      italicHeading ||
+      numbered ||
+      sectionTitle ||
+      capsHeading
+    ) {
+      // Section numbering gives the level (`1` → 2 under the title, `2.1` → 3); otherwise the
+      // size does, or the level under the document's heading sizes.
+      const byNumber = numberedLevel(plain);
+      let level =
+        byNumber ??
+        (larger
+          ? headingLevel(size, profile, scale)
+          : sectionTitle || capsHeading
+            ? 2
+            : profile.headingSizes.length + 1);
       level = Math.min(6, Math.max(1, level));
       const text = escapeInline(plain);
       return {
-        kind: level === 1 && size >= body * 1.5 ? 'title' : 'heading',
+        kind:
+          level === 1 && size >= body * 1.5 && sectionNumber(plain) === undefined
+            ? 'title'
+            : 'heading',
         markdown: `${'#'.repeat(level)} ${text}`,
         text: plain,
         ...geometry,
@@ -252,10 +346,7 @@ const makeBlock = (
     let marker: string;
     if (bullet) {
       marker = '-';
-      itemText = joinLines([
-        first.replace(/^(\\?[•◦▪▫‣●○■□►▶➢✓✔◆◇·∙⁃–—*-]|[\uE000-\uF8FF])\s*/, ''),
-        ...rest,
-      ]);
+      itemText = joinLines([first.replace(MARKDOWN_BULLET, ''), ...rest]);
     } else {
       const raw = enumerator?.[1] ?? '';
       marker = /^\d+[.)]$/.test(raw) ? raw : `- ${raw}`;
@@ -286,6 +377,7 @@ const makeBlock = (
  * not a section heading: headings introduce longer text. Changes `blocks` in place.
  */
 export const demoteLabels = (blocks: Block[]): void => {
+  refineHeadings(blocks);
   blocks.forEach((b, i) => {
     const next = blocks[i + 1];
     if (!b.boldOnly || next?.kind !== 'paragraph' || wordCount(next.text) > 8) return;

@@ -63,7 +63,8 @@ describe('layoutPage on OCR words', () => {
     // Act
     const { markdown } = layout(page(runs));
     // Assert
-    expect(markdown).toContain('\n\n## 5.1 Hyper Parameter Optimization\n\n');
+    // The numbering gives the level: `5.1` is a subsection, level 3 under the title.
+    expect(markdown).toContain('\n\n### 5.1 Hyper Parameter Optimization\n\n');
   });
 
   it('does not make a form field a heading, whatever its size', () => {
