@@ -114,6 +114,7 @@ const RTL_PRESENTATION = /[\ufb1d-\ufdff\ufe70-\ufefc]/u;
  * (a ligature) is reversed.
  */
 const visualGlyph = (glyph: string): string => {
+  if (glyph.length === 1) return glyph;
   const logical = glyph.replace(/^([\u0622\u0623\u0625\u0627])(\u0644)$/u, '$2$1');
   const chars = Array.from(logical);
   return chars.length > 1 && hasRtl(logical) ? chars.reverse().join('') : logical;
@@ -357,22 +358,19 @@ const ACCENT_REACH = 200;
  * line), so letters are looked for on both sides.
  */
 const placeAccents = (
-  pdfium: Pdfium,
-  textPage: number,
-  count: number,
+  codes: Int32Array,
+  generated: Uint8Array,
   boxOf: (index: number) => [number, number, number, number] | null,
 ): PlacedAccents => {
-  const lib = pdfium.fn;
+  const count = codes.length;
   const result: PlacedAccents = { marks: new Map(), placed: new Set() };
-  const codes = new Int32Array(count);
-  for (let i = 0; i < count; i++) {
-    codes[i] =
-      lib.FPDFText_IsGenerated(textPage, i) === 1 ? -1 : lib.FPDFText_GetUnicode(textPage, i);
-  }
-  const markOf = (code: number): string | undefined => {
-    if (code < 0) return undefined;
+  const markOf = (index: number): string | undefined => {
+    const code = codes[index] ?? 0;
+    if (generated[index] === 1 || code < 0x5e) return undefined;
     const spacing = SPACING_ACCENTS.get(code);
     if (spacing !== undefined) return spacing;
+    // Combining marks start at U+0300.
+    if (code < 0x300) return undefined;
     const text = charText(code);
     return /^\p{Mn}$/u.test(text) ? text : undefined;
   };
@@ -382,7 +380,7 @@ const placeAccents = (
     return boxes.get(index) ?? null;
   };
   for (let i = 0; i < count; i++) {
-    const mark = markOf(codes[i] ?? -1);
+    const mark = markOf(i);
     if (mark === undefined) continue;
     const accent = cachedBox(i);
     if (!accent) continue;
@@ -391,8 +389,7 @@ const placeAccents = (
     const from = Math.max(0, i - ACCENT_REACH);
     const to = Math.min(count - 1, i + ACCENT_REACH);
     for (let j = from; j <= to; j++) {
-      const code = codes[j] ?? -1;
-      if (j === i || code < 0 || !/^\p{L}$/u.test(charText(code))) continue;
+      if (j === i || generated[j] === 1 || !/^\p{L}$/u.test(charText(codes[j] ?? 0))) continue;
       const box = cachedBox(j);
       if (!box) continue;
       // On the same line: the boxes (ascent to descent) share most of their height.
@@ -552,10 +549,16 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
         : run.text.slice(0, run.text.length - old.length) + next;
       run.glyph = glyph;
     };
-    const accents = placeAccents(pdfium, textPage, count, boxOf);
+    const codes = new Int32Array(count);
+    const generated = new Uint8Array(count);
     for (let i = 0; i < count; i++) {
-      const code = lib.FPDFText_GetUnicode(textPage, i);
-      if (lib.FPDFText_IsGenerated(textPage, i) === 1) {
+      codes[i] = lib.FPDFText_GetUnicode(textPage, i);
+      generated[i] = lib.FPDFText_IsGenerated(textPage, i) === 1 ? 1 : 0;
+    }
+    const accents = placeAccents(codes, generated, boxOf);
+    for (let i = 0; i < count; i++) {
+      const code = codes[i] ?? 0;
+      if (generated[i] === 1) {
         // Spaces and line breaks PDFium infers from positions.
         if (code === 0x0a) raw.push('\n');
         else if (code !== 0x0d) raw.push(' ');
@@ -628,19 +631,20 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
           sameLine &&
           !open.spaced &&
           ((Math.abs(x0 - open.lastX0) < 0.01 * em && Math.abs(x1 - open.lastX1) < 0.01 * em) ||
-            (/^\p{M}+$/u.test(text) &&
+            (code >= 0x300 &&
+              /^\p{M}+$/u.test(text) &&
               hasRtl(open.glyph) &&
               overlap(x0, x1, open.lastX0, open.lastX1) > 0));
         const rightwards =
           sameLine && !open.leftward && x0 >= open.lastX0 - 0.1 * em && x0 - open.x1 <= limit;
         const leftwards =
           sameLine &&
-          flowsLeft(text) &&
-          (open.leftward || (open.glyphs === 1 && (hasRtl(text) || hasRtl(open.glyph)))) &&
           // Starts left of the last glyph; a glyph's box can reach past its advance.
           x0 < open.lastX0 - 0.05 * em &&
           x1 <= open.lastX1 + 0.1 * em &&
-          open.x0 - x1 <= limit;
+          open.x0 - x1 <= limit &&
+          flowsLeft(text) &&
+          (open.leftward || (open.glyphs === 1 && (hasRtl(text) || hasRtl(open.glyph))));
         if (sameGlyph) {
           replaceGlyph(open, open.glyph + text);
           open.x0 = Math.min(open.x0, x0);
