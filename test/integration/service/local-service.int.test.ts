@@ -298,6 +298,25 @@ describe('local service: the dev corpus', () => {
   });
 });
 
+describe('local service: reading a result', () => {
+  it('sends a kept result as the UTF-8 bytes of its JSON, the same on every read', async () => {
+    // Arrange
+    const parsed = await upload(join(DEV, 'files/zerox-0003.pdf'));
+    const read = async () => {
+      const res = await fetch(`${server.url}/v1/parse/${String(parsed.body.id)}`, {
+        headers: { 'x-api-key': ALPHA },
+      });
+      return Buffer.from(await res.arrayBuffer());
+    };
+    // Act
+    const first = await read();
+    const again = await read();
+    // Assert
+    expect(again.equals(first)).toBe(true);
+    expect(JSON.parse(again.toString('utf8'))).toEqual(parsed.body);
+  });
+});
+
 describe('local service: restart', () => {
   it('returns the stored result after the server restarts on the same DATA_DIR', async () => {
     // Arrange
