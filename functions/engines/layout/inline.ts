@@ -110,7 +110,12 @@ export const styledText = (
     prev = run;
     prevScript = script;
     if (script !== '') {
-      if (text.trim() !== '') out += `<${script}>${escapeInline(text.trim())}</${script}>`;
+      if (text.trim() === '') continue;
+      const closing = `</${script}>`;
+      // Pieces of one script set one after the other (`t`, `−`, `1`) are one script.
+      if (out.endsWith(closing)) out = out.slice(0, -closing.length) + escapeInline(text.trim());
+      else out += `<${script}>${escapeInline(text.trim())}`;
+      out += closing;
       continue;
     }
     const bold = letters(text) >= 2 && run.bold && !blockBold;

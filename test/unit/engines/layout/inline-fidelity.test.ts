@@ -80,6 +80,17 @@ describe('superscripts and subscripts', () => {
     // Assert
     expect(text).toBe('the cost grows as n<sup>2</sup> and x<sub>t</sub> is the state');
   });
+
+  it('writes the pieces of one index set one after the other as one <sub>', () => {
+    const runs = [
+      run('x', 50, 100),
+      run('t', 55, 102, { fontSize: 7, w: 3.5 }),
+      run('−', 58.5, 102, { fontSize: 7, w: 3.5 }),
+      run('1', 62, 102, { fontSize: 7, w: 3.5 }),
+      run('is the state', 70, 100),
+    ];
+    expect(styledText(runs, false, false)).toBe('x<sub>t−1</sub> is the state');
+  });
 });
 
 describe('drop caps', () => {
