@@ -9,6 +9,12 @@
  * documents as the scorer does. Lists the documents whose overall is under 0.75 while most of
  * their pages are graded excellent, and writes each page's ConfidenceReport to `confidence.json`.
  *
+ * Speed: pages/s of docparse on the born-digital PDFs and of `pdftotext` on the same files, their
+ * ratio, and a time profile of the docparse run: the main thread's CPU time by stage (layout
+ * stage modules, scoring, pipeline, storage, validation, HTTP), the PDF worker's time per call
+ * (reading pages, opening documents, rendering) and the round trips' overhead, and the pages and
+ * summed latency of each provider (a page sent to OCR, first or on re-routing, shows there).
+ *
  *   npm run bench:quality -- --corpus papers     (default: dev)
  */
 import '../functions/polyfills.js';
@@ -16,14 +22,17 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { resetStageTimes, stageTimes } from '../functions/engines/stage-timings.js';
 import { IMAGE_FORMATS, PARSEABLE_FORMATS, ROOT, SCORER, SHARED } from './corpus.js';
 import { startBenchServer, uploadBytes } from './local-server.js';
+import { profileRows, stageCpuTimes, startCpuProfile } from './time-profile.js';
 
 interface Doc {
   id: string;
   file: string;
   format: string;
   pages: number;
+  categories?: string[];
 }
 
 /** What `score.mjs --json` writes: means in `summary`, one row per document. */
@@ -108,6 +117,17 @@ const excellentShare: Record<string, number> = {};
 const reports: Record<string, Record<string, unknown>[]> = {};
 let pdfPages = 0;
 let pdfSeconds = 0;
+/** Born-digital PDFs: pages and seconds (the speed compared with pdftotext). */
+let digitalPages = 0;
+let digitalSeconds = 0;
+/** Per provider: pages it answered, their summed latency (ms), and pages re-routed. */
+const byProvider = new Map<string, { pages: number; ms: number; reRouted: number }>();
+const isBornDigital = (d: Doc) =>
+  d.format === 'pdf' && (d.categories ?? []).includes('born-digital');
+resetStageTimes();
+const profiling = await startCpuProfile();
+const runStarted = performance.now();
+let runSeconds = 0;
 try {
   for (const d of docs) {
     const bytes = readFileSync(join(corpusDir, d.file));
@@ -117,10 +137,25 @@ try {
     const pages = (res.body.pages ?? []) as {
       content_markdown: string;
       confidence: Record<string, unknown>;
+      provider?: string;
+      latency_ms?: number;
+      re_route_result?: unknown;
     }[];
     if (d.format === 'pdf') {
       pdfPages += d.pages;
       pdfSeconds += seconds;
+    }
+    if (isBornDigital(d)) {
+      digitalPages += d.pages;
+      digitalSeconds += seconds;
+    }
+    for (const p of pages) {
+      const key = p.provider ?? '?';
+      const entry = byProvider.get(key) ?? { pages: 0, ms: 0, reRouted: 0 };
+      entry.pages++;
+      entry.ms += p.latency_ms ?? 0;
+      if (p.re_route_result) entry.reRouted++;
+      byProvider.set(key, entry);
     }
     writeFileSync(join(mine, `${d.id}.md`), pages.map((p) => p.content_markdown).join('\n\n'));
     const perPage = pages.map((p) => {
@@ -136,10 +171,13 @@ try {
     reports[d.id] = pages.map((p) => p.confidence);
     console.log(`${String(res.status)} ${seconds.toFixed(2).padStart(6)} s  ${d.id}`);
   }
+  runSeconds = (performance.now() - runStarted) / 1000;
 } finally {
   await server.close();
   rmSync(dataDir, { recursive: true, force: true });
 }
+const cpu = stageCpuTimes(await profiling.stop());
+const workerTimes = stageTimes();
 const scores = score(mine, 'docparse');
 const scored = scores.documents.filter(
   (d): d is { id: string; overall: number } => typeof d.overall === 'number',
@@ -176,6 +214,8 @@ writeFileSync(
 // pdftotext on the PDFs, when poppler is installed.
 const pdfs = docs.filter((d) => d.format === 'pdf');
 let baseline: string | undefined;
+/** pdftotext's pages/s on the born-digital PDFs. */
+let baselineDigital: number | undefined;
 if (spawnSync('pdftotext', ['-v']).status === 0) {
   const dir = join(out, 'pdftotext');
   mkdirSync(dir, { recursive: true });
@@ -185,6 +225,13 @@ if (spawnSync('pdftotext', ['-v']).status === 0) {
   }
   const seconds = (performance.now() - started) / 1000;
   const total = pdfs.reduce((n, d) => n + d.pages, 0);
+  const digital = pdfs.filter(isBornDigital);
+  const digitalStarted = performance.now();
+  for (const d of digital) {
+    spawnSync('pdftotext', [join(corpusDir, d.file), join(tmpdir(), 'docparse-pdftotext.txt')]);
+  }
+  const digitalTotal = digital.reduce((n, d) => n + d.pages, 0);
+  baselineDigital = digitalTotal / ((performance.now() - digitalStarted) / 1000);
   baseline = row(
     'pdftotext (PDFs only; others empty)',
     score(dir, 'pdftotext'),
@@ -209,3 +256,27 @@ for (const d of overconfident) {
   );
 }
 console.log(`(per-page confidence reports: ${join(out, 'confidence.json')})`);
+
+const digitalRate = digitalSeconds > 0 ? digitalPages / digitalSeconds : 0;
+console.log(`\n## Speed and time profile on ${basename(corpusDir)}\n`);
+console.log(
+  `Born-digital PDFs (${String(digitalPages)} pages): docparse ${digitalRate.toFixed(1)} pages/s through the HTTP API, pdftotext ${baselineDigital === undefined ? '–' : baselineDigital.toFixed(1)} pages/s${baselineDigital ? `: ${(digitalRate / baselineDigital).toFixed(2)} × pdftotext` : ''}`,
+);
+console.log(
+  `\nMain thread CPU by stage over the whole docparse run (${runSeconds.toFixed(1)} s wall; layout stages by module; sampled):\n`,
+);
+console.log('| stage | calls | ms | share of wall |');
+console.log('| --- | --: | --: | --: |');
+for (const line of profileRows(cpu, runSeconds * 1000)) console.log(line);
+console.log(
+  '\nEngine workers (time inside the PDF worker per call, and the round trips around it):\n',
+);
+console.log('| stage | calls | ms | share of wall |');
+console.log('| --- | --: | --: | --: |');
+for (const line of profileRows(workerTimes, runSeconds * 1000)) console.log(line);
+console.log('\nPages by provider (latency summed over pages; pages run concurrently):\n');
+console.log('| provider | pages | summed latency ms | re-routed |');
+console.log('| --- | --: | --: | --: |');
+for (const [provider, p] of [...byProvider].sort((a, b) => b[1].ms - a[1].ms)) {
+  console.log(`| ${provider} | ${String(p.pages)} | ${p.ms.toFixed(0)} | ${String(p.reRouted)} |`);
+}

@@ -2,6 +2,7 @@ import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
 import { ModuleWorker, type RequestBody } from '../module-worker.js';
 import type { RasterPage } from '../raster.js';
+import { recordStageTime } from '../stage-timings.js';
 import type { ExtractedPage } from './page-text.js';
 import type { PdfTextReader } from './pdf-document-cache.js';
 import {
@@ -86,6 +87,8 @@ export interface PdfWorkerClientOptions {
 interface Task {
   ref: DocumentRef;
   call: WorkerCall;
+  /** When the call was queued (`performance.now()`). */
+  queued: number;
   resolve: (value: WorkerResults[WorkerCall['op']]) => void;
   reject: (error: unknown) => void;
 }
@@ -203,7 +206,7 @@ export class PdfWorkerClient implements PdfPageSource {
 
   #call(ref: DocumentRef, call: WorkerCall): Promise<WorkerResults[WorkerCall['op']]> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ ref, call, resolve, reject });
+      this.#queue.push({ ref, call, queued: performance.now(), resolve, reject });
       this.#pump();
     });
   }
@@ -227,13 +230,21 @@ export class PdfWorkerClient implements PdfPageSource {
   }
 
   async #execute(task: Task): Promise<WorkerResults[WorkerCall['op']]> {
+    recordStageTime('pdf worker: queued', performance.now() - task.queued);
     const document = documentId(task.ref);
     this.#checkPoisoned(document);
     let withBytes = !this.#sent.has(document);
     for (;;) {
       // A copy the worker owns: the store may hand out a shared or pooled buffer.
       const bytes = withBytes ? new Uint8Array(await this.#store.get(task.ref.key)) : undefined;
+      const sent = performance.now();
       const reply = await this.#send(document, task.call, bytes);
+      // Time in the worker, and the rest of the round trip (copying the reply across threads,
+      // waiting for this thread's event loop).
+      const roundTrip = performance.now() - sent;
+      const inWorker = Math.min(roundTrip, reply.elapsedMs ?? 0);
+      recordStageTime(`pdf worker: ${task.call.op}${bytes ? ' (with open)' : ''}`, inWorker);
+      recordStageTime('pdf worker: transfer', roundTrip - inWorker);
       if (reply.status === 'missing') {
         this.#sent.delete(document);
         if (withBytes) throw new Error('the PDF worker did not keep the document it was sent');

@@ -56,7 +56,11 @@ export interface WorkerMemory {
  * the worker must not be used again (PDFium aborted or spent its memory budget, a time budget
  * ran out while work may still be running): the client replaces it.
  */
-export type WorkerReply = { memory?: WorkerMemory } & (
+export type WorkerReply = {
+  memory?: WorkerMemory;
+  /** Milliseconds the worker spent on the call, from receiving it to replying. */
+  elapsedMs?: number;
+} & (
   | { id: number; status: 'ok'; value: WorkerResults[WorkerOp] }
   | { id: number; status: 'missing' }
   | { id: number; status: 'error'; error: SerializedError; fatal?: boolean }

@@ -138,6 +138,7 @@ const failure = (request: WorkerRequest, error: unknown, overBudget: boolean): W
 };
 
 const handle = async (request: WorkerRequest): Promise<void> => {
+  const started = performance.now();
   const ref: DocumentRef = { key: request.hash, format: 'pdf', hash: request.hash };
   if (!cache.has(ref)) {
     if (!request.bytes) {
@@ -159,7 +160,7 @@ const handle = async (request: WorkerRequest): Promise<void> => {
   } finally {
     incoming.delete(request.hash);
   }
-  send({ ...reply, memory: memory() });
+  send({ ...reply, memory: memory(), elapsedMs: performance.now() - started });
 };
 
 port.on('message', (request: WorkerRequest) => {
