@@ -29,6 +29,26 @@ const pageNumberApart = (row: Row): boolean => {
 };
 
 /**
+ * A page number under a short page's text: the page's last row, a lone page number centred on
+ * the text above it and set at least two lines' height below it (a page whose text ends halfway
+ * down still numbers the page at its foot, or right under its text).
+ */
+const closingPageNumber = (rows: readonly Row[], last: Row): boolean => {
+  if (!isPageNumberText(rowText(last))) return false;
+  const above = rows[rows.length - 2];
+  if (!above) return false;
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  for (const r of rows) {
+    if (r === last) continue;
+    x0 = Math.min(x0, r.x0);
+    x1 = Math.max(x1, r.x1);
+  }
+  const centred = Math.abs((last.x0 + last.x1) / 2 - (x0 + x1) / 2) < 0.05 * (x1 - x0);
+  return centred && last.y0 - above.y1 > 2 * last.fontSize;
+};
+
+/**
  * Page-furniture stage: running headers, footers and page numbers. A row in the top (bottom)
  * band of the page ({@link bandRows}) is furniture when it is a page number, when its
  * digit-folded text (or one of its fragments) repeats on most pages of the document
@@ -36,7 +56,8 @@ const pageNumberApart = (row: Row): boolean => {
  * stands well apart from the rest of it; bands are read from the page edge inwards to their last
  * furniture row, and rows between the edge and it count too (a download stamp above a running
  * header). A lone page number just outside the band, or a first (last) row of at most three
- * pieces with a page number set apart, counts too.
+ * pieces with a page number set apart, counts too, and so does a lone page number closing a page
+ * whose text ends higher ({@link closingPageNumber}).
  *
  * @param rows the page's rows, top to bottom; `height` the page image height in pixels.
  * @param box turns a row's edges into an element bbox.
@@ -76,9 +97,10 @@ export const findFurniture = (
   if (
     lastRow &&
     !bottom.includes(lastRow) &&
-    lastRow.y0 > height * 0.75 &&
-    (isPageNumberText(rowText(lastRow)) ||
-      (lastRow.fragments.length <= 3 && pageNumberApart(lastRow)))
+    ((lastRow.y0 > height * 0.75 &&
+      (isPageNumberText(rowText(lastRow)) ||
+        (lastRow.fragments.length <= 3 && pageNumberApart(lastRow)))) ||
+      (lastRow.y0 > height * 0.5 && closingPageNumber(rows, lastRow)))
   ) {
     bottom.unshift(lastRow);
   }

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
+import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
+import type { PageText, TextRun } from '../../../../functions/engines/layout/types.js';
+
+const SIZE = 10;
+const CHAR = 5;
+
+/** A run of text at (x, baseline) in a 72 DPI page, 10 px font, 5 px per character. */
+const run = (text: string, x: number, baseline: number): TextRun => ({
+  text,
+  x,
+  y: baseline - 0.8 * SIZE,
+  w: text.length * CHAR,
+  h: SIZE,
+  baseline,
+  fontSize: SIZE,
+  fontName: 'Body',
+  bold: false,
+  italic: false,
+  monospace: false,
+});
+
+const page = (runs: TextRun[]): PageText => ({
+  pageNumber: 1,
+  width: 612,
+  height: 792,
+  dpi: 72,
+  runs,
+  rules: [],
+  images: [],
+});
+
+/** Ten lines of body text from x 56 to 556 (centre 306), baselines 100 to 388. */
+const body = (): TextRun[] =>
+  Array.from({ length: 10 }, (_, i) =>
+    run(
+      `Line ${String(i)} of the body text runs across the whole measure of the page.`,
+      56,
+      100 + i * 32,
+    ),
+  ).map((r) => ({ ...r, w: 500 }));
+
+const layout = (p: PageText) => layoutPage(p, buildLayoutProfile([p]));
+
+describe('findFurniture', () => {
+  it('drops a lone page number centred under a page whose text ends halfway down', () => {
+    // Arrange: the text ends at 388; the number stands at 480 (61% down the page).
+    const runs = [...body(), run('62', 301, 480)];
+    // Act
+    const { markdown, elements } = layout(page(runs));
+    // Assert
+    expect(markdown).not.toMatch(/\b62\b/);
+    expect(elements.find((e) => e.text === '62')?.elementType).toBe('page_number');
+  });
+
+  it('keeps a number that closes the text at the margin, or right under the last line', () => {
+    // Arrange: one page ends with a number set at the left margin, the other with a centred
+    // number on the next line (a total, a count).
+    const atMargin = [...body(), run('62', 56, 480)];
+    const close = [...body(), run('62', 301, 402)];
+    // Act
+    const marginMd = layout(page(atMargin)).markdown;
+    const closeMd = layout(page(close)).markdown;
+    // Assert
+    expect(marginMd).toMatch(/\b62\b/);
+    expect(closeMd).toMatch(/\b62\b/);
+  });
+});
