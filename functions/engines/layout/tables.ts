@@ -105,11 +105,17 @@ const cellText = (input: TextRun[], exact: boolean): string => {
     if (last && ref && Math.abs(ref.baseline - run.baseline) <= 0.3 * ref.fontSize) last.push(run);
     else lines.push([run]);
   }
-  return lines
-    .map((line) => joinRuns(line.sort((a, b) => a.x - b.x)))
-    .join(' ')
-    .replace(/-\s(?=[a-z])/g, '-')
-    .trim();
+  return (
+    lines
+      .map((line) => joinRuns(line.sort((a, b) => a.x - b.x)))
+      .join('\n')
+      // A line that starts with a hyphen before a letter continues the word above (`Phi-3.5` /
+      // `-mini`).
+      .replace(/\n-(?=\p{Ll})/gu, '-')
+      .replace(/\n/g, ' ')
+      .replace(/-\s(?=[a-z])/g, '-')
+      .trim()
+  );
 };
 
 /** Horizontal and vertical rule lines of a page, merged where collinear and overlapping. */
@@ -227,7 +233,10 @@ export const findRuledTables = (
     if (inside.length === 0) continue;
     // Rows drawn without rules between them (only top, middle and bottom rules) are split at
     // their text lines, as if ruled.
-    const unruled = new Set(stackedRowBoundaries(ys, xs, inside));
+    const unruled = new Set([
+      ...stackedRowBoundaries(ys, xs, inside),
+      ...brokenRuleBoundaries(segments, ys, xs, inside, tolerance),
+    ]);
     ys = [...ys, ...unruled].sort((a, b) => a - b);
     const rowsN = ys.length - 1;
     const colsN = xs.length - 1;
@@ -680,6 +689,67 @@ const stackedRowBoundaries = (
       const below = Math.min(...(lines[k + 1] ?? []).map((run) => run.y));
       boundaries.push((above + below) / 2);
     }
+  }
+  return boundaries;
+};
+
+/**
+ * Row boundaries drawn by the column rules alone: a table whose cells are each framed on their
+ * sides only (the column rules drawn one piece per cell, horizontal rules at the top, under the
+ * header and at the bottom) has a row boundary wherever the pieces of most column rules end, even
+ * when a row holds a wrapped cell (which {@link stackedRowBoundaries} would not split).
+ *
+ * A boundary is kept when pieces of at least two column rules, and of at least 60% of those
+ * crossing it, end within `tolerance` of it, it lies away from the horizontal rules, and no run
+ * of text is cut through its middle by it.
+ *
+ * @param segments the page's rule segments as drawn (before collinear pieces are merged).
+ * @param ys horizontal rule positions of the table, ascending.
+ * @param xs column edges of the table, ascending.
+ * @returns y positions (pixels) of the boundaries.
+ */
+const brokenRuleBoundaries = (
+  segments: readonly Segment[],
+  ys: readonly number[],
+  xs: readonly number[],
+  runs: readonly TextRun[],
+  tolerance: number,
+): number[] => {
+  const top = ys[0];
+  const bottom = ys[ys.length - 1];
+  if (top === undefined || bottom === undefined || xs.length < 3) return [];
+  const column = (x: number): number => xs.findIndex((e) => Math.abs(e - x) <= tolerance);
+  const pieces = segments.flatMap((s) => {
+    if (Math.abs(s.x1 - s.x2) > tolerance / 2) return [];
+    const c = column((s.x1 + s.x2) / 2);
+    const from = Math.min(s.y1, s.y2);
+    const to = Math.max(s.y1, s.y2);
+    return c < 0 || to < top - tolerance || from > bottom + tolerance ? [] : [{ c, from, to }];
+  });
+  const ends = pieces
+    .flatMap((p) => [
+      { c: p.c, y: p.from },
+      { c: p.c, y: p.to },
+    ])
+    .filter((e) => ys.every((y) => Math.abs(y - e.y) > 2 * tolerance))
+    .sort((a, b) => a.y - b.y);
+  const groups: { c: number; y: number }[][] = [];
+  for (const e of ends) {
+    const last = groups[groups.length - 1];
+    const first = last?.[0];
+    if (last && first && e.y - first.y <= tolerance) last.push(e);
+    else groups.push([e]);
+  }
+  const boundaries: number[] = [];
+  for (const group of groups) {
+    const y = group.reduce((sum, e) => sum + e.y, 0) / group.length;
+    const ending = new Set(group.map((e) => e.c)).size;
+    const crossing = new Set(
+      pieces.filter((p) => p.from <= y + tolerance && p.to >= y - tolerance).map((p) => p.c),
+    ).size;
+    if (ending < 2 || ending < 0.6 * crossing) continue;
+    if (runs.some((r) => y > r.y + 0.25 * r.h && y < r.y + 0.75 * r.h)) continue;
+    boundaries.push(y);
   }
   return boundaries;
 };
