@@ -1,7 +1,7 @@
 import type { ProviderElement } from '../../core/ports/page-provider.js';
 import type { Edges } from './block.js';
 import { wordCount } from './inline.js';
-import { foldText, isPageNumberText, rowText, type Row } from './lines.js';
+import { foldText, isPageNumberText, isRotated, rowText, type Row } from './lines.js';
 import { bandRows } from './profile.js';
 import type { LayoutProfile } from './types.js';
 
@@ -26,6 +26,21 @@ const pageNumberApart = (row: Row): boolean => {
       (after === undefined || after.x0 - f.x1 > apart)
     );
   });
+};
+
+/** A row of rotated text only (see {@link TextRun.rotation}). */
+const rotatedOnly = (row: Row): boolean => row.fragments.every((f) => f.runs.every(isRotated));
+
+/**
+ * Rows of rotated text set in a side margin, wholly left or right of every upright row: a
+ * repository stamp up the margin of a preprint, a vertical running title.
+ */
+const marginRows = (rows: readonly Row[]): Row[] => {
+  const upright = rows.filter((r) => !rotatedOnly(r));
+  if (upright.length === 0) return [];
+  const left = Math.min(...upright.map((r) => r.x0));
+  const right = Math.max(...upright.map((r) => r.x1));
+  return rows.filter((r) => rotatedOnly(r) && (r.x1 <= left || r.x0 >= right));
 };
 
 /**
@@ -57,7 +72,8 @@ const closingPageNumber = (rows: readonly Row[], last: Row): boolean => {
  * furniture row, and rows between the edge and it count too (a download stamp above a running
  * header). A lone page number just outside the band, or a first (last) row of at most three
  * pieces with a page number set apart, counts too, and so does a lone page number closing a page
- * whose text ends higher ({@link closingPageNumber}).
+ * whose text ends higher ({@link closingPageNumber}). Rotated text in a side margin
+ * ({@link marginRows}) is furniture too, kept as a `header` element.
  *
  * @param rows the page's rows, top to bottom; `height` the page image height in pixels.
  * @param box turns a row's edges into an element bbox.
@@ -128,6 +144,17 @@ export const findFurniture = (
         confidence: 0.8,
       });
     }
+  }
+  for (const row of marginRows(rows)) {
+    if (furniture.has(row)) continue;
+    furniture.add(row);
+    elements.push({
+      text: rowText(row),
+      bbox: box(row),
+      label: 'header',
+      elementType: 'margin',
+      confidence: 0.8,
+    });
   }
   return { rows: furniture, elements };
 };

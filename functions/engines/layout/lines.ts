@@ -143,13 +143,44 @@ const directionsOf = (runs: readonly TextRun[]): ((line: readonly TextRun[]) => 
   };
 };
 
+/** True for a run of rotated text ({@link TextRun.rotation}). */
+export const isRotated = (run: TextRun): boolean =>
+  run.rotation !== undefined && run.rotation !== 0;
+
+/**
+ * Rows of rotated runs, each run a fragment of its own: runs of one direction whose boxes share
+ * most of their height (the rotated cells of a table's header, set side by side) make one row, so
+ * they never join the words of upright lines.
+ */
+const rotatedRows = (runs: readonly TextRun[]): Row[] => {
+  const groups: TextRun[][] = [];
+  for (const run of runs.slice().sort((a, b) => a.y - b.y || a.x - b.x)) {
+    const group = groups.find((g) =>
+      g.every((other) => {
+        const shared = Math.min(other.y + other.h, run.y + run.h) - Math.max(other.y, run.y);
+        return (
+          Math.abs((other.rotation ?? 0) - (run.rotation ?? 0)) <= 2 &&
+          shared >= 0.5 * Math.min(other.h, run.h)
+        );
+      }),
+    );
+    if (group) group.push(run);
+    else groups.push([run]);
+  }
+  return groups.map((group) =>
+    rowOf(group.sort((a, b) => a.x - b.x).map((run) => makeFragment([run], 'ltr'))),
+  );
+};
+
 /**
  * Groups runs into rows (shared baseline) and splits each row into fragments at gaps wider than
- * about one em. Duplicate runs (fake bold drawn twice) are dropped. Rows come top to bottom.
+ * about one em. Duplicate runs (fake bold drawn twice) are dropped. Rotated runs make rows of
+ * their own ({@link rotatedRows}). Rows come top to bottom.
  */
 export const buildRows = (input: readonly TextRun[]): Row[] => {
-  const runs = joinDropCaps(input)
-    .filter((r) => r.w > 0 && r.h > 0 && r.text.trim() !== '')
+  const visible = input.filter((r) => r.w > 0 && r.h > 0 && r.text.trim() !== '');
+  const turned = visible.filter(isRotated);
+  const runs = joinDropCaps(visible.filter((r) => !isRotated(r)))
     .slice()
     .sort((a, b) => a.baseline - b.baseline || a.x - b.x);
   const groups: { baseline: number; size: number; top: number; bottom: number; runs: TextRun[] }[] =
@@ -232,6 +263,7 @@ export const buildRows = (input: readonly TextRun[]): Row[] => {
     if (current.length > 0) fragments.push(makeFragment(current, direction));
     rows.push(rowOf(fragments));
   }
+  rows.push(...rotatedRows(turned));
   return rows.sort((a, b) => a.baseline - b.baseline);
 };
 

@@ -22,6 +22,13 @@ export interface TextRun {
   monospace: boolean;
   /** OCR word confidence in [0, 1]; undefined for text-layer runs. */
   confidence?: number;
+  /**
+   * Angle of the text's direction in degrees, counter-clockwise on the page image, for text that
+   * does not run left to right (a header cell set at 45° or 90°, a label up a margin); absent for
+   * upright text. The box is then the axis-aligned box around the rotated glyphs, `text` is in
+   * reading order (along the baseline) and `baseline` is the box's bottom.
+   */
+  rotation?: number;
 }
 
 /** A rule line segment (or a rectangle edge) from the page's drawing operations. */

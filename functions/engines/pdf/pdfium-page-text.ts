@@ -48,6 +48,11 @@ interface TextObjectInfo {
   fontSize: number;
   /** Text runs left to right on the page image. */
   upright: boolean;
+  /** Direction of the text on the page image in degrees, counter-clockwise (0 when upright). */
+  rotation: number;
+  /** Unit vector of the text's direction on the page image (y down). */
+  dx: number;
+  dy: number;
   /** Render mode 3 (invisible) or 7 (clip only). */
   invisible: boolean;
 }
@@ -87,6 +92,27 @@ interface OpenRun {
   /** That space was inferred by PDFium, not drawn. */
   spaceGenerated: boolean;
 }
+
+/** Rotated text being gathered into one run (see {@link TextRun.rotation}). */
+interface OpenRotatedRun {
+  text: string;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  info: TextObjectInfo;
+  /** Origin of the last glyph added, in pixels. */
+  ox: number;
+  oy: number;
+}
+
+/**
+ * Largest step (in em) along the baseline from one rotated glyph's origin to the next that
+ * keeps them in one run: a glyph's advance plus a word space; wider steps start a new run.
+ */
+const ROTATED_STEP_EM = 1.6;
+/** Largest offset (in em) across the baseline between consecutive glyphs of one rotated run. */
+const ROTATED_DRIFT_EM = 0.3;
 
 /**
  * Compatibility characters folded to their NFKC form, as viewers do when copying text:
@@ -171,7 +197,9 @@ const ACCENT_OVERLAP = 0.5;
  * leftwards, their text in visual order. A spacing accent drawn over a letter is composed with it
  * (`¨` + `o` → `ö`); presentation forms are folded to their base letters.
  * Fonts give bold, italic and monospace from their PostScript name and descriptor flags. Text
- * that does not run left to right on the page image is counted and kept in the raw text only.
+ * that does not run left to right on the page image (a header cell set at 45°, a label up a
+ * margin) makes runs of its own, with a `rotation`: glyphs in reading order while each steps
+ * along the same baseline, the box around them axis-aligned.
  * Paths are read from the page and from nested form XObjects.
  *
  * @param pageNumber 1-based.
@@ -420,7 +448,7 @@ interface PageTextResult {
   rawText: string;
 }
 
-/** Reads the text layer: runs (upright text only), counts and the raw text. */
+/** Reads the text layer: runs (upright and rotated), counts and the raw text. */
 const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResult => {
   const { fn: lib, scratch } = pdfium;
   const textPage = lib.FPDFText_LoadPage(page);
@@ -440,6 +468,30 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
   const fontStyles = new Map<number, FontInfo>();
   const raw: string[] = [];
   let open: OpenRun | undefined;
+  let rotated: OpenRotatedRun | undefined;
+
+  const flushRotated = (): void => {
+    if (!rotated) return;
+    const text = rotated.text.replace(COMPATIBILITY, (run) => run.normalize('NFKC')).trim();
+    if (text !== '') {
+      const { info } = rotated;
+      result.runs.push({
+        text: text.replace(/\s+/g, ' '),
+        x: rotated.x0,
+        y: rotated.y0,
+        w: rotated.x1 - rotated.x0,
+        h: rotated.y1 - rotated.y0,
+        baseline: rotated.y1,
+        fontSize: info.fontSize,
+        fontName: info.fontName,
+        bold: info.style.bold,
+        italic: info.style.italic,
+        monospace: info.style.monospace,
+        rotation: info.rotation,
+      });
+    }
+    rotated = undefined;
+  };
 
   const flush = (): void => {
     if (!open) return;
@@ -504,6 +556,7 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
       if (values.every(Number.isFinite)) m = values as Matrix;
     }
     const t = multiply(toPixels, m);
+    const length = Math.hypot(t[0], t[1]) || 1;
     const mode = lib.FPDFTextObj_GetTextRenderMode(object);
     const info: TextObjectInfo = {
       fontName: name,
@@ -513,6 +566,9 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
       fontSize: Math.abs(size) * Math.hypot(t[2], t[3]),
       // Left to right on the page image: the x axis of the text points right.
       upright: t[0] > 0 && Math.abs(t[1]) <= t[0] * 0.1,
+      rotation: ((((Math.atan2(-t[1], t[0]) * 180) / Math.PI) % 360) + 360) % 360,
+      dx: t[0] / length,
+      dy: t[1] / length,
       invisible: mode === 3 || mode === 7,
     };
     objects.set(object, info);
@@ -540,6 +596,39 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
       ];
       return box.every(Number.isFinite) ? box : null;
     };
+    /** Adds a glyph of rotated text, continuing the open rotated run when it steps along it. */
+    const addRotated = (text: string, info: TextObjectInfo, index: number): void => {
+      const box = boxOf(index);
+      if (!box) return;
+      let [ox, oy] = [(box[0] + box[1]) / 2, (box[2] + box[3]) / 2];
+      if (lib.FPDFText_GetCharOrigin(textPage, index, scratch, scratch + 8)) {
+        [ox, oy] = apply(toPixels, pdfium.f64(scratch), pdfium.f64(scratch + 8));
+      }
+      if (![ox, oy, ...box].every(Number.isFinite)) return;
+      if (rotated) {
+        const em = Math.max(info.fontSize, rotated.info.fontSize);
+        const along = (ox - rotated.ox) * info.dx + (oy - rotated.oy) * info.dy;
+        const across = Math.abs((ox - rotated.ox) * info.dy - (oy - rotated.oy) * info.dx);
+        const continues =
+          Math.abs(info.rotation - rotated.info.rotation) <= 2 &&
+          Math.abs(info.fontSize - rotated.info.fontSize) <= 0.2 * em &&
+          along >= -0.1 * em &&
+          along <= ROTATED_STEP_EM * em &&
+          across <= ROTATED_DRIFT_EM * em;
+        if (!continues) flushRotated();
+      }
+      if (rotated) {
+        rotated.text += text;
+        rotated.x0 = Math.min(rotated.x0, box[0]);
+        rotated.x1 = Math.max(rotated.x1, box[1]);
+        rotated.y0 = Math.min(rotated.y0, box[2]);
+        rotated.y1 = Math.max(rotated.y1, box[3]);
+        rotated.ox = ox;
+        rotated.oy = oy;
+      } else {
+        rotated = { text, x0: box[0], x1: box[1], y0: box[2], y1: box[3], info, ox, oy };
+      }
+    };
     /** Replaces the last glyph of `run` (at its end, or at its start when it grows leftwards). */
     const replaceGlyph = (run: OpenRun, glyph: string): void => {
       const old = visualGlyph(run.glyph);
@@ -562,6 +651,7 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
         // Spaces and line breaks PDFium infers from positions.
         if (code === 0x0a) raw.push('\n');
         else if (code !== 0x0d) raw.push(' ');
+        if (rotated && code === 0x20 && !rotated.text.endsWith(' ')) rotated.text += ' ';
         if (open) {
           if (code === 0x20) open.text = open.leftward ? ` ${open.text}` : `${open.text} `;
           open.spaced = true;
@@ -590,11 +680,22 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
       let text = RTL_PRESENTATION.test(original) ? original.normalize('NFKC') : original;
       const marks = accents.marks.get(i);
       if (marks !== undefined) text = withAccent(text, marks);
-      if (!info.upright || info.fontSize < 0.5) {
+      if (info.fontSize < 0.5) {
         flush();
+        flushRotated();
         continue;
       }
       if (accents.placed.has(i)) continue;
+      if (!info.upright) {
+        flush();
+        if (space) {
+          if (rotated && !rotated.text.endsWith(' ')) rotated.text += ' ';
+        } else {
+          addRotated(text, info, i);
+        }
+        continue;
+      }
+      flushRotated();
       if (space) {
         if (open) {
           open.text = open.leftward ? ` ${open.text}` : `${open.text} `;
@@ -701,6 +802,7 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
       }
     }
     flush();
+    flushRotated();
   } finally {
     lib.FPDFText_ClosePage(textPage);
   }
