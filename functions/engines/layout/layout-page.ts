@@ -6,7 +6,13 @@ import { findFurniture } from './furniture.js';
 import { buildRows } from './lines.js';
 import { pageKind } from './ocr-lines.js';
 import { joinContinuedParagraphs, readingOrder } from './reading-order.js';
-import { findRuleBoundedTables, findRuledTables, type GridReading, type Table } from './tables.js';
+import {
+  findRuleBoundedTables,
+  findRuledTables,
+  placeRotatedText,
+  type GridReading,
+  type Table,
+} from './tables.js';
 import { mergeStackedTables } from './table-stack.js';
 import type { LayoutProfile, PageText, Rect, TextRun } from './types.js';
 
@@ -127,6 +133,7 @@ export const analyzePage = (
       }),
     );
   const tables = mergeStackedTables([...ruled.tables, ...bounded.tables], 1.5 * body, textBetween);
+  const rotated = placeRotatedText(tables, rows);
 
   // 4. Figures: text inside a placed image is part of the figure.
   const figures = placedFigures(page, scale);
@@ -135,7 +142,7 @@ export const analyzePage = (
   const regions = readingOrder(
     rows,
     tables,
-    (f) => bounded.used.has(f) || insideFigure(f, figures),
+    (f) => bounded.used.has(f) || rotated.has(f) || insideFigure(f, figures),
     body,
     kind,
   );

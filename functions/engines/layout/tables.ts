@@ -1,4 +1,4 @@
-import { joinRuns, makeFragment, rowOf, type Fragment, type Row } from './lines.js';
+import { isRotated, joinRuns, makeFragment, rowOf, type Fragment, type Row } from './lines.js';
 import { isMathLike } from './math-guard.js';
 import type { Segment, TextRun } from './types.js';
 
@@ -228,7 +228,8 @@ export const findRuledTables = (
     const inside = runs.filter((r) => {
       const cx = r.x + r.w / 2;
       const cy = r.y + r.h / 2;
-      return cx > x0 && cx < x1 && cy > y0 && cy < y1 && !used.has(r);
+      // Rotated text is placed once the table is whole (see placeRotatedText).
+      return cx > x0 && cx < x1 && cy > y0 && cy < y1 && !used.has(r) && !isRotated(r);
     });
     if (inside.length === 0) continue;
     // Rows drawn without rules between them (only top, middle and bottom rules) are split at
@@ -610,7 +611,11 @@ export const findRuleBoundedTables = (
     for (const r of rows) {
       if (r.baseline <= top || r.y0 >= bottom) continue;
       const frags = r.fragments.filter(
-        (f) => !used.has(f) && f.x0 >= first.from - tol && f.x1 <= first.to + tol,
+        (f) =>
+          !used.has(f) &&
+          !f.runs.some(isRotated) &&
+          f.x0 >= first.from - tol &&
+          f.x1 <= first.to + tol,
       );
       if (frags.length > 0) inside.push(rowOf(frags));
     }
@@ -691,6 +696,54 @@ const stackedRowBoundaries = (
     }
   }
   return boundaries;
+};
+
+/**
+ * Puts rotated text inside a table (header cells set at 45° or 90° over narrow columns) into the
+ * last header row, in the column under where the text starts (the lower left of its box: the
+ * slant carries the rest of it over the next columns). A spanning header cell that stays empty
+ * otherwise is split into one cell per column, so each column gets its own label.
+ *
+ * @param tables the page's tables, whole (after stacked ones are merged); changed in place.
+ * @param rows the page's rows; fragments of rotated runs are looked for in them.
+ * @returns the fragments placed in a table (out of the running text).
+ */
+export const placeRotatedText = (tables: readonly Table[], rows: readonly Row[]): Set<Fragment> => {
+  const placed = new Set<Fragment>();
+  const fragments = rows
+    .flatMap((r) => r.fragments)
+    .filter((f) => f.runs.length > 0 && f.runs.every(isRotated))
+    .sort((a, b) => a.x0 - b.x0);
+  for (const f of fragments) {
+    const cy = (f.y0 + f.y1) / 2;
+    const start = f.x0 + Math.min(f.x1 - f.x0, f.fontSize) / 2;
+    const table = tables.find(
+      (t) => t.columns && cy > t.y0 && cy < t.y1 && start > t.x0 && start < t.x1,
+    );
+    const edges = table?.columns;
+    if (!table || !edges) continue;
+    let col = edges.findIndex((x, k) => k + 1 < edges.length && start < (edges[k + 1] ?? x));
+    if (col < 0) col = table.colCount - 1;
+    const row = Math.max(0, (table.headerRows ?? 1) - 1);
+    const index = table.cells.findIndex(
+      (c) => c.row <= row && row < c.row + c.rowSpan && c.col <= col && col < c.col + c.colSpan,
+    );
+    const cell = table.cells[index];
+    if (!cell) continue;
+    let target = cell;
+    if (cell.colSpan > 1 && cell.text === '') {
+      const split = Array.from({ length: cell.colSpan }, (_, k) => ({
+        ...cell,
+        col: cell.col + k,
+        colSpan: 1,
+      }));
+      table.cells.splice(index, 1, ...split);
+      target = split[col - cell.col] ?? cell;
+    }
+    target.text = target.text === '' ? f.text : `${target.text} ${f.text}`;
+    placed.add(f);
+  }
+  return placed;
 };
 
 /**
