@@ -363,9 +363,23 @@ export function verificationPolicy(
 const TIER_ORDER: readonly Tier[] = ['fast', 'pro', 'premium'];
 
 /**
+ * The recognition score (`ocr_score`: the share of text-layer glyphs with a Unicode mapping) from
+ * which a usable text layer is trusted over OCR when a page is re-routed.
+ */
+const TRUSTED_TEXT_LAYER = GRADE_THRESHOLDS.fair;
+
+/** An engine that transcribes the page image without a generative model (offline OCR, Textract). */
+const transcribesImage = (p: ProviderCapability): boolean =>
+  !p.needsTextLayer && p.generative !== true;
+
+/**
  * Re-routes a low-confidence page: to the first provider of the next tier up that can parse the
  * page and differs from the one that gave it (on premium, the next different provider of
- * premium's own chain), with failover within that tier. The better result by mean confidence is
+ * premium's own chain), with failover within that tier. A page a text-layer provider answered
+ * from a usable text layer whose glyphs are mostly mapped (`ocr_score` at least
+ * {@link TRUSTED_TEXT_LAYER}) is not given to an OCR engine: it would read the same characters
+ * from the page image, less exactly, and lay them out with the same analysis (a chart's tick
+ * labels read as a table stay one); a vision model may still take it. The better result by mean confidence is
  * kept; `re_route_result` records both sides. When no other provider exists or all fail, the
  * page is kept and `re_route_result` says why.
  */
@@ -386,9 +400,15 @@ async function reRoute(
   const from = { tier: page.tier_used, provider: page.provider };
   const nextTier = TIER_ORDER[Math.min(TIER_ORDER.indexOf(page.tier_used) + 1, 2)] ?? 'premium';
   const reason = `mean confidence ${round3(meanScore(page))} is below ${context.threshold}`;
-  const candidates = ports.providers
+  const fitting = ports.providers
     .chain(nextTier)
-    .filter((p) => canParse(p, context) && p.id !== page.provider)
+    .filter((p) => canParse(p, context) && p.id !== page.provider);
+  const all = TIER_ORDER.flatMap((tier) => ports.providers.chain(tier));
+  const fromTextLayer = all.find((p) => p.id === page.provider)?.needsTextLayer === true;
+  const textLayerTrusted =
+    fromTextLayer && context.usableTextLayer && page.confidence.ocr_score >= TRUSTED_TEXT_LAYER;
+  const candidates = fitting
+    .filter((p) => !(textLayerTrusted && transcribesImage(p)))
     .map((p) => p.id);
   const before = page.confidence;
   /** The original page, with why the re-route changed nothing. */
@@ -400,7 +420,12 @@ async function reRoute(
     },
   });
   if (candidates.length === 0) {
-    return keptOriginal(null, `no other provider of the ${nextTier} tier can parse this page`);
+    return keptOriginal(
+      null,
+      fitting.length > 0
+        ? `no provider of the ${nextTier} tier can do better than the page's text layer: OCR reads the same characters from the page image`
+        : `no other provider of the ${nextTier} tier can parse this page`,
+    );
   }
   let scored: ScoredPage;
   try {

@@ -222,9 +222,10 @@ describe('verification: re-routing low-confidence pages one tier up', () => {
 
   it('keeps the original when the second opinion is worse', async () => {
     // Arrange
+    // A text layer with many unmapped glyphs (recognition 0.45): OCR may read it better.
     const weak = new FakePageProvider('pdf-text', {
       layoutScore: 0.6,
-      ocrScore: 0.6,
+      ocrScore: 0.45,
       evidenceText: null,
     });
     const worse = new FakePageProvider('ocr', poorAnswer);
@@ -273,6 +274,52 @@ describe('verification: re-routing low-confidence pages one tier up', () => {
     expect(verificationPolicy(null, 'fast')).toEqual({ reRouteBelow: 0.5 });
     expect(verificationPolicy(null, 'pro')).toEqual({ reRouteBelow: 0.75 });
     expect(verificationPolicy(true, 'fast')).toEqual({ reRouteBelow: 0.75 });
+  });
+
+  it('does not give OCR a text-layer page whose glyphs are mostly mapped', async () => {
+    // Arrange: a trusted text layer (recognition 0.9) laid out poorly (a chart read as a table).
+    const poorLayout = new FakePageProvider('pdf-text', {
+      layoutScore: 0.1,
+      ocrScore: 0.9,
+      evidenceText: null,
+    });
+    const { world, requestId } = await routed(
+      { textProvider: poorLayout },
+      { enable_verification: true },
+    );
+    // Act
+    await parseFirstPage(world, requestId);
+    // Assert
+    const page = await firstPage(world, requestId);
+    expect(world.ocrProvider.calls).toHaveLength(0);
+    expect(page).toMatchObject({ re_routed: false, provider: 'pdf-text' });
+    expect(page.re_route_result).toMatchObject({ kept: 'original', to: null });
+    expect(String(page.re_route_result?.outcome)).toMatch(
+      /can do better than the page's text layer/,
+    );
+  });
+
+  it('still gives a vision model a text-layer page whose glyphs are mostly mapped', async () => {
+    // Arrange
+    const poorLayout = new FakePageProvider('pdf-text', {
+      layoutScore: 0.1,
+      ocrScore: 0.9,
+      evidenceText: null,
+    });
+    const ocr = new FakePageProvider('ocr');
+    const vlm = new FakePageProvider('vlm');
+    const providers = providerRegistry([
+      { provider: poorLayout, needsTextLayer: true },
+      { provider: ocr, needsTextLayer: false },
+      { provider: vlm, needsTextLayer: false, generative: true },
+    ]);
+    const { world, requestId } = await routed({ providers }, { enable_verification: true });
+    // Act
+    await parseFirstPage(world, requestId);
+    // Assert
+    expect(ocr.calls).toHaveLength(0);
+    expect(vlm.calls.length).toBeGreaterThanOrEqual(1);
+    expect(await firstPage(world, requestId)).toMatchObject({ re_routed: true, provider: 'vlm' });
   });
 
   it('records why nothing changed when no other provider can take the page', async () => {
