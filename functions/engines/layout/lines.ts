@@ -172,10 +172,60 @@ const rotatedRows = (runs: readonly TextRun[]): Row[] => {
   );
 };
 
+/** Runs gathered on one baseline while rows are built. */
+interface RunGroup {
+  baseline: number;
+  size: number;
+  top: number;
+  bottom: number;
+  runs: TextRun[];
+}
+
+/** Horizontal gap between two runs (negative when they overlap). */
+const gapX = (a: TextRun, b: TextRun): number => Math.max(b.x - (a.x + a.w), a.x - (b.x + b.w));
+
+/** `other` is a larger run set right beside `script` (within half an em): its base. */
+const besideBase = (script: TextRun, other: TextRun): boolean =>
+  other !== script &&
+  script.fontSize < 0.85 * other.fontSize &&
+  gapX(script, other) <= 0.5 * other.fontSize;
+
+/**
+ * Superscripts and subscripts set apart from their base: a short run (at most four characters)
+ * with no larger run beside it in its group moves to the group whose larger run it touches, when
+ * that group's line is within 0.6 em of its baseline. Groups are formed by baseline alone, so an
+ * exponent can land in a row of its own (read before its line) or in the row of the other
+ * column's line that happens to share its baseline; either way it would come out apart from its
+ * base (`t` then `2`).
+ * Changes `groups` in place (emptied groups stay, with no runs).
+ */
+const rehomeScripts = (groups: RunGroup[]): void => {
+  for (const group of groups) {
+    for (const run of group.runs.slice()) {
+      if (visibleLength(run.text) > 4) continue;
+      if (group.runs.some((other) => besideBase(run, other))) continue;
+      const home = groups.find(
+        (g) =>
+          g !== group &&
+          Math.abs(g.baseline - run.baseline) < 0.6 * g.size &&
+          run.y < g.bottom &&
+          run.baseline > g.top &&
+          g.runs.some((other) => besideBase(run, other)),
+      );
+      if (!home) continue;
+      group.runs.splice(group.runs.indexOf(run), 1);
+      home.runs.push(run);
+      home.top = Math.min(home.top, run.y);
+      home.bottom = Math.max(home.bottom, run.y + run.h);
+    }
+  }
+};
+
 /**
  * Groups runs into rows (shared baseline) and splits each row into fragments at gaps wider than
  * about one em. Duplicate runs (fake bold drawn twice) are dropped. Rotated runs make rows of
- * their own ({@link rotatedRows}). Rows come top to bottom.
+ * their own ({@link rotatedRows}). A superscript or subscript set apart from its base joins
+ * its base's row ({@link rehomeScripts}). Rows come top to bottom.
  */
 export const buildRows = (input: readonly TextRun[]): Row[] => {
   const visible = input.filter((r) => r.w > 0 && r.h > 0 && r.text.trim() !== '');
@@ -183,8 +233,7 @@ export const buildRows = (input: readonly TextRun[]): Row[] => {
   const runs = joinDropCaps(visible.filter((r) => !isRotated(r)))
     .slice()
     .sort((a, b) => a.baseline - b.baseline || a.x - b.x);
-  const groups: { baseline: number; size: number; top: number; bottom: number; runs: TextRun[] }[] =
-    [];
+  const groups: RunGroup[] = [];
   // Runs sorted by baseline: compare with the few most recent groups only.
   for (const run of runs) {
     let target: (typeof groups)[number] | undefined;
@@ -229,9 +278,11 @@ export const buildRows = (input: readonly TextRun[]): Row[] => {
       });
     }
   }
+  rehomeScripts(groups);
   const lineDirection = directionsOf(runs);
   const rows: Row[] = [];
   for (const group of groups) {
+    if (group.runs.length === 0) continue;
     const sorted = group.runs.sort((a, b) => a.x - b.x);
     const direction = lineDirection(sorted);
     const kept: TextRun[] = [];

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
+import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
+import type { PageText, TextRun } from '../../../../functions/engines/layout/types.js';
+
+const SIZE = 10;
+const CHAR = 5;
+
+/** A run of text at (x, baseline) on a 72 DPI page, 10 px font, 5 px per character. */
+const run = (text: string, x: number, baseline: number, fontSize = SIZE): TextRun => ({
+  text,
+  x,
+  y: baseline - 0.8 * fontSize,
+  w: text.length * CHAR * (fontSize / SIZE),
+  h: fontSize,
+  baseline,
+  fontSize,
+  fontName: 'Body',
+  bold: false,
+  italic: false,
+  monospace: false,
+});
+
+const layout = (runs: TextRun[]): string => {
+  const p: PageText = {
+    pageNumber: 1,
+    width: 612,
+    height: 792,
+    dpi: 72,
+    runs,
+    rules: [],
+    images: [],
+  };
+  return layoutPage(p, buildLayoutProfile([p])).markdown;
+};
+
+/** A line of words ending in `base`, an exponent, then `after`: the exponent 4 px above. */
+const withExponent = (x: number, baseline: number, head: string, exp: string, after: string) => {
+  const a = run(head, x, baseline);
+  const e = run(exp, a.x + a.w, baseline - 4, 8);
+  return [a, e, run(after, e.x + e.w + 3, baseline)];
+};
+
+describe('rows of superscripts', () => {
+  it("keeps each column's exponent with its base when the other column's line shares its baseline", () => {
+    // Arrange: two columns of three lines; the left column's second line carries an exponent
+    // 4 px up (read before the line), and the right column's second line, 3.5 px lower, has an
+    // exponent whose baseline is the left line's.
+    const runs: TextRun[] = [];
+    for (const [k, y] of [100, 124].entries()) {
+      runs.push(run(`Left column line ${String(k)} of some body text here.`, 50, y));
+      runs.push(run(`Right column line ${String(k)} of some body text.`, 330, y + 3.5));
+    }
+    runs.push(...withExponent(50, 112, 'given by s(t) = -16t', '2', '+ 560t here and there.'));
+    runs.push(...withExponent(330, 115.5, 'The position s(t) = t', '3', '- 8t gives the value.'));
+    // Act
+    const markdown = layout(runs);
+    // Assert
+    expect(markdown).toContain('s(t) = -16t<sup>2</sup> + 560t here and there.');
+    expect(markdown).toContain('The position s(t) = t<sup>3</sup> - 8t gives the value.');
+    expect(markdown).not.toMatch(/^[23]$/m);
+  });
+});
