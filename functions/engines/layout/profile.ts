@@ -1,4 +1,4 @@
-import { buildRows, foldText, isPageNumberText, rowText, type Row } from './lines.js';
+import { buildRows, foldText, isPageNumberText, isRotated, rowText, type Row } from './lines.js';
 import type { LayoutProfile, PageText } from './types.js';
 
 /** Share of the page height, from the top or the bottom, where running headers and footers live. */
@@ -63,6 +63,8 @@ export const buildLayoutProfile = (pages: readonly PageText[]): LayoutProfile =>
     for (const text of seenTop) headerCount.set(text, (headerCount.get(text) ?? 0) + 1);
     for (const text of seenBottom) footerCount.set(text, (footerCount.get(text) ?? 0) + 1);
     for (const row of rows) {
+      // Rotated text (axis labels, a margin stamp) is no heading.
+      if (row.fragments.every((f) => f.runs.every(isRotated))) continue;
       const words = rowText(row).split(/\s+/).length;
       if (words > 15) continue;
       const size = roundHalf(toPoints(row.fontSize, page.dpi));

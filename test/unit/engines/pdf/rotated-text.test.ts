@@ -161,4 +161,18 @@ describe('rotated text', () => {
     const labels = rows.find((r) => rowText(r) === 'Procedure Completion');
     expect(labels?.fragments.map((f) => f.text)).toEqual(['Procedure', 'Completion']);
   });
+
+  it('does not take the size of rotated text for a heading size', async () => {
+    // Arrange: a large stamp up the margin beside body text.
+    const page = await read(async (doc) => {
+      const font = await doc.embedFont(StandardFonts.Helvetica);
+      const p = doc.addPage([612, 792]);
+      p.drawText('arXiv:1506.06975v3', { x: 30, y: 250, size: 20, font, rotate: degrees(90) });
+      for (let k = 0; k < 5; k++) p.drawText(BODY, { x: 72, y: 600 - 14 * k, size: 10, font });
+    });
+    // Act
+    const profile = buildLayoutProfile([page.text]);
+    // Assert
+    expect(profile.headingSizes).not.toContain(20);
+  });
 });
