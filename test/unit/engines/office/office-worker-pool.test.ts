@@ -58,11 +58,13 @@ describe('OfficeWorkerPool lifecycle', () => {
     // Arrange: two places, both used at once
     const pool = new OfficeWorkerPool({ workers: 2, idleMs: IDLE_MS });
     try {
+      // Watched from the start: on a loaded machine one worker may go idle (and be released)
+      // while the other is still converting.
+      const released = nextTerminations(2);
       const first = await Promise.all([
         pool.convert(small('one'), 'docx'),
         pool.convert(small('two'), 'docx'),
       ]);
-      const released = nextTerminations(2);
       // Act: no document for IDLE_MS; then two more
       const workers = await released;
       const again = await Promise.all([
