@@ -194,9 +194,15 @@ export const linesToBlocks = (
       else if (kind === 'code') split = true;
       else if (kind === 'list_item') split = true;
       else if (currentKind === 'list_item') {
-        // Continuation lines hang to the right of the marker.
+        // Continuation lines hang to the right of the marker; in a list set flush (no hanging
+        // indent) they start under the marker, after a line that runs to the right edge.
         const first = current[0];
-        split = !first || line.x0 < first.x0 + 0.5 * line.size;
+        const hanging = first !== undefined && line.x0 >= first.x0 + 0.5 * line.size;
+        const flushWrap =
+          first !== undefined &&
+          Math.abs(line.x0 - first.x0) < 0.5 * line.size &&
+          prev.x1 >= leafX1 - 2 * prev.size;
+        split = !hanging && !flushWrap;
         if (split) currentKind = 'list_item';
       } else {
         // Centred lines (a title over two lines) start further right without being indented.

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
+import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
+import type { PageText, TextRun } from '../../../../functions/engines/layout/types.js';
+
+const SIZE = 10;
+const CHAR = 5;
+
+/** A run at (x, baseline) on a 72 DPI page, 10 px font; `x1` stretches it to a right edge. */
+const run = (text: string, x: number, baseline: number, x1?: number): TextRun => ({
+  text,
+  x,
+  y: baseline - 0.8 * SIZE,
+  w: x1 !== undefined ? x1 - x : text.length * CHAR,
+  h: SIZE,
+  baseline,
+  fontSize: SIZE,
+  fontName: 'Body',
+  bold: false,
+  italic: false,
+  monospace: false,
+});
+
+const layout = (runs: TextRun[]): string => {
+  const p: PageText = {
+    pageNumber: 1,
+    width: 612,
+    height: 792,
+    dpi: 72,
+    runs,
+    rules: [],
+    images: [],
+  };
+  return layoutPage(p, buildLayoutProfile([p])).markdown;
+};
+
+describe('numbered items set flush', () => {
+  it('keeps the lines under the number in the item when the line above runs to the edge', () => {
+    // Arrange: exercises numbered at x 50 whose wrapped lines start at x 50 too (no hanging
+    // indent); justified lines end at x 350, an item's last line ends short.
+    const runs = [
+      run('Solve the following exercises with care and show all the working.', 50, 100, 350),
+      run('153. A rocket is fired vertically upward from the ground. The', 50, 114, 350),
+      run('distance s in feet it travels after t seconds is given by the', 50, 128, 350),
+      run('formula s(t) = 560t - 16t.', 50, 142),
+      run('154. A ball is thrown downward with a speed of 8 ft/s from', 50, 156, 350),
+      run('the top of a building of 64 feet.', 50, 170),
+      run('This closing line is a paragraph of its own after the short line.', 50, 184, 350),
+    ];
+    // Act
+    const blocks = layout(runs).split('\n\n');
+    // Assert
+    expect(blocks).toContain(
+      '153. A rocket is fired vertically upward from the ground. The distance s in feet it ' +
+        'travels after t seconds is given by the formula s(t) = 560t - 16t.',
+    );
+    expect(blocks).toContain(
+      '154. A ball is thrown downward with a speed of 8 ft/s from the top of a building of 64 feet.',
+    );
+    expect(blocks).toContain('This closing line is a paragraph of its own after the short line.');
+  });
+});
