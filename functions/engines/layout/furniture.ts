@@ -28,6 +28,32 @@ const pageNumberApart = (row: Row): boolean => {
   });
 };
 
+/**
+ * A short running title with its page number at one end (`Chapter 2. Roles and duties   11`,
+ * `28   Title of the book`), set at least one em apart from the title and two lines below
+ * (above) the text next to it: the odd-page footers of a book whose chapter titles change too
+ * often to repeat on most pages. `inner` is the row next to it towards the page's middle.
+ */
+const numberedTitle = (row: Row, inner: Row | undefined): boolean => {
+  const frags = row.fragments;
+  if (frags.length < 2 || frags.length > 3) return false;
+  const em = row.fontSize;
+  const ends = [
+    [frags[0], frags[1]],
+    [frags[frags.length - 1], frags[frags.length - 2]],
+  ] as const;
+  const numbered = ends.some(
+    ([end, next]) =>
+      end !== undefined &&
+      next !== undefined &&
+      isPageNumberText(end.text) &&
+      Math.max(next.x0 - end.x1, end.x0 - next.x1) >= em,
+  );
+  if (!numbered || wordCount(rowText(row)) > 14) return false;
+  const gap = inner ? Math.max(row.y0 - inner.y1, inner.y0 - row.y1) : Infinity;
+  return gap >= 2 * em;
+};
+
 /** A row of rotated text only (see {@link TextRun.rotation}). */
 const rotatedOnly = (row: Row): boolean => row.fragments.every((f) => f.runs.every(isRotated));
 
@@ -130,6 +156,11 @@ export const findFurniture = (
     list.forEach((row, k) => {
       if (isFurniture(row, band)) last = k;
     });
+    const edge = list[0];
+    if (last < 0 && edge) {
+      const at = rows.indexOf(edge);
+      if (numberedTitle(edge, rows[band === 'top' ? at + 1 : at - 1])) last = 0;
+    }
     for (const row of list.slice(0, last + 1)) {
       furniture.add(row);
       elements.push({

@@ -66,4 +66,32 @@ describe('findFurniture', () => {
     expect(marginMd).toMatch(/\b62\b/);
     expect(closeMd).toMatch(/\b62\b/);
   });
+
+  it('drops a short running title with its page number set apart at the foot of the page', () => {
+    // Arrange: an odd-page footer whose chapter title does not repeat on most pages.
+    const runs = [
+      ...body(),
+      run('Chapter 2. Roles and separation of duties', 320, 760),
+      run('11', 546, 760),
+    ];
+    // Act
+    const { markdown, elements } = layout(page(runs));
+    // Assert
+    expect(markdown).not.toMatch(/Chapter 2|\b11\b/);
+    expect(elements.find((e) => e.label === 'footer')?.text).toMatch(/Chapter 2.*11/);
+  });
+
+  it('keeps a last row ending in a number when it follows the text closely', () => {
+    // Arrange: a total row on the line after the body's last line, in the bottom band.
+    const runs = [
+      ...body().map((r) => ({ ...r, baseline: r.baseline + 340, y: r.y + 340 })),
+      run('Total of the accounts', 56, 742),
+      run('11', 181, 742),
+    ];
+    // Act
+    const { markdown } = layout(page(runs));
+    // Assert
+    expect(markdown).toMatch(/Total of the accounts/);
+    expect(markdown).toMatch(/\b11\b/);
+  });
 });
