@@ -8,7 +8,11 @@ import { isOfficeFormat } from '../office/office-document.js';
 import { asLayoutProfile, buildLayoutProfile } from '../layout/profile.js';
 import { scalePageText } from '../layout/scale.js';
 import type { TextRun } from '../layout/types.js';
+import type { ExtractedPage } from './page-text.js';
 import type { PdfPageSource } from './pdf-page-source.js';
+
+/** The model name of the text-layer provider's answers. */
+const TEXT_LAYOUT_MODEL = 'pdf-text-layout-1';
 
 /** DPI the boxes refer to when the request leaves it to the provider. */
 export const DEFAULT_TEXT_DPI = 144;
@@ -26,7 +30,7 @@ export interface TextDocumentPages {
  */
 export class LocalTextProvider implements PageProvider {
   readonly id = 'local-text';
-  readonly model = 'pdf-text-layout-1';
+  readonly model = TEXT_LAYOUT_MODEL;
   readonly #source: PdfPageSource;
   readonly #office: TextDocumentPages | undefined;
 
@@ -45,31 +49,51 @@ export class LocalTextProvider implements PageProvider {
       return this.#office.parsePage(request);
     }
     const dpi = request.dpi ?? DEFAULT_TEXT_DPI;
-    const extracted = await this.#source.page(request.document, request.pageNumber);
-    const page = scalePageText(extracted.text, dpi);
-    const given = asLayoutProfile(request.profile);
-    const profile = given.pageCount > 0 ? given : buildLayoutProfile([extracted.text]);
-    const { markdown, elements } = layoutPage(page, profile);
-    const layoutScore =
-      elements.length === 0
-        ? 1
-        : elements.reduce((sum, e) => sum + e.confidence, 0) / elements.length;
-    return {
-      markdown,
-      elements,
+    // A reader in a worker thread lays the page out there, beside the extracted page it keeps:
+    // the page does not cross threads, and this thread scores and stores other pages meanwhile.
+    if (this.#source.layOut) {
+      return this.#source.layOut(request.document, request.pageNumber, dpi, request.profile);
+    }
+    return layOutTextLayer(
+      await this.#source.page(request.document, request.pageNumber),
       dpi,
-      width: page.width,
-      height: page.height,
-      model: this.model,
-      tokens: { input: 0, output: 0 },
-      ocrScore: null,
-      layoutScore: Math.round(layoutScore * 1000) / 1000,
-      evidenceText: extracted.stats.rawText,
-      tableRegionText: elements
-        .filter((e) => e.label === 'table')
-        .map((e) => textInside(page.runs, e.bbox)),
-    };
+      request.profile,
+    );
   }
+}
+
+/**
+ * The answer of the text-layer provider for an extracted page: the page laid out at `dpi` with
+ * the document `profile` from `inspect` (a profile of this page alone when it has none).
+ */
+export function layOutTextLayer(
+  extracted: ExtractedPage,
+  dpi: number,
+  documentProfile: unknown,
+): ProviderPageResult {
+  const page = scalePageText(extracted.text, dpi);
+  const given = asLayoutProfile(documentProfile);
+  const profile = given.pageCount > 0 ? given : buildLayoutProfile([extracted.text]);
+  const { markdown, elements } = layoutPage(page, profile);
+  const layoutScore =
+    elements.length === 0
+      ? 1
+      : elements.reduce((sum, e) => sum + e.confidence, 0) / elements.length;
+  return {
+    markdown,
+    elements,
+    dpi,
+    width: page.width,
+    height: page.height,
+    model: TEXT_LAYOUT_MODEL,
+    tokens: { input: 0, output: 0 },
+    ocrScore: null,
+    layoutScore: Math.round(layoutScore * 1000) / 1000,
+    evidenceText: extracted.stats.rawText,
+    tableRegionText: elements
+      .filter((e) => e.label === 'table')
+      .map((e) => textInside(page.runs, e.bbox)),
+  };
 }
 
 /** The text-layer runs whose centre lies inside `box`, in content order. */

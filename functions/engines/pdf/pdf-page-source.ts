@@ -1,4 +1,5 @@
 import { DocumentRejectedError } from '../../core/domain/errors.js';
+import type { ProviderPageResult } from '../../core/ports/page-provider.js';
 import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { RasterPage } from '../raster.js';
 import type { ExtractedPage } from './page-text.js';
@@ -37,6 +38,17 @@ export interface PdfPageSource {
    * @throws {DocumentRejectedError} when the page is too large, does not exist or cannot be rendered.
    */
   render(ref: DocumentRef, pageNumber: number, options: RenderOptions): Promise<RasterPage>;
+  /**
+   * The text-layer provider's answer for one page (`layOutTextLayer`), computed where the page is
+   * kept; absent when the caller lays the page out itself.
+   * @throws {DocumentRejectedError} when `pageNumber` is out of range or the page cannot be read.
+   */
+  layOut?(
+    ref: DocumentRef,
+    pageNumber: number,
+    dpi: number,
+    profile: unknown,
+  ): Promise<ProviderPageResult>;
   /** Closes every open document (and stops any background worker). */
   close(): Promise<void>;
 }

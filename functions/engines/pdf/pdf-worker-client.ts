@@ -1,5 +1,6 @@
 import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
+import type { ProviderPageResult } from '../../core/ports/page-provider.js';
 import { ModuleWorker, type RequestBody } from '../module-worker.js';
 import type { RasterPage } from '../raster.js';
 import { recordStageTime } from '../stage-timings.js';
@@ -115,6 +116,10 @@ const documentId = (ref: DocumentRef): string => ref.hash || ref.key;
  * worker idle for `idleMs` (no call running or queued) is terminated; the next call starts a new
  * one and sends its document again.
  *
+ * The text-layer provider's layout of a page runs in the worker too (`layOut`), beside the
+ * extracted page the worker keeps from inspection: the page does not cross threads a second
+ * time, and this thread scores and stores other pages while the worker lays one out.
+ *
  * One worker serves calls one at a time, in order (the readers are single-threaded anyway), so a
  * time budget only runs while its own call is being served. The bytes of a document are read
  * from the store and sent once; the worker keeps the documents (and their extracted pages) open
@@ -182,6 +187,21 @@ export class PdfWorkerClient implements PdfPageSource {
   /** {@inheritDoc PdfPageSource.render} */
   render(ref: DocumentRef, pageNumber: number, options: RenderOptions): Promise<RasterPage> {
     return this.#call(ref, { op: 'render', pageNumber, options }) as Promise<RasterPage>;
+  }
+
+  /** {@inheritDoc PdfPageSource.layOut} */
+  layOut(
+    ref: DocumentRef,
+    pageNumber: number,
+    dpi: number,
+    profile: unknown,
+  ): Promise<ProviderPageResult> {
+    return this.#call(ref, {
+      op: 'layOut',
+      pageNumber,
+      dpi,
+      profile,
+    }) as Promise<ProviderPageResult>;
   }
 
   /** Starts the worker and loads pdf.js in it now, so the first document does not wait for it. */

@@ -3,6 +3,7 @@ import {
   ObjectNotFoundError,
   UnsupportedDocumentError,
 } from '../../core/domain/errors.js';
+import type { ProviderPageResult } from '../../core/ports/page-provider.js';
 import type { RasterPage } from '../raster.js';
 import type { ExtractedPage } from './page-text.js';
 import type { PdfDocumentCacheOptions } from './pdf-document-cache.js';
@@ -24,13 +25,15 @@ export type WorkerRequest = {
 export type WorkerCall =
   | { op: 'pageCount' }
   | { op: 'page'; pageNumber: number }
-  | { op: 'render'; pageNumber: number; options: RenderOptions };
+  | { op: 'render'; pageNumber: number; options: RenderOptions }
+  | { op: 'layOut'; pageNumber: number; dpi: number; profile: unknown };
 
 /** What each operation answers. */
 export interface WorkerResults {
   pageCount: number;
   page: ExtractedPage;
   render: RasterPage;
+  layOut: ProviderPageResult;
 }
 
 export type WorkerOp = keyof WorkerResults;

@@ -9,6 +9,7 @@ import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
 import { PdfDocumentCache } from './pdf-document-cache.js';
 import { loadPdfJs, openPdf } from './pdf-document.js';
+import { layOutTextLayer } from './local-text-provider.js';
 import { extractPage } from './page-text.js';
 import { extractPdfiumPage } from './pdfium-page-text.js';
 import { loadPdfium, PdfiumDocument } from './pdfium.js';
@@ -60,6 +61,10 @@ const run = (
       return cache.page(ref, request.pageNumber);
     case 'render':
       return cache.render(ref, request.pageNumber, request.options);
+    case 'layOut':
+      return cache
+        .page(ref, request.pageNumber)
+        .then((extracted) => layOutTextLayer(extracted, request.dpi, request.profile));
   }
 };
 

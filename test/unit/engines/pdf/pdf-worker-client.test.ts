@@ -50,6 +50,36 @@ describe('PdfWorkerClient', () => {
     }
   });
 
+  it('lays pages out in the worker exactly as the text provider does in this thread', async () => {
+    // Arrange: a multi-column paper page with a table, with its document profile.
+    const local = new PdfDocumentCache(store);
+    const document = ref('dev/files/docling-2305.03393v1-pg9.pdf');
+    const { profile } = await new PdfEngine(local).inspect(document, [1]);
+    const request = { document, pageNumber: 1, dpi: 144, profile, maintainFormat: true };
+    const inThread = new LocalTextProvider(local);
+    const inWorker = new LocalTextProvider(client);
+    let laidOut = 0;
+    const layOut = client.layOut.bind(client);
+    client.layOut = (...args) => {
+      laidOut++;
+      return layOut(...args);
+    };
+    try {
+      // Act
+      const [expected, actual] = await Promise.all([
+        inThread.parsePage(request),
+        inWorker.parsePage(request),
+      ]);
+      // Assert
+      expect(laidOut).toBe(1);
+      expect(actual.markdown).toContain('<table>');
+      expect(actual).toEqual(expected);
+    } finally {
+      client.layOut = layOut;
+      await local.close();
+    }
+  });
+
   it('serves the engine, the text provider and the rasterizer', async () => {
     // Arrange
     const engine = new PdfEngine(client);
