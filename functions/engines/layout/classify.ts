@@ -195,14 +195,19 @@ export const linesToBlocks = (
       else if (kind === 'list_item') split = true;
       else if (currentKind === 'list_item') {
         // Continuation lines hang to the right of the marker; in a list set flush (no hanging
-        // indent) they start under the marker, after a line that runs to the right edge.
+        // indent) they start under the marker, after a line that runs to the right edge, and a
+        // short line closing a sentence ends such an item (an indented line after it opens a
+        // paragraph).
         const first = current[0];
+        const underMarker = (l: Line): boolean =>
+          first !== undefined && Math.abs(l.x0 - first.x0) < 0.5 * l.size;
         const hanging = first !== undefined && line.x0 >= first.x0 + 0.5 * line.size;
-        const flushWrap =
-          first !== undefined &&
-          Math.abs(line.x0 - first.x0) < 0.5 * line.size &&
-          prev.x1 >= leafX1 - 2 * prev.size;
-        split = !hanging && !flushWrap;
+        const flushWrap = underMarker(line) && prev.x1 >= leafX1 - 2 * prev.size;
+        const flushEnd =
+          current.slice(1).some(underMarker) &&
+          prev.x1 < leafX1 - 3 * prev.size &&
+          /[.!?:]$/.test(prev.text);
+        split = (!hanging && !flushWrap) || flushEnd;
         if (split) currentKind = 'list_item';
       } else {
         // Centred lines (a title over two lines) start further right without being indented.

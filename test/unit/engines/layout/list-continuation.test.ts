@@ -59,4 +59,23 @@ describe('numbered items set flush', () => {
     );
     expect(blocks).toContain('This closing line is a paragraph of its own after the short line.');
   });
+  it('ends a flush item at a short line closing a sentence, before an indented paragraph', () => {
+    // Arrange: an item in running text, wrapped flush, then a paragraph indented by 2 ems.
+    const runs = [
+      run('Two things are worth doing with the survey data we have gathered:', 50, 100, 350),
+      run('(1) measure the luminosity of the gas around each galaxy, and', 50, 114, 350),
+      run('probe the density profile of that gas.', 50, 128),
+      run('Based on these considerations we compare the galaxies with the', 70, 142, 350),
+      run('simulations of their formation and find a good agreement.', 50, 156),
+    ];
+    // Act
+    const blocks = layout(runs).split('\n\n');
+    // Assert
+    expect(blocks.some((b) => b.includes('(1) measure') && b.includes('probe the density'))).toBe(
+      true,
+    );
+    expect(blocks.some((b) => b.includes('probe the density') && b.includes('Based on'))).toBe(
+      false,
+    );
+  });
 });
