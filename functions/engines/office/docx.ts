@@ -4,7 +4,7 @@ import { UnsupportedDocumentError } from '../../core/domain/errors.js';
 import { flowLayout, markdownBlocks, type FlowPage } from './flow-layout.js';
 import { htmlToMarkdown, PAGE_BREAK, splitPages } from './html-markdown.js';
 import type { OfficeDocument, OfficePage } from './office-document.js';
-import { withoutEmptyPages } from './pages.js';
+import { MAX_FLOW_PAGE_CHARS, withoutEmptyPages } from './pages.js';
 import { openPackage, type OfficePackage } from './zip-package.js';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
@@ -25,7 +25,8 @@ const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
  *   (`w:lastRenderedPageBreak`, written by Word when it saves; the paragraph it falls in goes to
  *   the new page whole; markers inside tables and text boxes are ignored). Files written by
  *   other tools often carry no such markers: their text flowing onto the next sheet stays on one
- *   page. Empty pages are left out.
+ *   page, until it has {@link MAX_FLOW_PAGE_CHARS} characters: the next paragraph of the body
+ *   then starts a new page. Empty pages are left out.
  *
  * Element boxes come from the flow layout on the page size and margins of the document's last
  * section (`w:pgSz`, `w:pgMar`); Letter when absent.
@@ -60,7 +61,7 @@ export async function convertDocx(bytes: Uint8Array): Promise<OfficeDocument> {
           Promise.resolve({ src: `#figure-${String(++figures)}` }),
         ),
         transformDocument: (document: unknown) =>
-          markPageBreaks(document as MammothElement, sourcePages),
+          markPageBreaks(breakLongPages(document as MammothElement), sourcePages),
       },
     );
     html = result.value;
@@ -116,6 +117,32 @@ interface MammothElement {
   breakType?: string;
   colSpan?: number;
   rowSpan?: number;
+}
+
+/**
+ * The document with a page break before each body paragraph that follows
+ * {@link MAX_FLOW_PAGE_CHARS} characters of text since the last page break (a table is not
+ * cut).
+ */
+function breakLongPages(document: MammothElement): MammothElement {
+  if (document.children === undefined) return document;
+  const state = { chars: 0 };
+  const children = document.children.map((child) => {
+    const block =
+      state.chars >= MAX_FLOW_PAGE_CHARS && child.type === 'paragraph'
+        ? { ...child, children: [{ type: 'break', breakType: 'page' }, ...(child.children ?? [])] }
+        : child;
+    countSincePageBreak(block, state);
+    return block;
+  });
+  return { ...document, children };
+}
+
+/** Adds the characters of text in `element` to `state.chars`, back to 0 at each page break. */
+function countSincePageBreak(element: MammothElement, state: { chars: number }): void {
+  if (element.type === 'break' && element.breakType === 'page') state.chars = 0;
+  else if (element.type === 'text') state.chars += element.value?.length ?? 0;
+  for (const child of element.children ?? []) countSincePageBreak(child, state);
 }
 
 /**

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UnsupportedDocumentError } from '../../../../functions/core/domain/errors.js';
 import { convertDocx, withExplicitBreaks } from '../../../../functions/engines/office/docx.js';
+import { MAX_FLOW_PAGE_CHARS } from '../../../../functions/engines/office/pages.js';
 import type { OfficePage } from '../../../../functions/engines/office/office-document.js';
 import { HOSTILE, devFile, docxOf, para, zipOf } from './office-fixtures.js';
 
@@ -184,5 +185,42 @@ describe('convertDocx: pages', () => {
     // Assert
     await expect(converting).rejects.toBeInstanceOf(UnsupportedDocumentError);
     await expect(converting).rejects.toThrow(/no main document part \(word\/document\.xml\)/);
+  });
+
+  it('starts a new page at a paragraph once a page without breaks has MAX_FLOW_PAGE_CHARS of text', async () => {
+    // Arrange: 1,500 paragraphs of about 110 characters (165,000), no page break anywhere
+    const text = (i: number) => `Paragraph ${i}: ${'lorem ipsum '.repeat(7)}end ${i}.`;
+    const file = docxOf(Array.from({ length: 1500 }, (_, i) => para(text(i))).join(''));
+    // Act
+    const { pages } = await convertDocx(file);
+    // Assert: cut between paragraphs into pages of at most the limit and one paragraph more
+    expect(pages.length).toBeGreaterThan(2);
+    for (const page of pages.slice(0, -1)) {
+      expect(page.sourceText?.length).toBeGreaterThanOrEqual(MAX_FLOW_PAGE_CHARS);
+    }
+    const all = pages.flatMap((p) => p.markdown.split('\n\n'));
+    expect(all).toEqual(Array.from({ length: 1500 }, (_, i) => text(i)));
+    for (const page of pages) {
+      // (the limit counts the runs' text, not the space after each paragraph)
+      expect(page.sourceText?.length).toBeLessThan(MAX_FLOW_PAGE_CHARS + 1000);
+      // The evidence of each page is the text of that page only.
+      expect(page.sourceText).toBe(page.markdown.split('\n\n').join(' '));
+      expect(page.elements).toHaveLength(page.markdown.split('\n\n').length);
+    }
+  });
+
+  it('counts the limit from the last page break, and keeps a document under it on one page', async () => {
+    // Arrange: 40,000 characters, a page break, 40,000 more
+    const block = (from: number) =>
+      Array.from({ length: 400 }, (_, i) => para(`Paragraph ${from + i} ${'x'.repeat(85)}`)).join(
+        '',
+      );
+    const breakRun = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
+    // Act
+    const { pages } = await convertDocx(docxOf(block(0) + breakRun + block(400)));
+    const single = await convertDocx(docxOf(block(0)));
+    // Assert
+    expect(pages).toHaveLength(2);
+    expect(single.pages).toHaveLength(1);
   });
 });

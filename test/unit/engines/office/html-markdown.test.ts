@@ -12,6 +12,7 @@ import {
   splitPages,
 } from '../../../../functions/engines/office/html-markdown.js';
 import { convertMarkdown } from '../../../../functions/engines/office/markdown-document.js';
+import { MAX_FLOW_PAGE_CHARS } from '../../../../functions/engines/office/pages.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
@@ -158,6 +159,23 @@ describe('convertMarkdown', () => {
       '- last',
     ]);
     expect(pages[2]?.sourceText).toBe('- last');
+  });
+
+  it('cuts a page longer than MAX_FLOW_PAGE_CHARS at blank lines, never inside fenced code', () => {
+    // Arrange: 1,200 paragraphs of 100 characters with a long code block across the first cut
+    const paragraphs = Array.from({ length: 1200 }, (_, i) => `p${i} ${'y'.repeat(95)}`);
+    const code = '```\n' + Array.from({ length: 20 }, () => 'x = 1\n\n').join('') + '```';
+    paragraphs.splice(490, 0, code);
+    // Act
+    const { pages } = convertMarkdown(utf8(paragraphs.join('\n\n')));
+    // Assert
+    expect(pages).toHaveLength(3);
+    expect(pages.map((p) => p.markdown).join('\n\n')).toBe(paragraphs.join('\n\n'));
+    expect(pages[0]?.markdown.endsWith(code)).toBe(true);
+    for (const page of pages) {
+      expect(page.markdown.length).toBeLessThan(MAX_FLOW_PAGE_CHARS + 300);
+      expect(page.sourceText).toBe(page.markdown);
+    }
   });
 });
 
