@@ -1,4 +1,4 @@
-import type { Fragment } from './lines.js';
+import { rowText, type Fragment, type Row } from './lines.js';
 import type { PageText, Rect, TextRun } from './types.js';
 
 /** Text boxes covering at least this share of an image make it a backdrop of the text. */
@@ -42,9 +42,50 @@ export const placedFigures = (page: PageText, scale: number): Rect[] =>
       !isBackdrop(im, page.runs),
   );
 
-/** Whether the centre of `f` lies inside one of `figures` (text drawn over a figure is part of it). */
-export const insideFigure = (f: Fragment, figures: readonly Rect[]): boolean => {
-  const cx = (f.x0 + f.x1) / 2;
-  const cy = (f.y0 + f.y1) / 2;
-  return figures.some((im) => inside(cx, cy, im));
+/** The index in `figures` of the figure holding the centre of `f`, -1 when none does. */
+const figureOf = (f: Fragment, figures: readonly Rect[]): number =>
+  figures.findIndex((im) => inside((f.x0 + f.x1) / 2, (f.y0 + f.y1) / 2, im));
+
+/** A caption's opening: `Figure 3-11`, `Fig. 2`, `Table IV`, `Chart 1`. */
+const CAPTION = /^(?:Figure|Fig\.|Table|Chart|Exhibit|Plate|Scheme|Listing)\s*[\dIVX]/;
+
+/**
+ * The text drawn over each figure, and the fragments it takes out of the page's body: a
+ * fragment whose centre lies inside a figure is part of it (a label on a diagram, a name on a
+ * cover picture), kept as the figure's text. A caption row (`Figure 3-11 Selecting …`) set
+ * inside the figure's top or bottom edge, within two of its lines of the edge, stays page text.
+ *
+ * @param rows the page's body rows, top to bottom.
+ * @returns per figure (same order as `figures`) its text, rows joined by line breaks, and the
+ *   fragments taken into the figures.
+ */
+export const figureTexts = (
+  rows: readonly Row[],
+  figures: readonly Rect[],
+): { texts: string[]; members: Set<Fragment> } => {
+  const lines: string[][] = figures.map(() => []);
+  const members = new Set<Fragment>();
+  for (const row of rows) {
+    const first = row.fragments[0];
+    if (!first) continue;
+    const home = figureOf(first, figures);
+    const im = figures[home];
+    const edge = 2 * row.fontSize;
+    if (
+      im &&
+      CAPTION.test(rowText(row).trim()) &&
+      (row.y0 - im.y < edge || im.y + im.h - row.y1 < edge)
+    ) {
+      continue;
+    }
+    const parts = new Map<number, string[]>();
+    for (const f of row.fragments) {
+      const k = figureOf(f, figures);
+      if (k < 0) continue;
+      members.add(f);
+      parts.set(k, [...(parts.get(k) ?? []), f.text.trim()]);
+    }
+    for (const [k, texts] of parts) lines[k]?.push(texts.join(' '));
+  }
+  return { texts: lines.map((l) => l.filter((t) => t !== '').join('\n')), members };
 };

@@ -1,7 +1,7 @@
 import type { ProviderElement } from '../../core/ports/page-provider.js';
 import { blockElement, clampBox, tableBlock, type Block, type Edges } from './block.js';
 import { demoteLabels, linesToBlocks } from './classify.js';
-import { insideFigure, placedFigures } from './figures.js';
+import { figureTexts, placedFigures } from './figures.js';
 import { findFurniture } from './furniture.js';
 import { buildRows } from './lines.js';
 import { pageKind } from './ocr-lines.js';
@@ -135,14 +135,15 @@ export const analyzePage = (
   const tables = mergeStackedTables([...ruled.tables, ...bounded.tables], 1.5 * body, textBetween);
   const rotated = placeRotatedText(tables, rows);
 
-  // 4. Figures: text inside a placed image is part of the figure.
+  // 4. Figures: text inside a placed image is part of the figure (its caption excepted).
   const figures = placedFigures(page, scale);
+  const figureText = figureTexts(rows, figures);
 
   // 5. Reading order by XY-cut over fragments and table boxes.
   const regions = readingOrder(
     rows,
     tables,
-    (f) => bounded.used.has(f) || rotated.has(f) || insideFigure(f, figures),
+    (f) => bounded.used.has(f) || rotated.has(f) || figureText.members.has(f),
     body,
     kind,
   );
@@ -173,15 +174,15 @@ export const analyzePage = (
   // each part keeps its own element).
   const merged = joinContinuedParagraphs(blocks);
   for (const b of blocks) elements.push(blockElement(b, box));
-  for (const im of figures) {
+  figures.forEach((im, k) => {
     elements.push({
-      text: '',
+      text: figureText.texts[k] ?? '',
       bbox: box({ x0: im.x, y0: im.y, x1: im.x + im.w, y1: im.y + im.h }),
       label: 'figure',
       elementType: 'figure',
       confidence: 0.7,
     });
-  }
+  });
   const markdown = merged
     .map((b) => b.markdown)
     .filter((m) => m.trim() !== '')

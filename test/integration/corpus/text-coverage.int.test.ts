@@ -47,34 +47,13 @@ const ROTATED_STAMP =
   'extraction (pdfium-page-text.ts): the rotated arXiv identifier in the left margin is left out of the runs (only upright text is laid out)';
 const ROTATED_FIGURE_TEXT =
   'extraction (pdfium-page-text.ts): rotated axis labels and tick values of a vector chart are left out of the runs';
-const FIGURE_TEXT =
-  'layout (layout-page.ts, figures.ts): text drawn over a placed image is taken as part of the figure, and the figure entry carries no text';
 
 const KNOWN: Readonly<Record<string, KnownLoss>> = {
-  'dev/docling-amt_handbook_sample#1': {
-    layout:
-      'e×10 n×7 t×7 d×5 u×5 h×4 a×3 c×3 g×3 i×3 o×3 r×3 s×2 T×2 y×2 K×1 L×1 N×1 U×1 k×1 l×1 w×1',
-    reason: `${FIGURE_TEXT} (the part labels of the nut drawings: "Tightened nut", "Keyway", …)`,
-  },
-  'dev/docling-redp5110_sampled#1': {
-    layout:
-      'n×17 e×15 i×14 o×11 a×9 r×7 g×6 s×6 m×5 t×5 M×4 c×4 d×4 k×4 l×4 B×3 D×3 b×3 u×3 y×3 C×2 J×2 K×2 H×1 L×1 P×1 R×1 T×1 f×1 h×1 p×1 v×1 w×1',
-    reason: `${FIGURE_TEXT} (the cover's author names and the starts of two bold teasers over the cover picture)`,
-  },
-  'dev/docling-redp5110_sampled#7': {
-    layout: 's×3 L×2 c×2 e×2 A×1 B×1 J×1 O×1 U×1 a×1 h×1 i×1 r×1 t×1 w×1',
-    reason: `${FIGURE_TEXT} ("User with *ALLOBJ access" on a diagram)`,
-  },
   'dev/docling-redp5110_sampled#9': {
     extraction:
       'B×7 M×6 D×5 Q×4 S×4 A×3 I×3 C×2 L×2 N×2 O×2 o×2 t×2 E×1 J×1 T×1 Y×1 h×1 i×1 r×1 u×1 y×1',
     reason:
       'extraction (pdfium-page-text.ts): rotated column headers of a table are left out of the runs',
-  },
-  'dev/docling-redp5110_sampled#14': {
-    layout:
-      'e×6 t×5 i×4 E×3 S×3 a×3 g×3 r×3 1×2 l×2 m×2 o×2 3×1 F×1 L×1 M×1 N×1 O×1 P×1 Y×1 b×1 c×1 f×1 h×1 n×1 s×1 u×1 v×1 y×1',
-    reason: `${FIGURE_TEXT}: the caption "Figure 3-11 Selecting the EMPLOYEES table from System i Navigator" is set inside the bottom edge of its screenshot and goes with it`,
   },
   'dev/zerox-0004#1': {
     extraction:

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
+import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
+import type { PageText, Rect, TextRun } from '../../../../functions/engines/layout/types.js';
+
+const SIZE = 10;
+const CHAR = 5;
+
+/** A run of text at (x, baseline) in a 72 DPI page, 10 px font, 5 px per character. */
+const run = (text: string, x: number, baseline: number): TextRun => ({
+  text,
+  x,
+  y: baseline - 0.8 * SIZE,
+  w: text.length * CHAR,
+  h: SIZE,
+  baseline,
+  fontSize: SIZE,
+  fontName: 'Body',
+  bold: false,
+  italic: false,
+  monospace: false,
+});
+
+const page = (runs: TextRun[], images: Rect[]): PageText => ({
+  pageNumber: 1,
+  width: 612,
+  height: 792,
+  dpi: 72,
+  runs,
+  rules: [],
+  images,
+});
+
+/** A paragraph of body text above the picture, baselines 80 to 140. */
+const body = (): TextRun[] =>
+  Array.from({ length: 6 }, (_, i) =>
+    run(
+      `Line ${String(i)} of the body text runs across most of the page measure.`,
+      56,
+      80 + i * 12,
+    ),
+  );
+
+/** A screenshot from y 200 to 500, its caption set inside its bottom edge. */
+const picture: Rect = { x: 56, y: 200, w: 480, h: 300 };
+
+const layout = (p: PageText) => layoutPage(p, buildLayoutProfile([p]));
+
+describe('text drawn over a figure', () => {
+  it('is the figure entry’s text, kept out of the Markdown', () => {
+    // Arrange: two labels on the picture.
+    const runs = [...body(), run('Tightened nut', 120, 260), run('Keyway', 300, 400)];
+    // Act
+    const { markdown, elements } = layout(page(runs, [picture]));
+    // Assert
+    expect(markdown).not.toMatch(/Tightened|Keyway/);
+    const figure = elements.find((e) => e.label === 'figure');
+    expect(figure?.text).toBe('Tightened nut\nKeyway');
+  });
+
+  it('leaves a caption set inside the figure’s bottom edge in the Markdown', () => {
+    // Arrange: the caption's baseline sits 3 px above the picture's bottom edge.
+    const runs = [
+      ...body(),
+      run('Keyway', 300, 400),
+      run('Figure 3-11 Selecting the EMPLOYEES table from System i Navigator', 56, 497),
+    ];
+    // Act
+    const { markdown, elements } = layout(page(runs, [picture]));
+    // Assert
+    expect(markdown).toMatch(/Figure 3-11 Selecting the EMPLOYEES table from System i Navigator/);
+    expect(elements.find((e) => e.label === 'figure')?.text).toBe('Keyway');
+  });
+});
