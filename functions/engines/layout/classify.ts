@@ -284,7 +284,8 @@ const makeBlock = (
   // numbered section title at body size is one.
   const ocrField = page.ocr && FORM_FIELD.test(plain);
   if (lines.length <= 3 && isHeadingText(plain) && !ocrField) {
-    const larger = size >= body * HEADING_SIZE_RATIO;
+    // A heading starts with a capital or a number: a lowercase start is a wrapped line's end.
+    const larger = size >= body * HEADING_SIZE_RATIO && !/^\p{Ll}+\b/u.test(plain);
     // A question may be a title (`… the tobacco industry: hope or hype?`); a sentence is not.
     const endsSentence = /[.!]$/.test(plain) && wordCount(plain) > 6;
     const boldHeading =
