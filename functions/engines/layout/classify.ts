@@ -1,6 +1,7 @@
 import { lineOf, tableBlock, type Block, type BlockKind, type Line } from './block.js';
 import {
   isNumberedCapsTitle,
+  isPersonalByline,
   isSectionWord,
   numberedLevel,
   refineHeadings,
@@ -233,6 +234,33 @@ export const linesToBlocks = (
   return blocks;
 };
 
+/**
+ * Single lines of OCR pages that read like a title (capitalised words, no digits or commas, at
+ * body size or larger): headings when the page-level pass finds them centred on the page.
+ */
+const ocrTitleCandidates = new WeakSet<Block>();
+
+/**
+ * On an OCR page (no weights known) a title-like line centred on the page's text, well short of
+ * its width, is a heading (`Quality System Audit for BioTech Innovations (Pty) Ltd`, not
+ * `Page 1 of 7` or an address line).
+ */
+const promoteCentredTitles = (blocks: Block[]): void => {
+  if (blocks.length < 2) return;
+  const x0 = Math.min(...blocks.map((b) => b.x0));
+  const x1 = Math.max(...blocks.map((b) => b.x1));
+  const width = x1 - x0;
+  for (const b of blocks) {
+    if (b.kind !== 'paragraph' || !ocrTitleCandidates.has(b) || isPersonalByline(b.text)) continue;
+    const lineHeight = b.y1 - b.y0;
+    const offset = Math.abs((b.x0 + b.x1) / 2 - (x0 + x1) / 2);
+    if (b.x1 - b.x0 > 0.8 * width || b.x0 - x0 < 4 * lineHeight) continue;
+    if (offset > Math.max(lineHeight, 0.03 * width)) continue;
+    b.kind = 'heading';
+    b.markdown = `## ${escapeInline(b.text)}`;
+  }
+};
+
 const makeBlock = (
   lines: Line[],
   kind: BlockKind,
@@ -374,7 +402,7 @@ const makeBlock = (
   }
   const caption = CAPTION.test(plain);
   const last = lines[lines.length - 1];
-  return {
+  const block: Block = {
     kind: caption ? 'caption' : 'paragraph',
     markdown: escapeBlockStart(joinLines(parts)),
     text: plain,
@@ -382,14 +410,29 @@ const makeBlock = (
     confidence: 0.85,
     joinable: !caption && last !== undefined && last.x1 >= leafX1 - 2 * last.size,
   };
+  if (
+    page.ocr &&
+    !caption &&
+    lines.length === 1 &&
+    size >= body * 0.9 &&
+    letters(plain) >= 8 &&
+    !/[\d,]/.test(plain) &&
+    isTitleLike(plain)
+  ) {
+    ocrTitleCandidates.add(block);
+  }
+  return block;
 };
 
 /**
- * A bold line centred over a short plain one (an author's name over the affiliation) is a label,
- * not a section heading: headings introduce longer text. Changes `blocks` in place.
+ * Page-level heading corrections: those of {@link refineHeadings}; centred title lines of OCR
+ * pages made headings (not names, institutions or dates under a title); a bold line centred
+ * over a short plain one (an author's name over the affiliation) is a label, not a section
+ * heading, as headings introduce longer text. Changes `blocks` in place.
  */
 export const demoteLabels = (blocks: Block[]): void => {
   refineHeadings(blocks);
+  promoteCentredTitles(blocks);
   blocks.forEach((b, i) => {
     const next = blocks[i + 1];
     if (!b.boldOnly || next?.kind !== 'paragraph' || wordCount(next.text) > 8) return;

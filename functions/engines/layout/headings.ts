@@ -184,20 +184,37 @@ const joinSplitHeadings = (blocks: Block[]): Block[] => {
 /** Names (`Johan Dahlin, Mattias Villani and Thomas B. Schön`), with marks and initials. */
 const NAME_LIST =
   /^(?:[\p{Lu}][\p{L}\p{M}\p{Sk}'’.-]*\s*(?:[\p{Lu}][\p{L}\p{M}\p{Sk}'’.-]*\s*){0,3}[\d*†‡§¶∗,]*\s*(?:,|and|&|·)?\s*)+$/u;
-const AFFILIATION =
-  /\b(?:universit|institut|department|dept\.|school|college|laborator|faculty|centre|center|academy|hospital|inc\.|ltd|gmbh|corporation)|@|\b(?:19|20)\d{2}\b/i;
+/** An institution: a line naming one under a title is an affiliation. */
+const INSTITUTION =
+  /\b(?:universit|institut|department|dept\.|school|college|laborator|faculty|centre|center|academy|hospital)|@|\b(?:19|20)\d{2}\b/i;
+/** A company's legal form: an affiliation under a paper's title, or part of a report's title. */
+const COMPANY = /\b(?:inc\.|ltd|gmbh|corporation)/i;
 const DATE =
   /^(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?\d{4}$|^\d{4}-\d{2}-\d{2}$/i;
+
+/** Capitalised names joined by commas or `and`, or with an initial: names, not a subtitle. */
+const isNameList = (t: string): boolean => {
+  const words = t.split(/\s+/);
+  const joined = /,|\sand\s|&|·|\b\p{Lu}\.?(?:\s|$)|[*†‡∗]/u.test(t);
+  return words.length >= 2 && words.length <= 24 && joined && NAME_LIST.test(t);
+};
 
 /** Whether a line under a title reads as its byline: authors, affiliations, a date. */
 const isByline = (text: string): boolean => {
   const t = text.trim();
   if (sectionNumber(t) !== undefined || isSectionWord(t)) return false;
-  if (DATE.test(t) || AFFILIATION.test(t)) return true;
-  const words = t.split(/\s+/);
-  // Capitalised words joined by commas or `and`, or with an initial: names, not a subtitle.
-  const joined = /,|\sand\s|&|·|\b\p{Lu}\.?(?:\s|$)|[*†‡∗]/u.test(t);
-  return words.length >= 2 && words.length <= 24 && joined && NAME_LIST.test(t);
+  if (DATE.test(t) || INSTITUTION.test(t) || COMPANY.test(t)) return true;
+  return isNameList(t);
+};
+
+/**
+ * Whether a line reads as authors' names, an institution or a date: a byline whatever stands
+ * above it. A line naming a company may title a report (`Audit for BioTech Innovations Ltd`).
+ */
+export const isPersonalByline = (text: string): boolean => {
+  const t = text.trim();
+  if (sectionNumber(t) !== undefined || isSectionWord(t)) return false;
+  return DATE.test(t) || INSTITUTION.test(t) || isNameList(t);
 };
 
 /**

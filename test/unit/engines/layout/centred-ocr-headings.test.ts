@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
+import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
+import type { PageText, TextRun } from '../../../../functions/engines/layout/types.js';
+
+const SIZE = 20;
+const CHAR = 9;
+const WORD_GAP = 8;
+
+/** A word at (x, baseline), 9 px per character; an OCR word when `ocr` (it carries a confidence). */
+const word = (
+  text: string,
+  x: number,
+  baseline: number,
+  ocr: boolean,
+  fontSize: number,
+): TextRun => ({
+  text: `${text} `,
+  x,
+  y: baseline - 0.75 * fontSize,
+  w: text.length * CHAR * (fontSize / SIZE),
+  h: fontSize,
+  baseline,
+  fontSize,
+  fontName: 'Body',
+  bold: false,
+  italic: false,
+  monospace: false,
+  ...(ocr ? { confidence: 0.9 } : {}),
+});
+
+/** The words of a line starting at x, separated by normal word gaps. */
+const line = (
+  text: string,
+  x: number,
+  baseline: number,
+  ocr = true,
+  fontSize = SIZE,
+): TextRun[] => {
+  const runs: TextRun[] = [];
+  let cursor = x;
+  for (const t of text.split(' ')) {
+    const r = word(t, cursor, baseline, ocr, fontSize);
+    runs.push(r);
+    cursor += r.w + WORD_GAP * (fontSize / SIZE);
+  }
+  return runs;
+};
+
+/** The same line centred on x = 528 (the middle of the prose lines). */
+const centred = (text: string, baseline: number): TextRun[] => {
+  const width = text.length * CHAR + (text.split(' ').length - 1) * (WORD_GAP - CHAR);
+  return line(text, 528 - width / 2, baseline);
+};
+
+const page = (runs: TextRun[]): PageText => ({
+  pageNumber: 1,
+  width: 1700,
+  height: 2200,
+  dpi: 200,
+  runs,
+  rules: [],
+  images: [],
+});
+
+const markdownOf = (runs: TextRun[]): string => {
+  const p = page(runs);
+  return layoutPage(p, buildLayoutProfile([p])).markdown;
+};
+
+/** Lines of OCR prose from x = 100 to x = 955. */
+const prose = (top: number, count: number, ocr = true): TextRun[] =>
+  Array.from({ length: count }, (_, i) =>
+    line(
+      'the quick brown fox jumps over the lazy dog and keeps on running across the wide open field today',
+      100,
+      top + i * 24,
+      ocr,
+    ),
+  ).flat();
+
+describe('centred title lines on OCR pages', () => {
+  it('makes a centred title line at body size a heading', () => {
+    // Arrange: a title centred over the prose, set at body size (OCR knows no weights).
+    const runs = [
+      ...centred('Quality System Audit for BioTech Innovations (Pty) Ltd', 200),
+      ...prose(260, 5),
+    ];
+
+    // Act
+    const md = markdownOf(runs);
+
+    // Assert
+    expect(md).toMatch(/^## Quality System Audit for BioTech Innovations \(Pty\) Ltd$/m);
+  });
+
+  it('makes a centred title naming a company a heading under a larger title, not a byline of names', () => {
+    // Arrange: a large company name over a report title, then a centred line of names.
+    const runs = [
+      ...line('Deloitte.', 440, 120, true, 40),
+      ...centred('Quality System Audit for BioTech Innovations (Pty) Ltd', 200),
+      ...centred('Kathy Margaret and David Thompson', 240),
+      ...prose(300, 5),
+    ];
+
+    // Act
+    const md = markdownOf(runs);
+
+    // Assert
+    expect(md).toMatch(/^## Quality System Audit for BioTech Innovations \(Pty\) Ltd$/m);
+    expect(md).not.toMatch(/^#+ Kathy Margaret/m);
+  });
+
+  it('leaves centred lines with numbers or commas, and sentences, as text', () => {
+    // Arrange
+    const runs = [
+      ...prose(200, 5),
+      ...centred('Document Number 2024 Revision 7', 400),
+      ...prose(460, 5),
+      ...centred('please return the signed form to the office.', 660),
+      ...prose(720, 5),
+      ...centred('Oceanview Drive, Santa Monica', 920),
+      ...prose(980, 5),
+    ];
+
+    // Act
+    const md = markdownOf(runs);
+
+    // Assert
+    expect(md).not.toMatch(/^#+ /m);
+  });
+});
