@@ -1,5 +1,6 @@
-import { rowText, type Fragment, type Row } from './lines.js';
-import type { PageText, Rect, TextRun } from './types.js';
+import type { Edges } from './block.js';
+import { isRotated, rowText, type Fragment, type Row } from './lines.js';
+import type { PageText, Rect, Segment, TextRun } from './types.js';
 
 /** Text boxes covering at least this share of an image make it a backdrop of the text. */
 const BACKDROP_COVER = 0.15;
@@ -89,3 +90,109 @@ export const figureTexts = (
   }
   return { texts: lines.map((l) => l.filter((t) => t !== '').join('\n')), members };
 };
+
+/**
+ * Drawn segments within this many of its font sizes of a rotated label, or a third of an inch
+ * (small print), put it among graphics.
+ */
+const LABEL_REACH = 4;
+const LABEL_REACH_POINTS = 24;
+/** How many drawn segments around a rotated label make it part of a drawing. */
+const LABEL_SEGMENTS = 3;
+
+/** A vector drawing's labels and its box (pixels of the page image). */
+export interface DrawnFigure {
+  box: Rect;
+  text: string;
+}
+
+/**
+ * Rotated labels of vector drawings: a fragment of rotated text only (an axis label or tick
+ * value of a plot set up its side), not claimed by a table, with at least three drawn segments
+ * within four of its font sizes (a third of an inch at least), is part of a drawing and not body text. Labels whose drawings
+ * overlap make one figure; its box spans the labels and the segments around them, its text the
+ * labels left to right.
+ *
+ * @param rows the page's body rows; `skip` tells fragments already placed elsewhere; `scale`
+ *   is pixels per point.
+ */
+export const drawnFigureLabels = (
+  rows: readonly Row[],
+  rules: readonly Segment[],
+  skip: (f: Fragment) => boolean,
+  scale: number,
+): { figures: DrawnFigure[]; members: Set<Fragment> } => {
+  const groups: { box: Edges; labels: Fragment[] }[] = [];
+  const members = new Set<Fragment>();
+  const labels = rows.flatMap((row) =>
+    row.fragments.filter((f) => !skip(f) && f.runs.length > 0 && f.runs.every(isRotated)),
+  );
+  const rest: Fragment[] = [];
+  {
+    for (const f of labels) {
+      const reach = Math.max(LABEL_REACH * f.fontSize, LABEL_REACH_POINTS * scale);
+      const box: Edges = { x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1 };
+      let near = 0;
+      for (const s of rules) {
+        const sx0 = Math.min(s.x1, s.x2);
+        const sx1 = Math.max(s.x1, s.x2);
+        const sy0 = Math.min(s.y1, s.y2);
+        const sy1 = Math.max(s.y1, s.y2);
+        if (sx0 > f.x1 + reach || sx1 < f.x0 - reach || sy0 > f.y1 + reach || sy1 < f.y0 - reach) {
+          continue;
+        }
+        near += 1;
+        box.x0 = Math.min(box.x0, sx0);
+        box.y0 = Math.min(box.y0, sy0);
+        box.x1 = Math.max(box.x1, sx1);
+        box.y1 = Math.max(box.y1, sy1);
+      }
+      if (near < LABEL_SEGMENTS) {
+        rest.push(f);
+        continue;
+      }
+      members.add(f);
+      let group: { box: Edges; labels: Fragment[] } = { box, labels: [f] };
+      // Join every group this label's drawing overlaps (the drawing may link two of them).
+      for (let k = groups.length - 1; k >= 0; k -= 1) {
+        const g = groups[k];
+        if (!g || !overlaps(g.box, group.box)) continue;
+        group = { box: union(g.box, group.box), labels: [...g.labels, ...group.labels] };
+        groups.splice(k, 1);
+      }
+      groups.push(group);
+    }
+  }
+  // A label at the end of an axis, past its last tick, lies beside the drawing of the others.
+  for (const f of rest) {
+    const reach = Math.max(LABEL_REACH * f.fontSize, LABEL_REACH_POINTS * scale);
+    const g = groups.find((g) =>
+      overlaps(g.box, { x0: f.x0 - reach, y0: f.y0 - reach, x1: f.x1 + reach, y1: f.y1 + reach }),
+    );
+    if (!g) continue;
+    members.add(f);
+    g.labels.push(f);
+    g.box = union(g.box, f);
+  }
+  return {
+    figures: groups.map((g) => ({
+      box: { x: g.box.x0, y: g.box.y0, w: g.box.x1 - g.box.x0, h: g.box.y1 - g.box.y0 },
+      text: g.labels
+        .slice()
+        .sort((a, b) => a.x0 - b.x0 || a.y0 - b.y0)
+        .map((f) => f.text.trim())
+        .join('\n'),
+    })),
+    members,
+  };
+};
+
+const overlaps = (a: Edges, b: Edges): boolean =>
+  a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+
+const union = (a: Edges, b: Edges): Edges => ({
+  x0: Math.min(a.x0, b.x0),
+  y0: Math.min(a.y0, b.y0),
+  x1: Math.max(a.x1, b.x1),
+  y1: Math.max(a.y1, b.y1),
+});

@@ -1,7 +1,7 @@
 import type { ProviderElement } from '../../core/ports/page-provider.js';
 import { blockElement, clampBox, tableBlock, type Block, type Edges } from './block.js';
 import { demoteLabels, linesToBlocks } from './classify.js';
-import { figureTexts, placedFigures } from './figures.js';
+import { drawnFigureLabels, figureTexts, placedFigures } from './figures.js';
 import { findFurniture } from './furniture.js';
 import { buildRows } from './lines.js';
 import { pageKind } from './ocr-lines.js';
@@ -138,12 +138,20 @@ export const analyzePage = (
   // 4. Figures: text inside a placed image is part of the figure (its caption excepted).
   const figures = placedFigures(page, scale);
   const figureText = figureTexts(rows, figures);
+  // Rotated labels of vector drawings (a plot's axis labels) go with the drawing.
+  const drawn = drawnFigureLabels(
+    rows,
+    page.rules,
+    (f) => bounded.used.has(f) || rotated.has(f) || figureText.members.has(f),
+    scale,
+  );
 
   // 5. Reading order by XY-cut over fragments and table boxes.
   const regions = readingOrder(
     rows,
     tables,
-    (f) => bounded.used.has(f) || rotated.has(f) || figureText.members.has(f),
+    (f) =>
+      bounded.used.has(f) || rotated.has(f) || figureText.members.has(f) || drawn.members.has(f),
     body,
     kind,
   );
@@ -183,6 +191,15 @@ export const analyzePage = (
       confidence: 0.7,
     });
   });
+  for (const d of drawn.figures) {
+    elements.push({
+      text: d.text,
+      bbox: box({ x0: d.box.x, y0: d.box.y, x1: d.box.x + d.box.w, y1: d.box.y + d.box.h }),
+      label: 'figure',
+      elementType: 'figure',
+      confidence: 0.6,
+    });
+  }
   const markdown = merged
     .map((b) => b.markdown)
     .filter((m) => m.trim() !== '')

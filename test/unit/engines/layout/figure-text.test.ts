@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
 import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
-import type { PageText, Rect, TextRun } from '../../../../functions/engines/layout/types.js';
+import type {
+  PageText,
+  Rect,
+  Segment,
+  TextRun,
+} from '../../../../functions/engines/layout/types.js';
 
 const SIZE = 10;
 const CHAR = 5;
@@ -21,15 +26,30 @@ const run = (text: string, x: number, baseline: number): TextRun => ({
   monospace: false,
 });
 
-const page = (runs: TextRun[], images: Rect[]): PageText => ({
+const page = (runs: TextRun[], images: Rect[], rules: Segment[] = []): PageText => ({
   pageNumber: 1,
   width: 612,
   height: 792,
   dpi: 72,
   runs,
-  rules: [],
+  rules,
   images,
 });
+
+/** A label set up the page (rotated 90°) with its box's bottom at `bottom`. */
+const upward = (text: string, x: number, bottom: number): TextRun => ({
+  ...run(text, x, bottom),
+  y: bottom - text.length * CHAR,
+  w: SIZE,
+  h: text.length * CHAR,
+  rotation: 90,
+});
+
+/** A plot's vertical axis at x 200 from y 220 to 420, with five ticks to its left. */
+const axis = (): Segment[] => [
+  { x1: 200, y1: 220, x2: 200, y2: 420 },
+  ...[220, 270, 320, 370, 420].map((y) => ({ x1: 196, y1: y, x2: 200, y2: y })),
+];
 
 /** A paragraph of body text above the picture, baselines 80 to 140. */
 const body = (): TextRun[] =>
@@ -70,5 +90,23 @@ describe('text drawn over a figure', () => {
     // Assert
     expect(markdown).toMatch(/Figure 3-11 Selecting the EMPLOYEES table from System i Navigator/);
     expect(elements.find((e) => e.label === 'figure')?.text).toBe('Keyway');
+  });
+
+  it('takes the rotated labels of a vector plot into a figure entry', () => {
+    // Arrange: an axis title and a tick value set up the side of a drawn axis, and a plain
+    // rotated note far from any drawing.
+    const runs = [
+      ...body(),
+      upward('Sample Quantiles', 170, 360),
+      upward('0.5', 186, 330),
+      upward('Draft note', 120, 640),
+    ];
+    // Act
+    const { markdown, elements } = layout(page(runs, [], axis()));
+    // Assert
+    expect(markdown).not.toMatch(/Sample Quantiles|0\.5/);
+    expect(markdown).toMatch(/Draft note/);
+    const figure = elements.find((e) => e.label === 'figure');
+    expect(figure?.text).toBe('Sample Quantiles\n0.5');
   });
 });
