@@ -169,7 +169,14 @@ const seam = (
   }
   const token = /\S+$/.exec(left)?.[0]?.replace(/^[^\p{L}]+/u, '') ?? '';
   if (!/^\p{L}[\p{L}-]*\p{L}-$/u.test(token) && !/^\p{L}-$/u.test(token)) return ' ';
-  if (/^[\p{Lu}\d]/u.test(right)) return '';
+  if (/^[\p{Lu}\d]/u.test(right)) {
+    // A capital after the hyphen is a name's part (`Jean-` + `Paul`) unless the document spells
+    // the word whole (`Re-` + `Act` where `ReAct` is written elsewhere).
+    const l = token.slice(0, -1).toLowerCase();
+    const word = /^\p{L}+/u.exec(right)?.[0]?.toLowerCase();
+    const whole = word !== undefined && vocabulary.has(l + word) && !vocabulary.has(`${l}-${word}`);
+    return whole ? 'hyphen' : '';
+  }
   const next = /^\p{Ll}+/u.exec(right)?.[0];
   if (next === undefined) return ' ';
   return isBrokenWord(token.slice(0, -1), next, vocabulary) ? 'hyphen' : '';

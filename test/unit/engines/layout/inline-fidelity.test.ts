@@ -138,6 +138,13 @@ describe('hyphenation at line ends', () => {
       'a non-linear model; the non-linear part',
     );
   });
+
+  it('joins a capitalised word broken at its hyphen when the document spells it whole', () => {
+    expect(joinLines(['We call it ReAct. The Re-', 'Act agent stops.'])).toBe(
+      'We call it ReAct. The ReAct agent stops.',
+    );
+    expect(joinLines(['Jean-', 'Paul wrote it.'])).toBe('Jean-Paul wrote it.');
+  });
 });
 
 describe('emphasis across line breaks', () => {
