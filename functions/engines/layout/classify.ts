@@ -77,6 +77,25 @@ const fontOf = (line: Line): string => {
   return best;
 };
 
+/**
+ * Whether a line's letters and digits are all set in bold: symbols from other fonts in it (a
+ * dingbat marker, `√` from a CJK font) do not make a bold line plain.
+ */
+const boldText = (line: Line): boolean => {
+  if (line.bold) return true;
+  let bold = 0;
+  let all = 0;
+  for (const r of line.runs) {
+    const n = (r.text.match(/[\p{L}\p{N}]/gu) ?? []).length;
+    all += n;
+    if (r.bold) bold += n;
+  }
+  return all > 0 && bold === all;
+};
+
+/** A glyph of a symbol font without a Unicode mapping (a control character): a list marker. */
+const UNMAPPED_MARKER = /^\p{Cc}+\s*/u;
+
 const isCaps = (text: string): boolean =>
   letters(text) >= 4 && text === text.toUpperCase() && /\p{Lu}/u.test(text);
 
@@ -165,7 +184,10 @@ export const linesToBlocks = (
     const alone = standsAlone(line, body);
     const kind: BlockKind = line.monospace
       ? 'code'
-      : !alone && (BULLET.test(line.text) || (ENUMERATOR.test(line.text) && !line.bold))
+      : !alone &&
+          (BULLET.test(line.text) ||
+            UNMAPPED_MARKER.test(line.text) ||
+            (ENUMERATOR.test(line.text) && !line.bold))
         ? 'list_item'
         : 'paragraph';
     if (!prev) {
@@ -275,7 +297,7 @@ const makeBlock = (
   const x1 = Math.max(...lines.map((l) => l.x1));
   const y1 = Math.max(...lines.map((l) => l.y1));
   const geometry = { x0, y0, x1, y1 };
-  const plain = joinLines(lines.map((l) => l.text));
+  const plain = joinLines(lines.map((l) => l.text)).replace(UNMAPPED_MARKER, '');
   if (kind === 'code') {
     const runs = lines.flatMap((l) => l.runs);
     const charWidth =
@@ -317,7 +339,7 @@ const makeBlock = (
     // A question may be a title (`… the tobacco industry: hope or hype?`); a sentence is not.
     const endsSentence = /[.!]$/.test(plain) && wordCount(plain) > 6;
     const boldHeading =
-      allBold &&
+      lines.every(boldText) &&
       size >= body * 0.95 &&
       wordCount(plain) <= 12 &&
       !/[.:]$/.test(plain) &&
@@ -380,13 +402,16 @@ const makeBlock = (
   if (kind === 'list_item') {
     const first = parts[0] ?? '';
     const rest = parts.slice(1);
-    const bullet = BULLET.exec(lines[0]?.text ?? '');
+    const bullet = BULLET.exec(lines[0]?.text ?? '') ?? UNMAPPED_MARKER.exec(lines[0]?.text ?? '');
     const enumerator = ENUMERATOR.exec(lines[0]?.text ?? '');
     let itemText: string;
     let marker: string;
     if (bullet) {
       marker = '-';
-      itemText = joinLines([first.replace(MARKDOWN_BULLET, ''), ...rest]);
+      itemText = joinLines([
+        first.replace(UNMAPPED_MARKER, '').replace(MARKDOWN_BULLET, ''),
+        ...rest,
+      ]);
     } else {
       const raw = enumerator?.[1] ?? '';
       marker = /^\d+[.)]$/.test(raw) ? raw : `- ${raw}`;

@@ -151,7 +151,8 @@ const joinBareNumbers = (blocks: Block[]): Block[] => {
 /**
  * A title set on two or three lines that reading order or an indent split (a centred title) is
  * one heading: consecutive headings of one level, one line height, overlapping horizontally and
- * closer than about half a line apart.
+ * closer than about half a line apart. Two bold lines at body size were set apart by a marker or
+ * an indent, and stay two.
  */
 const joinSplitHeadings = (blocks: Block[]): Block[] => {
   const out: Block[] = [];
@@ -161,6 +162,7 @@ const joinSplitHeadings = (blocks: Block[]): Block[] => {
       prev &&
       isHeading(prev) &&
       isHeading(b) &&
+      !(prev.boldOnly && b.boldOnly) &&
       levelOf(prev) === levelOf(b) &&
       sectionNumber(b.text) === undefined &&
       !/[.:!?]$/.test(prev.text) &&
