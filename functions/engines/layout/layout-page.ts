@@ -67,6 +67,16 @@ const pageBodySize = (runs: readonly TextRun[]): number => {
   return size;
 };
 
+/** A footnote's opening: a superscript number or a note sign (`<sup>1</sup>Our code…`, `† Work done…`). */
+const FOOTNOTE = /^(?:<sup>[\d*†‡§]{1,3}<\/sup>|\\\*\s?[^\s*]|[†‡§]\s?\S)/;
+
+/**
+ * A footnote: a paragraph opening with a note mark, ending its region in the bottom third of
+ * the page.
+ */
+const isFootnote = (b: Block, height: number): boolean =>
+  b.kind === 'paragraph' && b.y0 > height * (2 / 3) && FOOTNOTE.test(b.markdown);
+
 /**
  * Lays out one page: reading order, paragraphs, headings, lists, code, tables and page
  * furniture, rendered as Markdown (furniture excluded) with one element per block.
@@ -156,9 +166,11 @@ export const analyzePage = (
     kind,
   );
 
-  // 6. Blocks per region.
+  // 6. Blocks per region; footnotes closing a column go to the page's end.
   const blocks: Block[] = [];
+  const footnotes: Block[] = [];
   for (const region of regions) {
+    const start = blocks.length;
     // Tables take their place among the region's lines (a caption above its table stays above).
     let rest = region.lines;
     for (const t of region.tables.slice().sort((a, b) => a.y0 - b.y0)) {
@@ -168,7 +180,13 @@ export const analyzePage = (
       blocks.push(tableBlock(t, t.ruled ? 0.85 : 0.7));
     }
     blocks.push(...linesToBlocks(rest, profile, body, scale, kind));
+    const last = blocks[blocks.length - 1];
+    if (blocks.length > start && last && isFootnote(last, page.height)) {
+      footnotes.push(last);
+      blocks.pop();
+    }
   }
+  blocks.push(...footnotes);
   demoteLabels(blocks);
   // A table that opens a page after the first, without a caption, continues the previous
   // page's table: said in the Markdown, for the document to join them (the columns decide).

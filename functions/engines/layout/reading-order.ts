@@ -81,17 +81,38 @@ export const readingOrder = (
   });
 };
 
+/** Blocks that float to the top of a column: tables and their captions. */
+const isFloat = (b: Block): boolean => b.kind === 'table' || b.kind === 'caption';
+
+/**
+ * The block `b` may continue: the last one so far, or, when floats (a table and its caption)
+ * set at the top of the next column stand between, the paragraph before them, when `b` lies in
+ * a column to its right and the floats above its end.
+ */
+const continued = (merged: readonly Block[], b: Block): Block | undefined => {
+  let k = merged.length - 1;
+  while (k >= 0 && merged[k] && isFloat(merged[k] as Block)) k -= 1;
+  const prev = merged[k];
+  if (k === merged.length - 1 || !prev) return prev;
+  const floats = merged.slice(k + 1);
+  const otherColumn = b.x0 >= (prev.x0 + prev.x1) / 2;
+  return otherColumn && floats.every((f) => f.y0 < prev.y1 && f.x0 >= b.x0 - (b.x1 - b.x0) * 0.1)
+    ? prev
+    : merged[merged.length - 1];
+};
+
 /**
  * Paragraphs broken by a column or page-region change are joined back: a paragraph whose last
  * line runs to its region's right edge, not ending a sentence, continues into the next paragraph
- * when that starts in lower case (joined as lines of one paragraph are: {@link joinTwo}). Returns new blocks;
+ * when that starts in lower case (joined as lines of one paragraph are: {@link joinTwo}), also
+ * over a table and its caption set at the top of the next column. Returns new blocks;
  * `blocks` is not changed.
  */
 export const joinContinuedParagraphs = (blocks: readonly Block[]): Block[] => {
   const merged: Block[] = [];
   for (const original of blocks) {
     const b = { ...original };
-    const prev = merged[merged.length - 1];
+    const prev = continued(merged, b);
     if (
       prev &&
       prev.kind === 'paragraph' &&
