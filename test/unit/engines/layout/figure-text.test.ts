@@ -7,34 +7,7 @@ import type {
   Segment,
   TextRun,
 } from '../../../../functions/engines/layout/types.js';
-
-const SIZE = 10;
-const CHAR = 5;
-
-/** A run of text at (x, baseline) in a 72 DPI page, 10 px font, 5 px per character. */
-const run = (text: string, x: number, baseline: number): TextRun => ({
-  text,
-  x,
-  y: baseline - 0.8 * SIZE,
-  w: text.length * CHAR,
-  h: SIZE,
-  baseline,
-  fontSize: SIZE,
-  fontName: 'Body',
-  bold: false,
-  italic: false,
-  monospace: false,
-});
-
-const page = (runs: TextRun[], images: Rect[], rules: Segment[] = []): PageText => ({
-  pageNumber: 1,
-  width: 612,
-  height: 792,
-  dpi: 72,
-  runs,
-  rules,
-  images,
-});
+import { CHAR, SIZE, page, run } from './page-fixtures.js';
 
 /** A label set up the page (rotated 90°) with its box's bottom at `bottom`. */
 const upward = (text: string, x: number, bottom: number): TextRun => ({
@@ -71,7 +44,7 @@ describe('text drawn over a figure', () => {
     // Arrange: two labels on the picture.
     const runs = [...body(), run('Tightened nut', 120, 260), run('Keyway', 300, 400)];
     // Act
-    const { markdown, elements } = layout(page(runs, [picture]));
+    const { markdown, elements } = layout(page(runs, { images: [picture] }));
     // Assert
     expect(markdown).not.toMatch(/Tightened|Keyway/);
     const figure = elements.find((e) => e.label === 'figure');
@@ -86,7 +59,7 @@ describe('text drawn over a figure', () => {
       run('Figure 3-11 Selecting the EMPLOYEES table from System i Navigator', 56, 497),
     ];
     // Act
-    const { markdown, elements } = layout(page(runs, [picture]));
+    const { markdown, elements } = layout(page(runs, { images: [picture] }));
     // Assert
     expect(markdown).toMatch(/Figure 3-11 Selecting the EMPLOYEES table from System i Navigator/);
     expect(elements.find((e) => e.label === 'figure')?.text).toBe('Keyway');
@@ -102,7 +75,7 @@ describe('text drawn over a figure', () => {
       upward('Draft note', 120, 640),
     ];
     // Act
-    const { markdown, elements } = layout(page(runs, [], axis()));
+    const { markdown, elements } = layout(page(runs, { rules: axis() }));
     // Assert
     expect(markdown).not.toMatch(/Sample Quantiles|0\.5/);
     expect(markdown).toMatch(/Draft note/);

@@ -2,34 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
 import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
 import type { PageText, TextRun } from '../../../../functions/engines/layout/types.js';
-
-const SIZE = 10;
-const CHAR = 5;
-
-/** A run of text at (x, baseline) in a 72 DPI page, 10 px font, 5 px per character. */
-const run = (text: string, x: number, baseline: number): TextRun => ({
-  text,
-  x,
-  y: baseline - 0.8 * SIZE,
-  w: text.length * CHAR,
-  h: SIZE,
-  baseline,
-  fontSize: SIZE,
-  fontName: 'Body',
-  bold: false,
-  italic: false,
-  monospace: false,
-});
-
-const page = (runs: TextRun[]): PageText => ({
-  pageNumber: 1,
-  width: 612,
-  height: 792,
-  dpi: 72,
-  runs,
-  rules: [],
-  images: [],
-});
+import { page, run } from './page-fixtures.js';
 
 /** Ten lines of body text from x 56 to 556 (centre 306), baselines 100 to 388. */
 const body = (): TextRun[] =>

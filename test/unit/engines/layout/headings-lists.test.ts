@@ -1,52 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
 import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
-import type { PageText, Rect, TextRun } from '../../../../functions/engines/layout/types.js';
-
-const SIZE = 10;
-const CHAR = 5;
-
-/** A run of text at (x, baseline) in a 72 DPI page, 10 px font, 5 px per character. */
-const run = (text: string, x: number, baseline: number, extra: Partial<TextRun> = {}): TextRun => {
-  const size = extra.fontSize ?? SIZE;
-  return {
-    text,
-    x,
-    y: baseline - 0.8 * size,
-    w: text.length * CHAR * (size / SIZE),
-    h: size,
-    baseline,
-    fontSize: size,
-    fontName: 'Body',
-    bold: false,
-    italic: false,
-    monospace: false,
-    ...extra,
-  };
-};
-
-const page = (runs: TextRun[], images: Rect[] = [], pageNumber = 1): PageText => ({
-  pageNumber,
-  width: 612,
-  height: 792,
-  dpi: 72,
-  runs,
-  rules: [],
-  images,
-});
+import type { PageText } from '../../../../functions/engines/layout/types.js';
+import { page, paragraph, run } from './page-fixtures.js';
 
 const layout = (p: PageText) => layoutPage(p, buildLayoutProfile([p])).markdown;
-
-/** Body lines of a paragraph from `baseline` down, 12 px apart. */
-const paragraph = (
-  x: number,
-  baseline: number,
-  n: number,
-  words = 'the body text goes on',
-): TextRun[] =>
-  Array.from({ length: n }, (_, i) =>
-    run(`Line ${i} of ${words} here with several more words to fill`, x, baseline + i * 12),
-  );
 
 describe('lists', () => {
   it('joins a bullet set on a baseline of its own to the text beside it', () => {

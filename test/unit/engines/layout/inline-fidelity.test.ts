@@ -4,39 +4,8 @@ import { isBrokenWord } from '../../../../functions/engines/layout/hyphenation.j
 import { joinLines, styledText } from '../../../../functions/engines/layout/inline.js';
 import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
 import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
-import type { PageText, TextRun } from '../../../../functions/engines/layout/types.js';
-
-const SIZE = 10;
-const CHAR = 5;
-
-/** A run of text at (x, baseline) on a 72 DPI page, 10 px font, 5 px per character. */
-const run = (text: string, x: number, baseline: number, extra: Partial<TextRun> = {}): TextRun => {
-  const size = extra.fontSize ?? SIZE;
-  return {
-    text,
-    x,
-    y: baseline - 0.8 * size,
-    w: text.length * CHAR * (size / SIZE),
-    h: size,
-    baseline,
-    fontSize: size,
-    fontName: 'Body',
-    bold: false,
-    italic: false,
-    monospace: false,
-    ...extra,
-  };
-};
-
-const page = (runs: TextRun[]): PageText => ({
-  pageNumber: 1,
-  width: 612,
-  height: 792,
-  dpi: 72,
-  runs,
-  rules: [],
-  images: [],
-});
+import type { TextRun } from '../../../../functions/engines/layout/types.js';
+import { CHAR, page, run } from './page-fixtures.js';
 
 const layout = (runs: TextRun[]): string => {
   const p = page(runs);

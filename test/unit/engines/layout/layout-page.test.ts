@@ -2,38 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
 import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
 import type { PageText, TextRun } from '../../../../functions/engines/layout/types.js';
-
-const SIZE = 10;
-const CHAR = 5;
-
-/** A run of text at (x, baseline) in a 72 DPI page, 10 px font, 5 px per character. */
-const run = (text: string, x: number, baseline: number, extra: Partial<TextRun> = {}): TextRun => {
-  const size = extra.fontSize ?? SIZE;
-  return {
-    text,
-    x,
-    y: baseline - 0.8 * size,
-    w: text.length * CHAR * (size / SIZE),
-    h: size,
-    baseline,
-    fontSize: size,
-    fontName: 'Body',
-    bold: false,
-    italic: false,
-    monospace: false,
-    ...extra,
-  };
-};
-
-const page = (runs: TextRun[], pageNumber = 1): PageText => ({
-  pageNumber,
-  width: 612,
-  height: 792,
-  dpi: 72,
-  runs,
-  rules: [],
-  images: [],
-});
+import { CHAR, page, run } from './page-fixtures.js';
 
 const layout = (p: PageText) => layoutPage(p, buildLayoutProfile([p]));
 
@@ -163,7 +132,7 @@ describe('layoutPage', () => {
           run(`Body paragraph text on page ${n} with enough words.`, 50, 200),
           run(String(n), 300, 770, { fontSize: 8 }),
         ],
-        n,
+        { pageNumber: n },
       ),
     );
     const profile = buildLayoutProfile(pages);
