@@ -1,3 +1,4 @@
+import { decodeHTML } from 'entities';
 /**
  * Does a page's output keep every character of its text layer? Compares the multiset of
  * non-space characters of the text layer with the characters of the Markdown's plain text plus
@@ -48,15 +49,6 @@ export const foldForCoverage = (text: string): string =>
     .filter((c) => !IGNORED.has(c))
     .join('');
 
-const ENTITIES: Readonly<Record<string, string>> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-};
-
 /** HTML tags the Markdown may carry (tables with spans, sub/superscripts, line breaks, direction). */
 const TAGS =
   /<\/?(?:table|thead|tbody|tfoot|tr|td|th|sup|sub|br|b|i|em|strong|code|pre|span|div|p|bdi|bdo)\b[^>]*>/giu;
@@ -67,16 +59,7 @@ const TAGS =
  * {@link foldForCoverage} ignores them.
  */
 export const markdownPlainText = (markdown: string): string =>
-  markdown
-    .replace(/!?\[([^\]]*)\]\([^)\s]*\)/gu, '$1')
-    .replace(TAGS, ' ')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/giu, (entity, name: string) => {
-      if (name.startsWith('#x') || name.startsWith('#X')) {
-        return String.fromCodePoint(parseInt(name.slice(2), 16));
-      }
-      if (name.startsWith('#')) return String.fromCodePoint(parseInt(name.slice(1), 10));
-      return ENTITIES[name.toLowerCase()] ?? entity;
-    });
+  decodeHTML(markdown.replace(/!?\[([^\]]*)\]\([^)\s]*\)/gu, '$1').replace(TAGS, ' '));
 
 /** How often each character occurs in `text` (after {@link foldForCoverage}). */
 export const charCounts = (text: string): Map<string, number> => {

@@ -1,3 +1,4 @@
+import { decodeHTML } from 'entities';
 import { distance } from 'fastest-levenshtein';
 import type {
   ExtractionPage,
@@ -440,7 +441,7 @@ export function parseDocument(pages: readonly ExtractionPage[]): ParsedDocument 
 
 /** Removes Markdown inline syntax and HTML tags, keeping the words. */
 export function plain(text: string): string {
-  return decodeEntities(
+  return decodeHTML(
     text
       .replace(/<br\s*\/?>/gi, ' ')
       // Each class excludes the opening character too, so that a scan from one opener ends at the
@@ -459,22 +460,6 @@ export function plain(text: string): string {
   )
     .replace(/\s+/g, ' ')
     .trim();
-}
-
-function decodeEntities(text: string): string {
-  const named: Readonly<Record<string, string>> = {
-    amp: '&',
-    lt: '<',
-    gt: '>',
-    quot: '"',
-    apos: "'",
-    nbsp: ' ',
-  };
-  return text.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]+);/gi, (entity, code: string) => {
-    if (!code.startsWith('#')) return named[code.toLowerCase()] ?? entity;
-    const point = /^#x/i.test(code) ? parseInt(code.slice(2), 16) : parseInt(code.slice(1), 10);
-    return point <= 0x10ffff ? String.fromCodePoint(point) : entity;
-  });
 }
 
 function gfmCells(row: string): string[] {

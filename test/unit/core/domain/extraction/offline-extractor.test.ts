@@ -1214,7 +1214,7 @@ describe('parseDocument', () => {
       '',
       '| A | B |',
       '|:--|--:|',
-      '| x \\| y | &lt;z&gt; &#65;&#x42; &copy; |',
+      '| x \\| y | &lt;z&gt; &#65;&#x42; &copy; &#x110000; &bogus; |',
     );
     // Act
     const doc = parseDocument([page(text)]);
@@ -1224,7 +1224,7 @@ describe('parseDocument', () => {
         line: 2,
         page: 1,
         header: ['A', 'B'],
-        rows: [['x | y', '<z> AB &copy;']],
+        rows: [['x | y', '<z> AB © \uFFFD &bogus;']],
         caption: 'Items',
       },
     ]);
