@@ -65,10 +65,19 @@ const stacked = (above: Table, below: Table, maxGap: number): boolean => {
 /**
  * Column index ranges of `from`'s columns on `onto`'s grid (null where a column maps nowhere).
  * The outer edges of `from` are open: a header read from its text ends where its text ends,
- * inside the grid's outer columns.
+ * inside the grid's outer columns. Columns of `onto` lying mostly outside `box` (the extent of
+ * `from`'s table: a header band ruled over the right-hand columns only) map to none.
  */
-const mapColumns = (from: number[], onto: number[]): ([number, number] | null)[] => {
-  const centres = onto.slice(0, -1).map((x, i) => (x + (onto[i + 1] ?? x)) / 2);
+const mapColumns = (
+  from: number[],
+  onto: number[],
+  box: { x0: number; x1: number },
+): ([number, number] | null)[] => {
+  const centres = onto.slice(0, -1).map((x, i) => {
+    const right = onto[i + 1] ?? x;
+    const overlap = Math.min(right, box.x1) - Math.max(x, box.x0);
+    return overlap < 0.5 * (right - x) ? NaN : (x + right) / 2;
+  });
   const lastColumn = from.length - 2;
   return from.slice(0, -1).map((edge, c) => {
     const left = c === 0 ? -Infinity : edge;
@@ -88,7 +97,7 @@ const stack = (above: Table, below: Table): Table | null => {
   const fine = a.length >= b.length ? a : b;
   const place = (table: Table, edges: number[], rowOffset: number): TableCell[] | null => {
     if (edges === fine) return table.cells.map((c) => ({ ...c, row: c.row + rowOffset }));
-    const map = mapColumns(edges, fine);
+    const map = mapColumns(edges, fine, table);
     const cells: TableCell[] = [];
     for (const cell of table.cells) {
       const first = map[cell.col];

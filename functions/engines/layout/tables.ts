@@ -444,7 +444,7 @@ export interface StreamOptions {
  *   too few multi-cell rows, prose-length cells).
  */
 export const streamTable = (input: readonly Row[], options: StreamOptions): Table | null => {
-  if (input.length < 2) return null;
+  if (input.length === 0) return null;
   const rows = input.map(mergeCurrency);
   const fragments = rows.flatMap((r) => r.fragments);
   const x0 = Math.min(...fragments.map((f) => f.x0));
@@ -645,7 +645,179 @@ export const findRuleBoundedTables = (
       y1: below.length > 0 ? Math.min(...below) : bottom,
     });
   }
+  tables.push(...headerBandsOverGrids(segments, rows, used, scale));
   return { tables, used };
+};
+
+/**
+ * Header rows set between horizontal rules just above a grid drawn as cell boxes: the column
+ * names between a top rule and the grid (`Source  Type  Tokens …`), or a stack of header lines
+ * each underlined (`Year Ended` over `Jan 26, 2025  Jan 28, 2024 …` over `(In millions)`). They
+ * are read as a short table of their own, joined to the grid below by its position
+ * ({@link mergeStackedTables}).
+ *
+ * A band is the text between the grid's top edge and the rules above it that lie within the
+ * grid's width (each within 2.5 lines of the next), plus the line set on the topmost rule when
+ * that rule is narrower than the grid (a spanning header underlined). No vertical rule may cross
+ * the band; its lines hold short cells inside the grid's width, one line at least with two or
+ * more of them. A header cell whose underline reaches over more columns spans them.
+ *
+ * @param used fragments already in tables; the band's fragments are added.
+ */
+const headerBandsOverGrids = (
+  segments: readonly Segment[],
+  rows: readonly Row[],
+  used: Set<Fragment>,
+  scale: number,
+): Table[] => {
+  const { horizontal, vertical } = ruleLines(segments, scale);
+  const tol = 3 * scale;
+  const em = median(rows.map((r) => r.fontSize));
+  if (em <= 0) return [];
+  // Grid tops: two or more vertical rules start on one horizontal rule.
+  const tops: { at: number; x0: number; x1: number }[] = [];
+  for (const h of horizontal) {
+    const starting = vertical.filter(
+      (v) => Math.abs(v.from - h.at) <= tol && v.at >= h.from - tol && v.at <= h.to + tol,
+    );
+    if (starting.length < 2) continue;
+    const x0 = Math.min(...starting.map((v) => v.at));
+    const x1 = Math.max(...starting.map((v) => v.at));
+    if (x1 - x0 < 4 * em) continue;
+    if (tops.some((t) => Math.abs(t.at - h.at) <= tol && t.x0 <= x1 && t.x1 >= x0)) continue;
+    tops.push({ at: h.at, x0, x1 });
+  }
+  const out: Table[] = [];
+  for (const grid of tops) {
+    const within = (from: number, to: number): boolean =>
+      from >= grid.x0 - tol && to <= grid.x1 + tol;
+    // Rule levels above the grid, walked up while each is close to the one below it.
+    const levels: Line[][] = [];
+    let floor = grid.at;
+    for (;;) {
+      const next = horizontal
+        .filter((l) => l.at < floor - tol && floor - l.at <= 2.5 * em && within(l.from, l.to))
+        .sort((a, b) => b.at - a.at)[0];
+      if (!next) break;
+      const level = horizontal.filter(
+        (l) => Math.abs(l.at - next.at) <= tol / 2 && within(l.from, l.to),
+      );
+      levels.push(level);
+      floor = next.at;
+    }
+    const topLevel = levels[levels.length - 1];
+    if (!topLevel) continue;
+    const bandTop = floor;
+    if (vertical.some((v) => v.from < grid.at - tol && v.to > bandTop + tol && within(v.at, v.at)))
+      continue;
+    const joined = (level: Line[]): Line[] => joinPieces(level, tol);
+    const topExtent = joined(topLevel);
+    const narrower = (l: Line): boolean => l.from > grid.x0 + 2 * em || l.to < grid.x1 - 2 * em;
+    const band: Row[] = [];
+    let outside = false;
+    for (const r of rows) {
+      const cy = (r.y0 + r.y1) / 2;
+      const frags = r.fragments.filter((f) => !used.has(f) && !f.runs.some(isRotated));
+      if (frags.length === 0) continue;
+      const inBand = cy > bandTop && cy < grid.at;
+      // The line set on the topmost rule, under an underline narrower than the grid.
+      const onTop =
+        cy < bandTop &&
+        bandTop - r.y1 <= 0.6 * em &&
+        bandTop - r.y1 >= -tol &&
+        frags.every((f) =>
+          topExtent.some((l) => narrower(l) && f.x0 >= l.from - tol && f.x1 <= l.to + tol),
+        );
+      if (!inBand && !onTop) continue;
+      if (!frags.every((f) => within(f.x0, f.x1))) {
+        outside = true;
+        break;
+      }
+      band.push(rowOf(frags));
+    }
+    if (outside || band.length === 0 || band.length > 4) continue;
+    const fragments = band.flatMap((r) => r.fragments);
+    if (!band.some((r) => r.fragments.length >= 2)) continue;
+    if (fragments.some((f) => wordCount(f.text) > 6)) continue;
+    if (isMathLike(fragments.flatMap((f) => f.runs))) continue;
+    band.sort((a, b) => a.y0 - b.y0);
+    const table = streamTable(band, { minMultiRows: 1, maxWordsPerCell: 6 });
+    const edges = table?.columns;
+    if (!table || !edges || table.colCount < 2) continue;
+    const cells = spanUnderlined(table, band, levels.map(joined), em, tol);
+    const ruleFrom = Math.min(...levels.flat().map((l) => l.from));
+    const ruleTo = Math.max(...levels.flat().map((l) => l.to));
+    for (const f of fragments) used.add(f);
+    out.push({
+      ...table,
+      cells,
+      x0: Math.min(table.x0, ruleFrom),
+      x1: Math.max(table.x1, ruleTo),
+      y0: Math.min(table.y0, bandTop),
+      y1: grid.at,
+    });
+  }
+  return out;
+};
+
+/** Pieces of one rule drawn apart by less than `gap` (a stroke's width) joined into one. */
+const joinPieces = (pieces: readonly Line[], gap: number): Line[] => {
+  const out: Line[] = [];
+  for (const l of pieces.slice().sort((a, b) => a.from - b.from)) {
+    const last = out[out.length - 1];
+    if (last && l.from - last.to <= gap) last.to = Math.max(last.to, l.to);
+    else out.push({ ...l });
+  }
+  return out;
+};
+
+/**
+ * Cells of a header band with each underlined cell spanning the columns its underline covers
+ * (`Year Ended` centred over three dates, ruled under across all three), where those columns are
+ * empty on its row.
+ */
+const spanUnderlined = (
+  table: Table,
+  band: readonly Row[],
+  levels: readonly Line[][],
+  em: number,
+  tol: number,
+): TableCell[] => {
+  const edges = table.columns ?? [];
+  const centres = edges.slice(0, -1).map((x, k) => (x + (edges[k + 1] ?? x)) / 2);
+  let cells = table.cells;
+  band.forEach((row, r) => {
+    for (const f of row.fragments) {
+      const cx = (f.x0 + f.x1) / 2;
+      const under = levels
+        .flat()
+        .find(
+          (l) =>
+            l.at >= f.y1 - tol && l.at - f.y1 <= 0.6 * em && l.from <= f.x0 + tol && l.to >= f.x1,
+        );
+      if (!under) continue;
+      const covered = centres.flatMap((x, k) => (x >= under.from && x <= under.to ? [k] : []));
+      const first = covered[0];
+      const last = covered[covered.length - 1];
+      if (first === undefined || last === undefined || last === first) continue;
+      const own = cells.find(
+        (c) =>
+          c.row === r &&
+          c.text !== '' &&
+          cx >= (edges[c.col] ?? 0) &&
+          cx <= (edges[c.col + c.colSpan] ?? 0),
+      );
+      if (!own || own.col < first || own.col + own.colSpan - 1 > last) continue;
+      const others = cells.filter(
+        (c) => c.row === r && c !== own && c.col + c.colSpan > first && c.col <= last,
+      );
+      if (others.some((c) => c.text !== '')) continue;
+      cells = cells
+        .filter((c) => !others.includes(c))
+        .map((c) => (c === own ? { ...c, col: first, colSpan: last - first + 1 } : c));
+    }
+  });
+  return cells;
 };
 
 /**
