@@ -12,6 +12,13 @@ import type { TextRun } from './types.js';
 export type BlockKind =
   'title' | 'heading' | 'paragraph' | 'list_item' | 'code' | 'table' | 'caption';
 
+/**
+ * The opening of a caption: `Figure 3`, `Fig. 2:`, `Table IV.`, `Figure 3-11 Selecting …`,
+ * `Table 1 (continued)`; not a sentence that cites one (`Table 1 presents …`).
+ */
+export const CAPTION =
+  /^(?:[Ff]igure|FIGURE|[Ff]ig\.|[Tt]able|TABLE|[Ll]isting|[Aa]lgorithm|[Cc]hart|Exhibit|Plate|Scheme)\s*(?:\d+|[IVX]+)(?:[-.–]\d+)*(?:\s*[.:—–-]|\s+[\p{Lu}\d(]|\s*$)/u;
+
 /** A classified block with its Markdown; geometry in pixels of the page image, origin top-left. */
 export interface Block {
   kind: BlockKind;

@@ -1,4 +1,4 @@
-import { lineOf, tableBlock, type Block, type BlockKind, type Line } from './block.js';
+import { CAPTION, lineOf, tableBlock, type Block, type BlockKind, type Line } from './block.js';
 import {
   isNumberedCapsTitle,
   isPersonalByline,
@@ -21,7 +21,6 @@ const NUMBERED_HEADING =
   /^(?:(?:chapter|section|part|appendix)\s+\S+|\d{1,2}(?:\.\d{1,2})*\.?|[A-Z]\.(?:\d{1,2}\.?)*|[IVX]{1,5}\.|\(\d{1,2}\))\s+\S/i;
 /** A bullet at the start of a line's Markdown (`*` and `-` come escaped; a small one as `<sup>`). */
 const MARKDOWN_BULLET = new RegExp(`^(?:<su[bp]>)?\\\\?(?:${BULLET_GLYPH})(?:</su[bp]>)?\\s*`);
-const CAPTION = /^(?:figure|fig\.|table|listing|algorithm|chart)\s*[\dIVX]+[.:]?/i;
 /** A multi-level section number followed by a capitalised title (`5.1 Hyper Parameters`). */
 const SECTION_NUMBER_TITLE = /^\d{1,2}(?:\.\d{1,2})+\.?\s+\p{Lu}/u;
 /** A form field (`Ship Date: 13 September`, `SID#: N/A`): a label, a colon, a value. */

@@ -1,4 +1,4 @@
-import type { Edges } from './block.js';
+import { CAPTION, type Edges } from './block.js';
 import { isRotated, rowText, type Fragment, type Row } from './lines.js';
 import type { PageText, Rect, Segment, TextRun } from './types.js';
 
@@ -48,7 +48,6 @@ const figureOf = (f: Fragment, figures: readonly Rect[]): number =>
   figures.findIndex((im) => inside((f.x0 + f.x1) / 2, (f.y0 + f.y1) / 2, im));
 
 /** A caption's opening: `Figure 3-11`, `Fig. 2`, `Table IV`, `Chart 1`. */
-const CAPTION = /^(?:Figure|Fig\.|Table|Chart|Exhibit|Plate|Scheme|Listing)\s*[\dIVX]/;
 
 /**
  * The text drawn over each figure, and the fragments it takes out of the page's body: a
