@@ -76,8 +76,8 @@ const cluster = (values: number[], tolerance: number): number[] => {
 };
 
 /**
- * How exactly table grids are read. The exact reading is the one of structured extraction
- * (POST /v1/parse/structured); the Markdown of a parse keeps the default reading.
+ * How exactly table grids are read. The exact reading is the default, for the Markdown of a
+ * parse and for structured extraction (POST /v1/parse/structured) alike.
  */
 export interface GridReading {
   /**
@@ -85,7 +85,7 @@ export interface GridReading {
    * cell text. (In every reading, the columns outside the outermost vertical rule of a table
    * ruled inside only belong to it, {@link withOpenSides}, and a rule-bounded table's box spans
    * its own rows only.)
-   * @default false
+   * @default true
    */
   exact?: boolean;
 }
@@ -161,7 +161,7 @@ export const findRuledTables = (
   scale: number,
   reading: GridReading = {},
 ): { tables: Table[]; used: Set<TextRun> } => {
-  const exact = reading.exact ?? false;
+  const exact = reading.exact ?? true;
   const { horizontal, vertical } = ruleLines(segments, scale);
   const tolerance = 3 * scale;
   const tables: Table[] = [];

@@ -156,7 +156,7 @@ describe('findRuledTables (the grid with spans)', () => {
     expect(tables[0]).toMatchObject({ x0: 50, x1: 350, colCount: 3 });
   });
 
-  it('drops OCR words that are rules read as glyphs from the cell text, read exactly', () => {
+  it('drops OCR words that are rules read as glyphs from the cell text by default', () => {
     // Arrange: OCR words carry a confidence; `|` and `|—` are the grid's own lines.
     const ocr = { confidence: 0.9 };
     const rules = [
@@ -178,8 +178,10 @@ describe('findRuledTables (the grid with spans)', () => {
     // Act
     const { tables } = findRuledTables(rules, runs, 1, { exact: true });
     const markdownReading = findRuledTables(rules, runs, 1);
+    const loose = findRuledTables(rules, runs, 1, { exact: false });
     // Assert
-    expect(cellsOf(markdownReading.tables[0])[0]).toBe('0,0:|— simple |(1x1)');
+    expect(cellsOf(loose.tables[0])[0]).toBe('0,0:|— simple |(1x1)');
+    expect(cellsOf(markdownReading.tables[0])).toEqual(cellsOf(tables[0]));
     expect(cellsOf(tables[0])).toEqual([
       '0,0:simple(1x1)',
       '0,1:all(1x1)',
