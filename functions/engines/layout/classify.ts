@@ -156,7 +156,7 @@ export const linesToBlocks = (
   // Unruled tables: windows of lines with two or more fragments (cells on OCR pages).
   const cellsOf = (l: Line): Fragment[] => {
     if (!kind.ocr) return l.fragments;
-    const cells = ocrCells(l, kind.columnGap);
+    const cells = ocrCells(l, kind.columnGap, kind.verticals);
     return cells.length > 0 ? cells : l.fragments;
   };
   const tableAt = findLineTables(lines, cellsOf, spacing);

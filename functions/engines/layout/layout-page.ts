@@ -124,7 +124,7 @@ export const analyzePage = (
   // 1. Ruled tables claim their runs first.
   const ruled = findRuledTables(page.rules, runs, scale, reading);
   const allRows = buildRows(runs.filter((r) => !ruled.used.has(r)));
-  const kind = pageKind(page.runs, allRows, body);
+  const kind = pageKind(page.runs, allRows, body, page.rules);
 
   // 2. Running headers, footers and page numbers.
   const furniture = findFurniture(allRows, page.height, profile, box);

@@ -2,7 +2,7 @@ import type { Line } from './block.js';
 import { makeFragment, type Fragment, type Row } from './lines.js';
 import { HEADING_SIZE_RATIO } from './profile.js';
 import { median } from './tables.js';
-import type { TextRun } from './types.js';
+import type { Segment, TextRun } from './types.js';
 
 /** On OCR pages, a word gap wider than this many typical word gaps separates table cells. */
 export const OCR_COLUMN_GAP_RATIO = 2.5;
@@ -18,6 +18,8 @@ export interface PageKind {
   ocr: boolean;
   /** Smallest word gap (pixels) read as a column gap in OCR tables; Infinity otherwise. */
   columnGap: number;
+  /** Vertical rules of the page (OCR pages): a rule between two words separates table cells. */
+  verticals?: readonly Segment[];
 }
 
 /**
@@ -28,6 +30,7 @@ export const pageKind = (
   runs: readonly TextRun[],
   rows: readonly Row[],
   body: number,
+  rules: readonly Segment[] = [],
 ): PageKind => {
   const ocr = runs.length > 0 && runs.every((r) => r.confidence !== undefined);
   if (!ocr) return { ocr, columnGap: Infinity };
@@ -42,7 +45,11 @@ export const pageKind = (
     }
   }
   const wordGap = median(gaps);
-  return { ocr, columnGap: Math.max(OCR_COLUMN_GAP_RATIO * wordGap, 0.5 * body) };
+  return {
+    ocr,
+    columnGap: Math.max(OCR_COLUMN_GAP_RATIO * wordGap, 0.5 * body),
+    verticals: rules.filter((r) => Math.abs(r.x1 - r.x2) < Math.abs(r.y1 - r.y2)),
+  };
 };
 
 /**
@@ -62,17 +69,37 @@ export const splitBySize = (fragments: Fragment[]): Fragment[][] => {
   return groups;
 };
 
+/** A vertical rule crosses the middle of `run`'s height between `left` and the run's left edge. */
+const ruleBefore = (verticals: readonly Segment[], left: number, run: TextRun): boolean => {
+  const slack = 0.2 * run.fontSize;
+  const middle = run.y + run.h / 2;
+  return verticals.some(
+    (r) =>
+      r.x1 >= left - slack &&
+      r.x1 <= run.x + slack &&
+      Math.min(r.y1, r.y2) <= middle &&
+      Math.max(r.y1, r.y2) >= middle,
+  );
+};
+
 /**
- * The cells of an OCR line: its words split at gaps wider than `columnGap` and at vertical rules
- * read as `|` (which are dropped).
+ * The cells of an OCR line: its words split at gaps wider than `columnGap`, at vertical rules
+ * read as `|` (which are dropped) and at vertical rules of the page (`verticals`) between words.
  */
-export const ocrCells = (line: Line, columnGap: number): Fragment[] => {
+export const ocrCells = (
+  line: Line,
+  columnGap: number,
+  verticals: readonly Segment[] = [],
+): Fragment[] => {
   const cells: Fragment[] = [];
   let current: TextRun[] = [];
   let right = -Infinity;
   for (const run of line.runs) {
     const rule = RULE_GLYPH.test(run.text.trim());
-    if (current.length > 0 && (rule || run.x - right > columnGap)) {
+    if (
+      current.length > 0 &&
+      (rule || run.x - right > columnGap || ruleBefore(verticals, right, run))
+    ) {
       cells.push(makeFragment(current));
       current = [];
     }
@@ -81,5 +108,12 @@ export const ocrCells = (line: Line, columnGap: number): Fragment[] => {
     right = run.x + run.w;
   }
   if (current.length > 0) cells.push(makeFragment(current));
+  if (process.env.T2DBG && line.text.startsWith('No.'))
+    console.log(
+      'DBG',
+      cells.map((c) => c.text),
+      JSON.stringify(verticals),
+      line.runs.map((r) => [r.text, r.x, r.w]),
+    );
   return cells;
 };

@@ -113,6 +113,19 @@ describe('layoutPage on OCR words', () => {
     expect(markdown).toContain('| HTML | 0.969 | 0.927 |');
   });
 
+  it('splits cells at vertical rules of the page between words one word gap apart', () => {
+    // Arrange: three cells per row, one word gap apart, a vertical rule in each gap.
+    const rows = ['OTSL 0.965 0.934', 'HTML 0.969 0.927', 'OTSL 0.938 0.904'];
+    const runs = [...prose(100, 3), ...rows.flatMap((text, r) => line(text, 100, 260 + r * 24))];
+    const gaps = (runs.slice(-3) as [TextRun, TextRun, TextRun]).slice(1).map((r) => r.x - 4);
+    const rules = gaps.map((x) => ({ x1: x, y1: 230, x2: x, y2: 320 }));
+    // Act
+    const { markdown } = layout({ ...page(runs), rules });
+    // Assert
+    expect(markdown).toContain('| OTSL | 0.965 | 0.934 |\n| --- | --- | --- |');
+    expect(markdown).toContain('| HTML | 0.969 | 0.927 |');
+  });
+
   it('keeps a paragraph with normal word gaps a paragraph', () => {
     // Arrange
     const runs = prose(100, 6);
