@@ -7,7 +7,7 @@ import type {
 import { layoutPage } from '../layout/layout-page.js';
 import { buildLayoutProfile } from '../layout/profile.js';
 import type { PageRasterizer } from '../raster.js';
-import { characterWeightedConfidence, ocrToPageText } from './ocr-page-text.js';
+import { characterWeightedConfidence, ocrToPageText, withoutRuleGlyphs } from './ocr-page-text.js';
 import { detectRuleLines } from './rule-lines.js';
 import type { TesseractOcr } from './tesseract-ocr.js';
 
@@ -65,15 +65,16 @@ export class LocalOcrProvider implements PageProvider {
       // Table grids and form rules, for the lattice tables of the layout.
       detectRuleLines(raster.png, raster.width, raster.height),
     ]);
-    const page = {
-      ...ocrToPageText(ocr, {
+    // Rules read as glyphs (`|`, `[`) are cut from the words: the rules themselves bound the cells.
+    const page = withoutRuleGlyphs(
+      ocrToPageText(ocr, {
         pageNumber: request.pageNumber,
         width: raster.width,
         height: raster.height,
         dpi: raster.dpi,
       }),
       rules,
-    };
+    );
     const layout = layoutPage(page, buildLayoutProfile([page]));
     const elements = layout.elements
       .map((element) => clipToPage(element, raster.width, raster.height))

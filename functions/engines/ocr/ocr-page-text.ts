@@ -1,4 +1,4 @@
-import type { PageText, TextRun } from '../layout/types.js';
+import type { PageText, Segment, TextRun } from '../layout/types.js';
 import type { OcrResult, OcrWord } from './tesseract-ocr.js';
 
 /** The page image the OCR result refers to. */
@@ -64,6 +64,82 @@ export function ocrToPageText(result: OcrResult, geometry: OcrPageGeometry): Pag
     rules: [],
     images: [],
   };
+}
+
+/** Characters tesseract reads a vertical rule as when the rule touches or crosses a word. */
+const BAR = /[|\u00a6\u2502]/u;
+/** Unbalanced brackets at a word's edge that are a vertical rule read as a glyph. */
+const OPENING = /^[[(]/u;
+const CLOSING = /[\])]$/u;
+
+/**
+ * Cuts off the vertical rules that tesseract read as glyphs stuck to a word: bars at either end
+ * of a word (`|0.931|`), and an unbalanced bracket (`[0.859`, `(Type`)
+ * at an end of a word that lies within a line height of a vertical rule of the page. A word's box
+ * loses its share of the characters cut off. A word of bars only (`|`) stays as it is: the
+ * layout splits table cells at it and leaves it out of their text.
+ *
+ * @returns the page with its runs cleaned (other fields unchanged).
+ */
+export function withoutRuleGlyphs(
+  page: PageText,
+  rules: readonly Segment[] = page.rules,
+): PageText {
+  const verticals = rules.filter((r) => Math.abs(r.x1 - r.x2) < Math.abs(r.y1 - r.y2));
+  const nearRule = (x: number, run: TextRun) =>
+    verticals.some(
+      (r) =>
+        Math.abs(r.x1 - x) <= run.h &&
+        Math.min(r.y1, r.y2) <= run.y + run.h &&
+        Math.max(r.y1, r.y2) >= run.y,
+    );
+  const runs: TextRun[] = [];
+  for (const run of page.runs) {
+    const chars = Array.from(run.text.trimEnd());
+    // A lone bar stays: the layout splits table cells at it and leaves it out of their text.
+    if (chars.every((c) => BAR.test(c))) {
+      runs.push(run);
+      continue;
+    }
+    const trailing = run.text.slice(run.text.trimEnd().length);
+    const width = chars.length > 0 ? run.w / chars.length : 0;
+    let start = 0;
+    let end = chars.length;
+    for (;;) {
+      const first = chars[start] ?? '';
+      const last = chars[end - 1] ?? '';
+      const rest = chars.slice(start, end).join('');
+      if (start < end && BAR.test(first)) start++;
+      else if (start < end && BAR.test(last)) end--;
+      else if (
+        end - start > 1 &&
+        OPENING.test(first) &&
+        !rest.includes(first === '[' ? ']' : ')') &&
+        nearRule(run.x + width * start, run)
+      )
+        start++;
+      else if (
+        end - start > 1 &&
+        CLOSING.test(last) &&
+        !rest.includes(last === ']' ? '[' : '(') &&
+        nearRule(run.x + width * end, run)
+      )
+        end--;
+      else break;
+    }
+    if (start >= end) continue;
+    if (start === 0 && end === chars.length) {
+      runs.push(run);
+      continue;
+    }
+    runs.push({
+      ...run,
+      text: chars.slice(start, end).join('') + trailing,
+      x: run.x + width * start,
+      w: width * (end - start),
+    });
+  }
+  return { ...page, runs, rules: [...rules] };
 }
 
 /**

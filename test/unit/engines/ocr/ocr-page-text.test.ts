@@ -3,6 +3,7 @@ import {
   characterWeightedConfidence,
   glyphSpanShare,
   ocrToPageText,
+  withoutRuleGlyphs,
 } from '../../../../functions/engines/ocr/ocr-page-text.js';
 import type { OcrResult, OcrWord } from '../../../../functions/engines/ocr/tesseract-ocr.js';
 
@@ -142,5 +143,58 @@ describe('characterWeightedConfidence', () => {
     const confidence = characterWeightedConfidence([]);
     // Assert
     expect(confidence).toBeNull();
+  });
+});
+
+describe('withoutRuleGlyphs', () => {
+  const geometry = { pageNumber: 1, width: 1000, height: 800, dpi: 300 };
+  // A table row between vertical rules at x = 95, 205 and 315, as tesseract reads it.
+  const rules = [
+    { x1: 95, y1: 0, x2: 95, y2: 200 },
+    { x1: 205, y1: 0, x2: 205, y2: 200 },
+    { x1: 315, y1: 0, x2: 315, y2: 200 },
+  ];
+  const row = () =>
+    ocrToPageText(
+      result([
+        word('|', 92, 40, { bbox: { x: 92, y: 40, w: 6, h: 45 } }),
+        word('|0.931|', 100, 50),
+        word('[0.859', 210, 50),
+        word('(Type', 320, 50),
+        word('(a)', 400, 50),
+        word('[x]', 500, 50),
+      ]),
+      geometry,
+    );
+
+  it('cuts bars off words and unbalanced brackets next to a vertical rule', () => {
+    // Act
+    const page = withoutRuleGlyphs(row(), rules);
+    // Assert: a lone bar stays (the layout splits cells at it)
+    expect(page.runs.map((r) => r.text)).toEqual([
+      '| ',
+      '0.931 ',
+      '0.859 ',
+      'Type ',
+      '(a) ',
+      '[x] ',
+    ]);
+    expect(page.runs[1]).toMatchObject({ x: 110, w: 50 });
+    expect(page.runs[2]).toMatchObject({ x: 220, w: 50 });
+    expect(page.rules).toEqual(rules);
+  });
+
+  it('keeps unbalanced brackets away from rules and cuts bars off words without rules', () => {
+    // Act
+    const page = withoutRuleGlyphs(row(), []);
+    // Assert
+    expect(page.runs.map((r) => r.text)).toEqual([
+      '| ',
+      '0.931 ',
+      '[0.859 ',
+      '(Type ',
+      '(a) ',
+      '[x] ',
+    ]);
   });
 });
