@@ -10,7 +10,7 @@ import {
 } from '../../core/ports/structure-extractor.js';
 import { scalePageText } from '../layout/scale.js';
 import type { PageText } from '../layout/types.js';
-import { ocrToPageText } from '../ocr/ocr-page-text.js';
+import { ocrToPageText, withoutRuleGlyphs } from '../ocr/ocr-page-text.js';
 import { detectRuleLines } from '../ocr/rule-lines.js';
 import type { OcrResult, RecognizeOptions } from '../ocr/tesseract-ocr.js';
 import { DEFAULT_TEXT_DPI } from '../pdf/local-text-provider.js';
@@ -133,7 +133,7 @@ export class OfflineStructureExtractor implements StructureExtractor {
       detectRuleLines(raster.png, raster.width, raster.height),
     ]);
     const geometry = { pageNumber, width: raster.width, height: raster.height, dpi: raster.dpi };
-    return { ...ocrToPageText(ocr, geometry), rules };
+    return withoutRuleGlyphs(ocrToPageText(ocr, geometry), rules);
   }
 }
 
