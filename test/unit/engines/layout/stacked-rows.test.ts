@@ -2,20 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
 import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
 import type { PageText, Segment, TextRun } from '../../../../functions/engines/layout/types.js';
-
-const run = (text: string, x: number, baseline: number): TextRun => ({
-  text,
-  x,
-  y: baseline - 8,
-  w: text.length * 5,
-  h: 10,
-  baseline,
-  fontSize: 10,
-  fontName: 'Body',
-  bold: false,
-  italic: false,
-  monospace: false,
-});
+import { run } from './page-fixtures.js';
 
 /** A grid with rules on every side, one rule under the header and none between body records. */
 const rules: Segment[] = [

@@ -1,23 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePage } from '../../../../functions/engines/layout/layout-page.js';
 import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
-import type { PageText, Segment, TextRun } from '../../../../functions/engines/layout/types.js';
-
-/** A run at (x, baseline) in a 72 DPI page: 10 px font, 5 px per character. */
-const run = (text: string, x: number, baseline: number, extra: Partial<TextRun> = {}): TextRun => ({
-  text,
-  x,
-  y: baseline - 8,
-  w: text.length * 5,
-  h: 10,
-  baseline,
-  fontSize: 10,
-  fontName: 'Body',
-  bold: false,
-  italic: false,
-  monospace: false,
-  ...extra,
-});
+import type { PageText, Segment } from '../../../../functions/engines/layout/types.js';
+import { page, run } from './page-fixtures.js';
 
 const h = (y: number, x1: number, x2: number): Segment => ({ x1, y1: y, x2, y2: y });
 const v = (x: number, y1: number, y2: number): Segment => ({ x1: x, y1, x2: x, y2 });
@@ -33,16 +18,6 @@ const boxes = (xs: number[], ys: number[]): Segment[] => {
   }
   return out;
 };
-
-const page = (runs: TextRun[], rules: Segment[]): PageText => ({
-  pageNumber: 1,
-  width: 612,
-  height: 792,
-  dpi: 72,
-  runs,
-  rules,
-  images: [],
-});
 
 const analyze = (p: PageText) => analyzePage(p, buildLayoutProfile([p]));
 
@@ -64,7 +39,7 @@ describe('header bands over ruled grids', () => {
       run('3.95M', 310, 148),
     ];
     // Act
-    const { markdown, tables } = analyze(page(runs, rules));
+    const { markdown, tables } = analyze(page(runs, { rules }));
     // Assert: one table whose header row holds the names.
     expect(tables).toHaveLength(1);
     expect(tables[0]).toMatchObject({ rowCount: 3, colCount: 3 });
@@ -103,7 +78,7 @@ describe('header bands over ruled grids', () => {
       run('1,892', 450, 154),
     ];
     // Act
-    const { markdown, tables } = analyze(page(runs, rules));
+    const { markdown, tables } = analyze(page(runs, { rules }));
     // Assert: one table; three header rows over the value columns, `Year Ended` over all three.
     expect(tables).toHaveLength(1);
     expect(tables[0]).toMatchObject({ colCount: 4, rowCount: 5, headerRows: 3 });
@@ -134,7 +109,7 @@ describe('header bands over ruled grids', () => {
       run('3.95M', 310, 148),
     ];
     // Act
-    const { markdown } = analyze(page(runs, rules));
+    const { markdown } = analyze(page(runs, { rules }));
     // Assert
     expect(markdown).toMatch(/^Table 2: Sizes/m);
     expect(markdown).toContain('| Source | Tokens | Docs |');

@@ -1,21 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findRuledTables, type Table } from '../../../../functions/engines/layout/tables.js';
-import type { Segment, TextRun } from '../../../../functions/engines/layout/types.js';
-
-/** A run at (x, baseline) in a 72 DPI page: 10 px font, 5 px per character. */
-const run = (text: string, x: number, baseline: number): TextRun => ({
-  text,
-  x,
-  y: baseline - 8,
-  w: text.length * 5,
-  h: 10,
-  baseline,
-  fontSize: 10,
-  fontName: 'Body',
-  bold: false,
-  italic: false,
-  monospace: false,
-});
+import type { Segment } from '../../../../functions/engines/layout/types.js';
+import { run } from './page-fixtures.js';
 
 const h = (y: number, x1: number, x2: number): Segment => ({ x1, y1: y, x2, y2: y });
 const v = (x: number, y1: number, y2: number): Segment => ({ x1: x, y1, x2: x, y2 });

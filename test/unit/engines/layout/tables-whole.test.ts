@@ -5,36 +5,11 @@ import { renderTable } from '../../../../functions/engines/layout/markdown.js';
 import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
 import { mergeStackedTables } from '../../../../functions/engines/layout/table-stack.js';
 import { streamTable, type Table } from '../../../../functions/engines/layout/tables.js';
-import type { PageText, Segment, TextRun } from '../../../../functions/engines/layout/types.js';
-
-/** A run at (x, baseline) in a 72 DPI page: 10 px font, 5 px per character. */
-const run = (text: string, x: number, baseline: number, extra: Partial<TextRun> = {}): TextRun => ({
-  text,
-  x,
-  y: baseline - 8,
-  w: text.length * 5,
-  h: 10,
-  baseline,
-  fontSize: 10,
-  fontName: 'Body',
-  bold: false,
-  italic: false,
-  monospace: false,
-  ...extra,
-});
+import type { PageText, Segment } from '../../../../functions/engines/layout/types.js';
+import { page, run } from './page-fixtures.js';
 
 const h = (y: number, x1: number, x2: number): Segment => ({ x1, y1: y, x2, y2: y });
 const v = (x: number, y1: number, y2: number): Segment => ({ x1: x, y1, x2: x, y2 });
-
-const page = (runs: TextRun[], rules: Segment[] = []): PageText => ({
-  pageNumber: 1,
-  width: 612,
-  height: 792,
-  dpi: 72,
-  runs,
-  rules,
-  images: [],
-});
 
 const analyze = (p: PageText) => analyzePage(p, buildLayoutProfile([p]));
 
@@ -62,7 +37,7 @@ describe('tables whole', () => {
       run('5.39', 350, 175),
     ];
     // Act
-    const { markdown, tables } = analyze(page(runs, rules));
+    const { markdown, tables } = analyze(page(runs, { rules }));
     // Assert
     expect(tables).toHaveLength(1);
     expect(tableCount(markdown)).toBe(1);
@@ -106,7 +81,7 @@ describe('tables whole', () => {
       run('0.34', 405, 200),
     ];
     // Act
-    const { markdown, tables } = analyze(page(runs, rules));
+    const { markdown, tables } = analyze(page(runs, { rules }));
     // Assert: one table, header rows first, the summary row last.
     expect(tables).toHaveLength(1);
     expect(tableCount(markdown)).toBe(1);
@@ -136,7 +111,7 @@ describe('tables whole', () => {
       run('3.1', 260, 184),
     ];
     // Act
-    const { markdown } = analyze(page(runs, rules));
+    const { markdown } = analyze(page(runs, { rules }));
     // Assert
     expect(markdown.indexOf('Table 4:')).toBeGreaterThanOrEqual(0);
     expect(markdown.indexOf('Table 4:')).toBeLessThan(markdown.indexOf('| Model |'));
@@ -208,7 +183,7 @@ describe('tables whole', () => {
       run('d log r', 250, 148),
     ];
     // Act
-    const { markdown, tables } = analyze(page(runs, rules));
+    const { markdown, tables } = analyze(page(runs, { rules }));
     // Assert
     expect(tables).toEqual([]);
     expect(markdown).not.toContain('|');
@@ -275,7 +250,7 @@ describe('a table continued on the next page', () => {
       run('The text under the table goes on for a while here.', 50, 140),
     ];
     if (caption) runs.push(run('Table 2: Results.', 50, 50));
-    return { ...page(runs, rules), pageNumber };
+    return { ...page(runs, { rules }), pageNumber };
   };
 
   it('is marked when it opens a page after the first without a caption', () => {
