@@ -2,34 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
 import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
 import type { PageText, TextRun } from '../../../../functions/engines/layout/types.js';
-
-const SIZE = 10;
-const CHAR = 5;
+import { run as fixtureRun, page, SIZE } from './page-fixtures.js';
 
 /** A run of text at (x, baseline) in a 72 DPI page, 5 px per character of a 10 px font. */
-const run = (text: string, x: number, baseline: number, size = SIZE): TextRun => ({
-  text,
-  x,
-  y: baseline - 0.8 * size,
-  w: text.length * CHAR * (size / SIZE),
-  h: size,
-  baseline,
-  fontSize: size,
-  fontName: 'Body',
-  bold: false,
-  italic: false,
-  monospace: false,
-});
-
-const page = (runs: TextRun[]): PageText => ({
-  pageNumber: 1,
-  width: 612,
-  height: 792,
-  dpi: 72,
-  runs,
-  rules: [],
-  images: [],
-});
+const run = (text: string, x: number, baseline: number, size = SIZE): TextRun =>
+  fixtureRun(text, x, baseline, { fontSize: size });
 
 /** Lines of 46 characters (230 px) set from `x`, 12 px apart from `baseline` down. */
 const column = (x: number, baseline: number, lines: string[]): TextRun[] =>

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
-import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
-import type { PageText, TextRun } from '../../../../functions/engines/layout/types.js';
+import type { TextRun } from '../../../../functions/engines/layout/types.js';
+import { markdownOf } from './page-fixtures.js';
 
 const SIZE = 10;
 const CHAR = 5;
@@ -21,18 +20,7 @@ const run = (text: string, x: number, baseline: number, x1?: number): TextRun =>
   monospace: false,
 });
 
-const layout = (runs: TextRun[]): string => {
-  const p: PageText = {
-    pageNumber: 1,
-    width: 612,
-    height: 792,
-    dpi: 72,
-    runs,
-    rules: [],
-    images: [],
-  };
-  return layoutPage(p, buildLayoutProfile([p])).markdown;
-};
+const layout = (runs: TextRun[]): string => markdownOf(runs);
 
 describe('numbered items set flush', () => {
   it('keeps the lines under the number in the item when the line above runs to the edge', () => {

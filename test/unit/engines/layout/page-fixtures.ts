@@ -1,3 +1,5 @@
+import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
+import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
 import type { PageText, TextRun } from '../../../../functions/engines/layout/types.js';
 
 /** Font size (px) of {@link run}'s text unless given. */
@@ -54,3 +56,9 @@ export const paragraph = (
   Array.from({ length: n }, (_, i) =>
     run(`Line ${i} of ${words} here with several more words to fill`, x, baseline + i * 12),
   );
+
+/** The Markdown of a page of `runs` ({@link page}, `extra` overriding) laid out with its own profile. */
+export const markdownOf = (runs: TextRun[], extra: Partial<PageText> = {}): string => {
+  const p = page(runs, extra);
+  return layoutPage(p, buildLayoutProfile([p])).markdown;
+};
