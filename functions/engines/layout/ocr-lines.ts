@@ -108,12 +108,5 @@ export const ocrCells = (
     right = run.x + run.w;
   }
   if (current.length > 0) cells.push(makeFragment(current));
-  if (process.env.T2DBG && line.text.startsWith('No.'))
-    console.log(
-      'DBG',
-      cells.map((c) => c.text),
-      JSON.stringify(verticals),
-      line.runs.map((r) => [r.text, r.x, r.w]),
-    );
   return cells;
 };
