@@ -21,7 +21,7 @@ import '../functions/polyfills.js';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { resetStageTimes, stageTimes } from '../functions/engines/stage-timings.js';
 import { IMAGE_FORMATS, PARSEABLE_FORMATS, ROOT, SCORER, SHARED } from './corpus.js';
 import { startBenchServer, uploadBytes } from './local-server.js';
@@ -41,14 +41,37 @@ interface Scores {
   documents: { id: string; overall?: number | null }[];
 }
 
-const corpusName = process.argv[process.argv.indexOf('--corpus') + 1] ?? 'dev';
-const corpusDir = join(SHARED, 'corpus', process.argv.includes('--corpus') ? corpusName : 'dev');
+/** The value after `--name` on the command line, if given. */
+const option = (name: string): string | undefined =>
+  process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
+const corpusDir = join(SHARED, 'corpus', option('--corpus') ?? 'dev');
 const manifestPath = join(corpusDir, 'manifest.json');
-const docs = (
-  JSON.parse(readFileSync(manifestPath, 'utf8')) as { documents: Doc[] }
-).documents.filter((d) => PARSEABLE_FORMATS.has(d.format));
-const out = join(ROOT, 'bench/out/quality', basename(corpusDir));
+/** `--only id1,id2`: run just these documents (the means are then over them alone). */
+const only = option('--only')?.split(',');
+const docs = (JSON.parse(readFileSync(manifestPath, 'utf8')) as { documents: Doc[] }).documents
+  .filter((d) => PARSEABLE_FORMATS.has(d.format))
+  .filter((d) => !only || only.includes(d.id));
+/** `--out dir`: where Markdown, scores and reports go (default bench/out/quality/<corpus>). */
+const out = option('--out') ?? join(ROOT, 'bench/out/quality', basename(corpusDir));
 const KEY = 'bench-key-0001';
+/** The manifest the scorer reads: with `--only`, one listing just those documents. */
+const scoredManifest = only ? join(out, 'manifest.json') : manifestPath;
+if (only) {
+  mkdirSync(out, { recursive: true });
+  const full = JSON.parse(readFileSync(manifestPath, 'utf8')) as { documents: Doc[] };
+  // The scorer reads ground-truth paths relative to the manifest's folder.
+  const documents = full.documents
+    .filter((d) => only.includes(d.id))
+    .map((d) =>
+      Object.fromEntries(
+        Object.entries(d).map(([k, v]) => [
+          k,
+          typeof v === 'string' && /^(files|gt)\//.test(v) ? relative(out, join(corpusDir, v)) : v,
+        ]),
+      ),
+    );
+  writeFileSync(scoredManifest, JSON.stringify({ ...full, documents }));
+}
 /** The scorer's overall below which a document is not good (the `good` grade's bound). */
 const GOOD_OVERALL = 0.75;
 
@@ -88,7 +111,7 @@ function score(predDir: string, name: string): Scores {
     [
       SCORER,
       '--manifest',
-      manifestPath,
+      scoredManifest,
       '--pred',
       predDir,
       '--json',
