@@ -195,3 +195,79 @@ const union = (a: Edges, b: Edges): Edges => ({
   x1: Math.max(a.x1, b.x1),
   y1: Math.max(a.y1, b.y1),
 });
+
+/** A figure caption's opening (`Figure 3-1`, `Fig. 2:`), not a table's or a listing's. */
+const FIGURE_CAPTION =
+  /^(?:[Ff]igure|FIGURE|[Ff]ig\.)\s*(?:\d+|[IVX]+)(?:[-.–]\d+)*(?:\s*[.:—–-]|\s+\S|\s*$)/u;
+
+/**
+ * Figures drawn as vector graphics inside a frame: a rectangle drawn as four rules (or a shaded
+ * box), at most half the page, with a figure caption (`Figure 3-1 …`) set just below or above
+ * it, within two of the caption's lines. The text inside is the drawing's (a diagram's labels
+ * and callouts, a screenshot of a dialogue drawn as text), like text over a placed image.
+ *
+ * @param rows the page's body rows (fragments in tables left out), top to bottom.
+ * @param rules the page's rule segments; `scale` is pixels per point.
+ * @returns the frames, as rects in pixels of the page image.
+ */
+export const framedFigures = (
+  rows: readonly Row[],
+  rules: readonly Segment[],
+  page: { width: number; height: number },
+  scale: number,
+): Rect[] => {
+  const tol = 2 * scale;
+  const horizontal = rules.filter((s) => Math.abs(s.y1 - s.y2) <= tol / 2);
+  const vertical = rules.filter((s) => Math.abs(s.x1 - s.x2) <= tol / 2);
+  const spans = (s: Segment, from: number, to: number, horizontalSide: boolean): boolean => {
+    const a = horizontalSide ? Math.min(s.x1, s.x2) : Math.min(s.y1, s.y2);
+    const b = horizontalSide ? Math.max(s.x1, s.x2) : Math.max(s.y1, s.y2);
+    return a <= from + tol && b >= to - tol;
+  };
+  // Rows run across the page: a caption is a fragment of one (the column beside it goes on).
+  const captions = rows
+    .flatMap((r) => r.fragments)
+    .filter((f) => FIGURE_CAPTION.test(f.text.trim()));
+  const long = horizontal.filter((s) => Math.abs(s.x2 - s.x1) >= 72 * scale);
+  const frames: Rect[] = [];
+  if (captions.length === 0) return frames;
+  for (const top of long) {
+    const x0 = Math.min(top.x1, top.x2);
+    const x1 = Math.max(top.x1, top.x2);
+    const y0 = top.y1;
+    for (const bottom of long) {
+      const y1 = bottom.y1;
+      if (y1 - y0 < 36 * scale || !spans(bottom, x0, x1, true) || !spans(top, x0, x1, true))
+        continue;
+      if (Math.abs(Math.min(bottom.x1, bottom.x2) - x0) > tol) continue;
+      if (Math.abs(Math.max(bottom.x1, bottom.x2) - x1) > tol) continue;
+      if ((x1 - x0) * (y1 - y0) > 0.5 * page.width * page.height) continue;
+      const side = (x: number) =>
+        vertical.some((s) => Math.abs(s.x1 - x) <= tol && spans(s, y0, y1, false));
+      if (!side(x0) || !side(x1)) continue;
+      const captioned = captions.some((r) => {
+        const reach = 2.5 * r.fontSize;
+        const below = r.y0 >= y1 - tol && r.y0 - y1 <= reach;
+        const above = r.y1 <= y0 + tol && y0 - r.y1 <= reach;
+        return (below || above) && r.x0 >= x0 - reach && r.x0 <= x1;
+      });
+      if (!captioned) continue;
+      if (frames.some((f) => f.x === x0 && f.y === y0 && f.w === x1 - x0 && f.h === y1 - y0))
+        continue;
+      frames.push({ x: x0, y: y0, w: x1 - x0, h: y1 - y0 });
+    }
+  }
+  // Frames inside another one (a box drawn within the figure) are part of it.
+  return frames.filter(
+    (f) =>
+      !frames.some(
+        (g) =>
+          g !== f &&
+          g.x <= f.x + tol &&
+          g.y <= f.y + tol &&
+          g.x + g.w >= f.x + f.w - tol &&
+          g.y + g.h >= f.y + f.h - tol &&
+          g.w * g.h > f.w * f.h,
+      ),
+  );
+};

@@ -1,7 +1,7 @@
 import type { ProviderElement } from '../../core/ports/page-provider.js';
 import { blockElement, clampBox, tableBlock, type Block, type Edges } from './block.js';
 import { demoteLabels, linesToBlocks } from './classify.js';
-import { drawnFigureLabels, figureTexts, placedFigures } from './figures.js';
+import { drawnFigureLabels, figureTexts, framedFigures, placedFigures } from './figures.js';
 import { findFurniture } from './furniture.js';
 import { buildRows } from './lines.js';
 import { pageKind } from './ocr-lines.js';
@@ -145,8 +145,17 @@ export const analyzePage = (
   const tables = mergeStackedTables([...ruled.tables, ...bounded.tables], 1.5 * body, textBetween);
   const rotated = placeRotatedText(tables, rows);
 
-  // 4. Figures: text inside a placed image is part of the figure (its caption excepted).
-  const figures = placedFigures(page, scale);
+  // 4. Figures: text inside a placed image, or inside the frame of a drawing captioned as a
+  // figure, is part of the figure (its caption excepted).
+  const figures = [
+    ...placedFigures(page, scale),
+    ...framedFigures(
+      rows.map((r) => ({ ...r, fragments: r.fragments.filter((f) => !bounded.used.has(f)) })),
+      page.rules,
+      page,
+      scale,
+    ),
+  ];
   const figureText = figureTexts(rows, figures);
   // Rotated labels of vector drawings (a plot's axis labels) go with the drawing.
   const drawn = drawnFigureLabels(

@@ -250,6 +250,8 @@ export const findRuledTables = (
       group.h.some(
         (l) => Math.abs(l.at - y) <= tolerance && l.from <= x + tolerance && l.to >= x - tolerance,
       );
+    // Highlight boxes behind lines of text and the callouts of a diagram are boxes, not a grid.
+    if (!boxesFormGrid(xs, ys, inside, vAt, tolerance)) continue;
     // Union grid cells not separated by a rule.
     const cellParent = Array.from({ length: rowsN * colsN }, (_, i) => i);
     const findCell = (i: number): number => {
@@ -337,6 +339,40 @@ export const findRuledTables = (
     tables.push(unitsRowBelowHeader(table.cells) ? { ...table, headerRows: 2 } : table);
   }
   return { tables, used };
+};
+
+/**
+ * Whether connected rules around text form a table's grid rather than boxes drawn for another
+ * reason. Two signs say they do not:
+ * - no inner column rule separates two rows or more: every box has its own left and right edges
+ *   (highlight boxes behind the lines of a quoted passage, each as wide as its line);
+ * - lines of text run across inner column rules (a diagram's callout boxes laid over a framed
+ *   listing: the rules belong to the drawing, not to cells that hold the text).
+ *
+ * @param xs column edges, ascending; `ys` row edges, ascending.
+ * @param vAt whether a vertical rule is drawn at `x` at height `y`.
+ */
+const boxesFormGrid = (
+  xs: readonly number[],
+  ys: readonly number[],
+  runs: readonly TextRun[],
+  vAt: (x: number, y: number) => boolean,
+  tolerance: number,
+): boolean => {
+  const inner = xs.slice(1, -1);
+  if (inner.length === 0) return true;
+  const rows = ys.length - 1;
+  if (rows >= 2) {
+    const separated = inner.map(
+      (x) => ys.slice(0, -1).filter((y, r) => vAt(x, (y + (ys[r + 1] ?? y)) / 2)).length,
+    );
+    if (Math.max(...separated) <= 1) return false;
+  }
+  const crossing = runs.filter((r) => {
+    const cy = r.y + r.h / 2;
+    return inner.some((x) => r.x + tolerance < x && r.x + r.w - tolerance > x && vAt(x, cy));
+  }).length;
+  return crossing < 2 || crossing < 0.1 * runs.length;
 };
 
 /**
