@@ -1,3 +1,4 @@
+import { CONTINUED_TABLE } from '../../core/domain/continued-tables.js';
 import type { ProviderElement } from '../../core/ports/page-provider.js';
 import { blockElement, clampBox, tableBlock, type Block, type Edges } from './block.js';
 import { demoteLabels, linesToBlocks } from './classify.js';
@@ -46,8 +47,11 @@ export interface PageAnalysis extends PageLayout {
   figures: Rect[];
 }
 
-/** The mark before a table that continues the previous page's table (see {@link Table}). */
-export const CONTINUED_TABLE = '<!-- table continued from the previous page -->';
+/**
+ * The mark before a table that continues the previous page's table (see {@link Table}); the
+ * document's Markdown joins the two when their columns match (`assembleDocumentMarkdown`).
+ */
+export { CONTINUED_TABLE };
 
 /** The font size (px) carrying the most characters on this page. */
 const pageBodySize = (runs: readonly TextRun[]): number => {

@@ -5,6 +5,7 @@ import { ConflictError, ParseCancelledError } from '../errors.js';
 import { announceFinished } from './announce.js';
 import { extractDocument } from './extract.js';
 import { renumberHeadings } from '../postprocess.js';
+import { assembleDocumentMarkdown } from '../continued-tables.js';
 import { readInspection } from './classify.js';
 import { loadLiveRequest } from './load-request.js';
 import { readCheckpoints } from './parse-page.js';
@@ -14,7 +15,9 @@ import { workKeys, type PipelinePorts, type StageInput } from './pipeline-ports.
  * Deliver: assembles the ParseResponse from the page checkpoints, with heading levels made
  * consistent across pages (`heading_renumbered`, unless `maintain_format` is false), and the
  * document type (from the pages' measured features, see `detectDocumentType`), stores it under
- * `results/<tenant>/<id>.json` (and the joined Markdown as `.md`), and marks the request
+ * `results/<tenant>/<id>.json` (and the document's Markdown as `.md`: the pages' Markdown with
+ * tables cut by a page break joined, each join a warning on the page that continues the table,
+ * see `assembleDocumentMarkdown`), and marks the request
  * completed. Warnings are kept in the stored result; the API drops them unless
  * `include_warnings` is set.
  *
@@ -46,10 +49,11 @@ export async function deliver(
       ? await extractDocument(ports, record.extractionSchema, parsed, record.document)
       : null;
   // extract mode answers with the object: pages keep their accounting, not their content.
-  const pages =
+  const answered =
     record.options.operation_mode === 'extract'
       ? parsed.map((page) => ({ ...page, content_markdown: '', grounding: [] }))
       : parsed;
+  const { markdown, pages } = documentMarkdown(answered);
   const pagesByTier: Record<Tier, number> = { fast: 0, pro: 0, premium: 0 };
   let cost = 0;
   for (const page of pages) {
@@ -113,7 +117,7 @@ export async function deliver(
     ports.objects.put(resultKey, encoder.encode(JSON.stringify(response)), 'application/json'),
     ports.objects.put(
       workKeys.resultMarkdown(record.tenant, record.id),
-      encoder.encode(pages.map((p) => p.content_markdown).join('\n\n')),
+      encoder.encode(markdown),
       'text/markdown',
     ),
   ]);
@@ -148,4 +152,28 @@ function withConsistentHeadings(pages: Page[]): Page[] {
       warnings: [...(page.warnings ?? []), heading.warning],
     };
   });
+}
+
+/**
+ * The document's Markdown, and the pages with a warning on each whose opening table was joined
+ * to the previous page's in it. Page furniture is read from the pages' grounding.
+ */
+function documentMarkdown(pages: Page[]): { markdown: string; pages: Page[] } {
+  const { markdown, warnings } = assembleDocumentMarkdown(
+    pages.map((page) => ({
+      pageNumber: page.page_number,
+      markdown: page.content_markdown,
+      furniture: page.grounding
+        .filter((g) => g.bbox.label === 'header' || g.bbox.label === 'footer')
+        .map((g) => g.text),
+    })),
+  );
+  if (warnings.length === 0) return { markdown, pages };
+  return {
+    markdown,
+    pages: pages.map((page) => {
+      const own = warnings.filter((w) => w.page_number === page.page_number);
+      return own.length === 0 ? page : { ...page, warnings: [...(page.warnings ?? []), ...own] };
+    }),
+  };
 }

@@ -330,6 +330,56 @@ describe('deliver', () => {
     expect(world.objects.contentTypeOf(key)).toBe('text/markdown');
   });
 
+  it('joins a table cut by a page break in the stored Markdown and warns on the page continuing it', async () => {
+    // Arrange: page 2 repeats the header of the table ending page 1; the page number and the
+    // running header between them are grounded as page furniture.
+    const header = '| Item | Cost |\n| --- | --- |';
+    const page1 = `Costs:\n\n${header}\n| Pen | 2 |\n\n12`;
+    const page2 = `ACME annual report\n\n${header}\n| Ink | 3 |\n\nTotal 5.`;
+    const furniture = (text: string, label: 'header' | 'footer') => ({
+      text,
+      bbox: { x: 72, y: label === 'header' ? 20 : 1500, w: 300, h: 20 },
+      label,
+      elementType: label,
+      confidence: 0.9,
+    });
+    const { world, requestId } = await parsed({
+      engine: new FakeDocumentEngine({ pageCount: 2 }),
+      textProvider: new FakePageProvider('pdf-text', (request) =>
+        aProviderResult(
+          request.pageNumber === 1
+            ? { markdown: page1, evidenceText: null, elements: [furniture('12', 'footer')] }
+            : {
+                markdown: page2,
+                evidenceText: null,
+                elements: [furniture('ACME annual report', 'header')],
+              },
+        ),
+      ),
+    });
+    // Act
+    await deliver({ requestId }, world, progressTo(world.events, requestId));
+    // Assert: one table in the document, the furniture after it; each page keeps its own part.
+    const markdown = new TextDecoder().decode(
+      await world.objects.get(`results/tenant-a/${requestId}.md`),
+    );
+    expect(markdown).toBe(
+      `Costs:\n\n${header}\n| Pen | 2 |\n| Ink | 3 |\n\n12\n\nACME annual report\n\nTotal 5.`,
+    );
+    const response = ParseResponse.parse(
+      await resultOf(world, `results/tenant-a/${requestId}.json`),
+    );
+    expect(response.pages.map((p) => p.content_markdown)).toEqual([page1, page2]);
+    expect(response.pages[0]?.warnings).toEqual([]);
+    expect(response.pages[1]?.warnings).toEqual([
+      expect.objectContaining({
+        kind: 'duplicate_region',
+        page_number: 2,
+        detail: expect.stringContaining('continues the table ending page 1') as unknown,
+      }),
+    ]);
+  });
+
   it('rejects an unknown request with NotFoundError', async () => {
     // Arrange
     const world = aPipeline();
