@@ -319,17 +319,28 @@ export const findRuledTables = (
         cell.text = '';
       }
     }
-    const table = compactTable({
-      x0,
-      y0,
-      x1,
-      y1,
-      rowCount: rowsN,
-      colCount: colsN,
-      cells,
-      ruled: true,
-      columns: xs,
-    });
+    // Columns headed by rotated text only (placed once the table is whole) stay, empty or not.
+    const labelled = runs
+      .filter((r) => isRotated(r) && !used.has(r))
+      .flatMap((r) => {
+        const start = r.x + Math.min(r.w, r.fontSize) / 2;
+        const cy = r.y + r.h / 2;
+        return start > x0 && start < x1 && cy > y0 && cy < y1 ? [indexOf(xs, start)] : [];
+      });
+    const table = compactTable(
+      {
+        x0,
+        y0,
+        x1,
+        y1,
+        rowCount: rowsN,
+        colCount: colsN,
+        cells,
+        ruled: true,
+        columns: xs,
+      },
+      labelled,
+    );
     if (table.colCount < 2 && table.rowCount < 2) continue;
     if (table.cells.filter((c) => c.text !== '').length < 2) continue;
     if (table.colCount < 2) continue;
@@ -417,13 +428,21 @@ const withOpenSides = (
   return out;
 };
 
-/** Drops grid rows and columns in which no cell starts or which hold no text at all. */
-export const compactTable = (table: Table): Table => {
+/**
+ * Drops grid rows and columns in which no cell starts or which hold no text at all.
+ *
+ * @param labelledColumns grid columns kept even without text (their header is rotated text,
+ *   placed later).
+ */
+export const compactTable = (table: Table, labelledColumns: readonly number[] = []): Table => {
   const keepRows: number[] = [];
   const keepCols: number[] = [];
   const filled = table.cells.filter((c) => c.text !== '');
   const rowSet = new Set(filled.filter((c) => c.rowSpan === 1).map((c) => c.row));
-  const colSet = new Set(filled.filter((c) => c.colSpan === 1).map((c) => c.col));
+  const colSet = new Set([
+    ...filled.filter((c) => c.colSpan === 1).map((c) => c.col),
+    ...labelledColumns,
+  ]);
   // Every filled cell keeps at least one of the rows and columns it spans.
   for (const c of filled) {
     if (![...rowSet].some((r) => r >= c.row && r < c.row + c.rowSpan)) rowSet.add(c.row);
