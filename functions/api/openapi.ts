@@ -201,7 +201,7 @@ export const operations: Readonly<Record<string, Operation>> = {
   'POST /v1/compare': {
     operationId: 'compareProviders',
     summary: 'Parse with several providers and compare',
-    description: `The document parsed by 1 to 4 configured providers at once, each run with its ParseResponse, and the agreement of their texts per page. ${LONG_PARSE_NOTE}`,
+    description: `The document parsed by 1 to 4 configured providers at once, each run with its ParseResponse, and the agreement of their texts per page. Providers are named by the \`{id, model}\` pairs GET /v1/providers lists (the \`model\` their pages report; \`model\` may be left out); any other pair is 422, listing the valid ones. ${LONG_PARSE_NOTE}`,
     tag: 'Parse',
     auth: true,
     form: CompareForm,
@@ -288,7 +288,8 @@ export const operations: Readonly<Record<string, Operation>> = {
   'GET /v1/providers': {
     operationId: 'listProviders',
     summary: 'List providers and their circuit breakers',
-    description: 'Each configured provider with its circuit-breaker state.',
+    description:
+      'Each configured provider with its model (`model_id`: the `model` its pages report, and the name `preferred_model`, `compare_provider` and compare’s `providers` take) and its circuit-breaker state.',
     tag: 'Operations',
     auth: true,
     responses: { 200: { description: 'The providers.', schema: ProviderList } },

@@ -78,11 +78,11 @@ const FIELDS = {
   webhook_url:
     'Where to POST the end of the parse (Standard Webhooks signature); the answer is then 202 at once.',
   compare_provider:
-    'Also parse every page with this provider (id or model) and add a `comparison` to each page.',
+    'Also parse every page with this provider (its id, or its model as GET /v1/providers lists it) and add a `comparison` to each page.',
   preferred_model:
-    "Send pages to this provider (id or model) first; the tier's chain follows on failure.",
+    "Send pages to this provider (its model as GET /v1/providers lists it, or its id) first; the tier's chain follows on failure.",
   providers:
-    'JSON text: 1 to 4 configured providers, e.g. `[{"id": "local-text", "model": "pdfjs-text-layer"}]`.',
+    'JSON text: 1 to 4 configured providers as GET /v1/providers lists them (`provider_id`, `model_id`), e.g. `[{"id": "local-text", "model": "pdf-text-layout-1"}]`; `model` may be left out. A pair that is not configured is 422, listing the valid pairs.',
   model: 'The structure extractor; default `docparse-structured-1` (offline engines).',
   priority:
     'How fast the documents are released: `high` all at once, `normal` 10 every 2 s, `low` 10 every 30 s.',
@@ -152,7 +152,8 @@ export const BatchIdParams = z.object({ batch_id: z.string().min(1).max(200) });
 /**
  * ParseURLRequest (spec §4 POST /v1/parse). `extraction_schema` must be a JSON object when given
  * (checked against `operation_mode` before the download). `preferred_model` and
- * `compare_provider` name a configured provider by id or model (422 otherwise).
+ * `compare_provider` name a configured provider by id or model (`resolveProviderModel`; 422
+ * otherwise).
  */
 export const ParseUrlRequest = z.strictObject({
   file_url: UrlText.describe(FIELDS.file_url),

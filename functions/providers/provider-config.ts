@@ -36,6 +36,16 @@ const remoteCommon = {
   price: Price,
 };
 
+/**
+ * The one model id of each offline engine: what its pages report as `Page.model`, what
+ * GET /v1/providers lists, and what `preferred_model`, `compare_provider` and compare's
+ * `providers` accept for it (the engines' own `model`; a test holds the two together).
+ */
+export const OFFLINE_MODELS = {
+  'local-text': 'pdf-text-layout-1',
+  'local-ocr': 'tesseract-5-lstm',
+} as const satisfies Record<'local-text' | 'local-ocr', string>;
+
 const LocalProvider = z.strictObject({
   kind: z.enum(['local-text', 'local-ocr']),
   price: Price,

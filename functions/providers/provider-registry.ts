@@ -12,6 +12,7 @@ import {
   isGenerative,
   keySecretOf,
   needsTextLayer,
+  OFFLINE_MODELS,
   supportsExtraction,
   type ConfiguredProvider,
   type ProvidersConfig,
@@ -195,7 +196,10 @@ function instantiate(entry: ConfiguredProvider, runtime: ProviderRuntime): Built
   return runtime.build(entry, runtime);
 }
 
-/** The model a configured provider runs: the configured model, or the kind for offline ones. */
+/**
+ * The model a configured provider runs, as its pages report it: the configured model, or the
+ * offline engine's own ({@link OFFLINE_MODELS}).
+ */
 function modelOf(entry: ConfiguredProvider): string {
-  return 'model' in entry ? entry.model : entry.kind;
+  return 'model' in entry ? entry.model : OFFLINE_MODELS[entry.kind];
 }

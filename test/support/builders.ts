@@ -252,6 +252,7 @@ export function providerRegistry(
     id: e.provider.id,
     needsTextLayer: e.needsTextLayer,
     generative: e.generative ?? false,
+    model: e.provider.model,
   }));
   return {
     get(id) {
@@ -266,6 +267,7 @@ export function providerRegistry(
         id,
         needsTextLayer: byId.get(id)?.needsTextLayer ?? false,
         generative: byId.get(id)?.generative ?? false,
+        model: byId.get(id)?.provider.model ?? id,
       }));
     },
     ids() {

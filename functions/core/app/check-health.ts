@@ -2,6 +2,7 @@ import type { CircuitBreakers, ProviderRegistry } from '../domain/pipeline/pipel
 import type { CircuitBreakerState, HealthResponse, ProviderStatus } from '../domain/schemas.js';
 import { hashApiKey } from './authenticate.js';
 import type { AppDeps } from './app-deps.js';
+import { providerModels } from './provider-models.js';
 
 /** Service version reported by the health probe (spec §9). */
 export const SERVICE_VERSION = '0.1.0';
@@ -59,14 +60,20 @@ export async function checkHealth(
   return response;
 }
 
-/** GET /v1/providers: every provider of some tier with its circuit-breaker state (spec §4). */
+/**
+ * GET /v1/providers: every provider of some tier with its model (the `model` its pages report,
+ * the name compare, `preferred_model` and `compare_provider` take) and its circuit-breaker
+ * state (spec §4).
+ */
 export async function listProviders(
   deps: Pick<AppDeps, 'providers' | 'breakers'>,
 ): Promise<{ providers: ProviderStatus[] }> {
   const states = await providerStates(deps);
+  const models = new Map(providerModels(deps.providers).map((p) => [p.id, p.model]));
   return {
     providers: [...states].map(([id, s]) => ({
       provider_id: id,
+      model_id: models.get(id) ?? id,
       circuit_breaker_state: s.state,
       healthy: s.healthy,
     })),

@@ -4,6 +4,7 @@ import { plainText, textSimilarity } from '../domain/markdown.js';
 import type { ParseOptions, Plan, RequestRecord } from '../domain/request.js';
 import type { CompareResult, ParseResponse } from '../domain/schemas.js';
 import type { AppDeps } from './app-deps.js';
+import { resolveProviderModel, type ProviderModel } from './provider-models.js';
 import {
   failureOf,
   readResult,
@@ -16,9 +17,17 @@ import {
 /** Most providers one comparison runs (spec §4: 1 to 4). */
 export const MAX_COMPARED_PROVIDERS = 4;
 
-/** The `providers` form field of POST /v1/compare, once parsed from its JSON text. */
+/**
+ * The `providers` form field of POST /v1/compare, once parsed from its JSON text: `{id, model}`
+ * pairs, where `model` may be left out (the provider's one model).
+ */
 export const ComparedProviders = z
-  .array(z.strictObject({ id: z.string().trim().min(1), model: z.string().trim().min(1) }))
+  .array(
+    z.strictObject({
+      id: z.string().trim().min(1),
+      model: z.string().trim().min(1).optional(),
+    }),
+  )
   .min(1)
   .max(MAX_COMPARED_PROVIDERS);
 export type ComparedProviders = z.infer<typeof ComparedProviders>;
@@ -49,11 +58,12 @@ export type Comparison = CompareResult & {
  * a page the provider cannot parse, such as a scan for a text-layer reader, falls back to its
  * tier's chain, and the page says which provider parsed it).
  *
- * Each `{id, model}` must name a provider of the configuration's tiers by id, with its
- * configured model; one provider is allowed (a run pinned to it), up to four, without
- * duplicates. The document is checked once, before any run starts.
+ * Each `{id, model}` must name a provider of the configuration's tiers by id, with the model its
+ * pages report (GET /v1/providers lists the pairs; `model` may be left out); one provider is
+ * allowed (a run pinned to it), up to four, without duplicates. `providers_requested` and each
+ * run's `model_id` give the pairs so named. The document is checked once, before any run starts.
  * @throws {ValidationError} (422) at `providers` for an unknown id, a model that is not the
- *   provider's, or a duplicate.
+ *   provider's (listing the valid pairs), or a duplicate.
  * @throws the upload's errors (413, 400) before any run starts.
  */
 export async function compareProviders(
@@ -68,12 +78,12 @@ export async function compareProviders(
     extractionSchema?: unknown;
   },
 ): Promise<Comparison> {
-  checkProviders(deps, request.providers);
+  const providers = checkedProviders(deps, request.providers);
   const compareId = `cmp_${deps.newId()}`;
-  const records: { provider: ComparedProviders[number]; record: RequestRecord }[] = [];
+  const records: { provider: ProviderModel; record: RequestRecord }[] = [];
   // One after the other: the first stores nothing a failure would leave behind, and an upload
   // slot is read and checked once per run.
-  for (const provider of request.providers) {
+  for (const provider of providers) {
     records.push({
       provider,
       record: await submitUpload(deps, {
@@ -104,7 +114,7 @@ export async function compareProviders(
   return {
     compare_id: compareId,
     filename: request.filename ?? '',
-    providers_requested: request.providers,
+    providers_requested: providers,
     runs,
     page_agreement: pageAgreement(
       runs.map((run) => run.response).filter((r): r is ParseResponse => r !== null),
@@ -138,26 +148,24 @@ export function pageAgreement(responses: readonly ParseResponse[]): PageAgreemen
   });
 }
 
-/** @throws {ValidationError} naming the first problem of `providers`. */
-function checkProviders(deps: Pick<AppDeps, 'providers'>, providers: ComparedProviders): void {
-  const known = new Map(
-    (['fast', 'pro', 'premium'] as const)
-      .flatMap((tier) => deps.providers.chain(tier))
-      .map((p) => [p.id, p.model ?? p.id]),
-  );
-  const listed = [...known].map(([id, model]) => `${id} (${model})`).join(', ');
+/**
+ * The providers of a comparison, each with its model.
+ * @throws {ValidationError} naming the first problem of `providers`.
+ */
+function checkedProviders(
+  deps: Pick<AppDeps, 'providers'>,
+  providers: ComparedProviders,
+): ProviderModel[] {
   const seen = new Set<string>();
-  providers.forEach((provider, index) => {
-    const fail = (msg: string) => {
-      throw new ValidationError([{ loc: ['body', 'providers', index], msg, type: 'value_error' }]);
-    };
-    const model = known.get(provider.id);
-    if (model === undefined)
-      fail(`no configured provider is named "${provider.id}"; use one of: ${listed}`);
-    if (model !== provider.model) {
-      fail(`provider ${provider.id} runs the model "${model ?? ''}", not "${provider.model}"`);
+  return providers.map((name, index) => {
+    const loc = ['body', 'providers', index];
+    const provider = resolveProviderModel(deps.providers, name, loc);
+    if (seen.has(provider.id)) {
+      throw new ValidationError([
+        { loc, msg: `provider ${provider.id} is listed twice`, type: 'value_error' },
+      ]);
     }
-    if (seen.has(provider.id)) fail(`provider ${provider.id} is listed twice`);
     seen.add(provider.id);
+    return provider;
   });
 }

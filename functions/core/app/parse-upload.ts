@@ -5,7 +5,6 @@ import {
   ExtractionStrictError,
   InvalidExtractionSchemaError,
   ParseCancelledError,
-  ValidationError,
   PayloadTooLargeError,
   UnsupportedDocumentError,
   type ErrorKind,
@@ -17,6 +16,7 @@ import type { DocumentFormat, Page, ParseResponse } from '../domain/schemas.js';
 import type { DocumentFetcher } from '../ports/document-fetcher.js';
 import type { JsonSchemaObject } from '../ports/structured-extractor.js';
 import type { AppDeps } from './app-deps.js';
+import { resolveProviderModel } from './provider-models.js';
 import { readUpload } from './uploads.js';
 
 /** A document received by the upload endpoint. */
@@ -177,30 +177,16 @@ export interface ProviderChoice {
 }
 
 /**
- * The configured provider a ParseURLRequest field names: by provider id, or by model (the first
- * provider of the tiers' chains that runs it). Only providers some tier uses can be named.
- * @throws {ValidationError} (422) at `body.<field>`, listing what can be named.
+ * The configured provider a ParseURLRequest field names: a provider id, or a model id as pages
+ * report it (see {@link resolveProviderModel}).
+ * @throws {ValidationError} (422) at `body.<field>`, listing the valid provider and model pairs.
  */
 export function resolveProvider(
   providers: AppDeps['providers'],
   field: 'preferred_model' | 'compare_provider',
   value: string,
 ): string {
-  const known = (['fast', 'pro', 'premium'] as const).flatMap((tier) => providers.chain(tier));
-  const match =
-    known.find((p) => p.id === value) ??
-    known.find((p) => p.model !== undefined && p.model === value);
-  if (match) return match.id;
-  const listed = [...new Map(known.map((p) => [p.id, p.model ?? p.id])).entries()]
-    .map(([id, model]) => (model === id ? id : `${id} (${model})`))
-    .join(', ');
-  throw new ValidationError([
-    {
-      loc: ['body', field],
-      msg: `no configured provider or model is named "${value}"; name one of: ${listed} (GET /v1/providers lists them)`,
-      type: 'value_error',
-    },
-  ]);
+  return resolveProviderModel(providers, value, ['body', field]).id;
 }
 
 /**

@@ -273,6 +273,8 @@ export type CircuitBreakerState = z.infer<typeof CircuitBreakerState>;
 
 export const ProviderStatus = z.object({
   provider_id: z.string(),
+  /** Beyond the spec: the model the provider runs, as its pages report it (`Page.model`). */
+  model_id: z.string(),
   circuit_breaker_state: CircuitBreakerState,
   healthy: z.boolean(),
 });

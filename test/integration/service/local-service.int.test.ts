@@ -103,8 +103,16 @@ describe('local service: probes and auth', () => {
     // Assert
     expect(anonymous.status).toBe(401);
     expect(listed.status).toBe(200);
-    const providers = listed.body.providers as { provider_id: string; healthy: boolean }[];
-    expect(providers.map((p) => p.provider_id)).toEqual(['local-text', 'local-ocr']);
+    const providers = listed.body.providers as {
+      provider_id: string;
+      model_id: string;
+      healthy: boolean;
+    }[];
+    // Each with the model its pages report.
+    expect(providers.map((p) => [p.provider_id, p.model_id])).toEqual([
+      ['local-text', 'pdf-text-layout-1'],
+      ['local-ocr', 'tesseract-5-lstm'],
+    ]);
     for (const provider of providers) {
       expect(provider).toMatchObject({
         circuit_breaker_state: expect.stringMatching(/^(IDLE|CLOSED)$/) as string,

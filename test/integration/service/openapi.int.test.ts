@@ -142,7 +142,9 @@ describe('real answers validate against the document', () => {
 
     expect((await call('POST', '/v1/parse/estimate', { body: pdfForm() })).status).toBe(200);
     const compared = await call('POST', '/v1/compare', {
-      body: pdfForm({ providers: JSON.stringify([{ id: 'local-text', model: 'local-text' }]) }),
+      body: pdfForm({
+        providers: JSON.stringify([{ id: 'local-text', model: 'pdf-text-layout-1' }]),
+      }),
     });
     expect(compared.status).toBe(200);
     expect((await call('POST', '/v1/parse/structured', { body: pdfForm() })).status).toBe(200);

@@ -120,27 +120,35 @@ describe('POST /v1/parse', () => {
     expect(unknown.status).toBe(422);
     const issue = HTTPValidationError.parse(unknown.body).detail[0];
     expect(issue?.loc).toEqual(['body', 'preferred_model']);
-    expect(issue?.msg).toContain('local-text');
+    expect(issue?.msg).toContain('{"id":"local-text","model":"pdf-text-layout-1"}');
   });
 
-  it('sends every page to the preferred_model first, keeping its tier', async () => {
-    // Act
-    const result = await parse({
-      file_url: `http://127.0.0.1:${portOf(origin)}/papers/tableformer.pdf`,
-      preferred_model: 'local-ocr',
-    });
-    // Assert: OCR parsed a page the router gives to the text layer.
-    expect(result.status).toBe(200);
-    const response = ParseResponse.parse(result.body);
-    expect(response.pages.map((p) => [p.provider, p.tier_used])).toEqual([['local-ocr', 'fast']]);
-    expect(response.pages[0]?.content_markdown).toMatch(/TableFormer/i);
-  });
+  it.each([
+    ['its model id, as pages report it', 'tesseract-5-lstm'],
+    ['the provider id alone', 'local-ocr'],
+  ])(
+    'sends every page first to the preferred_model named by %s, keeping its tier',
+    async (_, name) => {
+      // Act
+      const result = await parse({
+        file_url: `http://127.0.0.1:${portOf(origin)}/papers/tableformer.pdf`,
+        preferred_model: name,
+      });
+      // Assert: OCR parsed a page the router gives to the text layer.
+      expect(result.status).toBe(200);
+      const response = ParseResponse.parse(result.body);
+      expect(response.pages.map((p) => [p.provider, p.model, p.tier_used])).toEqual([
+        ['local-ocr', 'tesseract-5-lstm', 'fast'],
+      ]);
+      expect(response.pages[0]?.content_markdown).toMatch(/TableFormer/i);
+    },
+  );
 
   it('parses every page with compare_provider too and reports how far the two agree', async () => {
     // Act
     const result = await parse({
       file_url: `http://127.0.0.1:${portOf(origin)}/papers/tableformer.pdf`,
-      compare_provider: 'local-ocr',
+      compare_provider: 'tesseract-5-lstm',
     });
     // Assert
     expect(result.status).toBe(200);

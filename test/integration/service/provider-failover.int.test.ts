@@ -161,6 +161,7 @@ describe('a provider that dies in the middle of a document', () => {
     const providers = await get(server, '/v1/providers');
     expect(providers.body.providers).toContainEqual({
       provider_id: 'vlm',
+      model_id: 'test-vlm',
       circuit_breaker_state: 'OPEN',
       healthy: false,
     });

@@ -12,6 +12,10 @@ import {
   type ProviderRuntime,
 } from '../../../functions/providers/provider-registry.js';
 import { instantiateProvider } from '../../../functions/providers/provider-factory.js';
+import { LocalOcrProvider } from '../../../functions/engines/ocr/local-ocr-provider.js';
+import type { TesseractOcr } from '../../../functions/engines/ocr/tesseract-ocr.js';
+import { LocalTextProvider } from '../../../functions/engines/pdf/local-text-provider.js';
+import type { PdfPageSource } from '../../../functions/engines/pdf/pdf-page-source.js';
 import { FakePageProvider } from '../../support/builders.js';
 import { FakeApiServer, fakeRasterizer } from '../../support/fake-api-server.js';
 
@@ -93,18 +97,38 @@ describe('buildProviderRegistry', () => {
     // Assert
     expect(chains).toEqual({
       fast: [
-        { id: 'local-text', needsTextLayer: true, generative: false, model: 'local-text' },
-        { id: 'ocr', needsTextLayer: false, generative: false, model: 'local-ocr' },
+        { id: 'local-text', needsTextLayer: true, generative: false, model: 'pdf-text-layout-1' },
+        { id: 'ocr', needsTextLayer: false, generative: false, model: 'tesseract-5-lstm' },
       ],
       pro: [
         { id: 'vision', needsTextLayer: false, generative: true, model: 'gpt-4.1-mini' },
-        { id: 'ocr', needsTextLayer: false, generative: false, model: 'local-ocr' },
+        { id: 'ocr', needsTextLayer: false, generative: false, model: 'tesseract-5-lstm' },
       ],
       premium: [
         { id: 'claude', needsTextLayer: false, generative: true, model: 'claude-sonnet-4-5' },
         { id: 'vision', needsTextLayer: false, generative: true, model: 'gpt-4.1-mini' },
       ],
     });
+  });
+
+  it('names the offline providers by the model their engines report on every page', () => {
+    // Arrange
+    const registry = buildProviderRegistry(aConfig(), undefined);
+    const engines = {
+      'local-text': new LocalTextProvider({} as PdfPageSource),
+      ocr: new LocalOcrProvider(fakeRasterizer(), null as unknown as TesseractOcr),
+    };
+    // Act
+    const models = registry.chain('fast').map((p) => [p.id, p.model]);
+    // Assert
+    expect(models).toEqual([
+      ['local-text', engines['local-text'].model],
+      ['ocr', engines.ocr.model],
+    ]);
+    expect(models).toEqual([
+      ['local-text', 'pdf-text-layout-1'],
+      ['ocr', 'tesseract-5-lstm'],
+    ]);
   });
 
   it('lists the providers of the tiers each once, in the order the tiers name them', () => {

@@ -217,9 +217,19 @@ describe('listProviders', () => {
     const listed = await listProviders(world);
     // Assert
     expect(listed.providers.map((p) => ProviderStatus.parse(p))).toEqual([
-      { provider_id: 'pdf-text', circuit_breaker_state: 'CLOSED', healthy: true },
-      { provider_id: 'ocr', circuit_breaker_state: 'IDLE', healthy: true },
-      { provider_id: 'vision', circuit_breaker_state: 'OPEN', healthy: false },
+      {
+        provider_id: 'pdf-text',
+        model_id: 'pdf-text-model',
+        circuit_breaker_state: 'CLOSED',
+        healthy: true,
+      },
+      { provider_id: 'ocr', model_id: 'ocr-model', circuit_breaker_state: 'IDLE', healthy: true },
+      {
+        provider_id: 'vision',
+        model_id: 'vision-model',
+        circuit_breaker_state: 'OPEN',
+        healthy: false,
+      },
     ]);
   });
 
@@ -230,8 +240,13 @@ describe('listProviders', () => {
     const listed = await listProviders({ providers });
     // Assert
     expect(listed.providers).toEqual([
-      { provider_id: 'pdf-text', circuit_breaker_state: 'IDLE', healthy: true },
-      { provider_id: 'ocr', circuit_breaker_state: 'IDLE', healthy: true },
+      {
+        provider_id: 'pdf-text',
+        model_id: 'pdf-text-model',
+        circuit_breaker_state: 'IDLE',
+        healthy: true,
+      },
+      { provider_id: 'ocr', model_id: 'ocr-model', circuit_breaker_state: 'IDLE', healthy: true },
     ]);
   });
 });
@@ -271,8 +286,18 @@ describe('GET /v1/providers', () => {
     expect(result.statusCode).toBe(200);
     expect(bodyOf(result)).toEqual({
       providers: [
-        { provider_id: 'pdf-text', circuit_breaker_state: 'IDLE', healthy: true },
-        { provider_id: 'ocr', circuit_breaker_state: 'OPEN', healthy: false },
+        {
+          provider_id: 'pdf-text',
+          model_id: 'pdf-text-model',
+          circuit_breaker_state: 'IDLE',
+          healthy: true,
+        },
+        {
+          provider_id: 'ocr',
+          model_id: 'ocr-model',
+          circuit_breaker_state: 'OPEN',
+          healthy: false,
+        },
       ],
     });
   });
