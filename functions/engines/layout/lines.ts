@@ -248,13 +248,16 @@ export const buildRows = (input: readonly TextRun[]): Row[] => {
         run.baseline > group.top &&
         run.y < group.bottom &&
         Math.abs(run.baseline - group.baseline) < 0.6 * group.size;
-      // A superscript comes before its line (its baseline is higher): the line takes it in.
+      // A superscript comes before its line (its baseline is higher): the line takes it in,
+      // when it is set beside one of the superscript's runs (not a larger label elsewhere on
+      // the page whose baseline happens to fall near).
       const carrier =
         group.size < 0.85 * run.fontSize &&
         group.baseline < run.baseline &&
         run.baseline - group.baseline < 0.6 * run.fontSize &&
         group.bottom > run.y &&
-        group.runs.every((r) => visibleLength(r.text) <= 8);
+        group.runs.every((r) => visibleLength(r.text) <= 8) &&
+        group.runs.some((r) => gapX(r, run) <= 0.5 * run.fontSize);
       if (sameBaseline || script || carrier) {
         target = group;
         break;
