@@ -1,0 +1,143 @@
+import {
+  beginText,
+  endText,
+  PDFDocument,
+  PDFName,
+  setFontAndSize,
+  setTextMatrix,
+  showText,
+  StandardFonts,
+  type PDFFont,
+  type PDFPage,
+} from 'pdf-lib';
+import { describe, expect, it } from 'vitest';
+import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
+import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
+import { extractPage } from '../../../../functions/engines/pdf/page-text.js';
+import { openPdf } from '../../../../functions/engines/pdf/pdf-document.js';
+import { extractPdfiumPage } from '../../../../functions/engines/pdf/pdfium-page-text.js';
+import { loadPdfium, PdfiumDocument } from '../../../../functions/engines/pdf/pdfium.js';
+
+/** `/Flags` of a TeX font whose producer forced bold on it: Nonsymbolic and ForceBold. */
+const FORCE_BOLD_FLAGS = 32 | (1 << 18);
+
+/**
+ * A Type 1 font named `baseFont` (a TeX name) drawn with Times' metrics, its descriptor saying
+ * bold (ForceBold, a wide stem, weight 700) as some TeX PDFs say of every embedded font.
+ */
+function texFont(doc: PDFDocument, page: PDFPage, times: PDFFont, baseFont: string, key: string) {
+  const widths = Array.from({ length: 95 }, (_, i) =>
+    Math.round(times.widthOfTextAtSize(String.fromCharCode(32 + i), 1000)),
+  );
+  const descriptor = doc.context.register(
+    doc.context.obj({
+      Type: 'FontDescriptor',
+      FontName: baseFont,
+      Flags: FORCE_BOLD_FLAGS,
+      FontBBox: [-40, -250, 1009, 750],
+      ItalicAngle: 0,
+      Ascent: 694,
+      Descent: -194,
+      CapHeight: 683,
+      StemV: 160,
+      FontWeight: 700,
+    }),
+  );
+  const font = doc.context.register(
+    doc.context.obj({
+      Type: 'Font',
+      Subtype: 'Type1',
+      BaseFont: baseFont,
+      FirstChar: 32,
+      LastChar: 126,
+      Widths: widths,
+      Encoding: 'WinAnsiEncoding',
+      FontDescriptor: descriptor,
+    }),
+  );
+  page.node.setFontDictionary(PDFName.of(key), font);
+  return key;
+}
+
+/** A paragraph of a TeX paper in CMR10 opening with a CMBX10 label, both fonts flagged bold. */
+async function texPage(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const times = await doc.embedFont(StandardFonts.TimesRoman);
+  const page = doc.addPage([612, 792]);
+  const regular = texFont(doc, page, times, 'ABCDEF+CMR10', 'F1');
+  const bold = texFont(doc, page, times, 'GHIJKL+CMBX10', 'F2');
+  const serif = page.node.newFontDictionary(times.name, times.ref).asString().slice(1);
+  const size = 10;
+  // One word in Times (regular by its descriptor) keeps the paragraph from being bold as a
+  // whole: bold CMR10 text around it would be written as `**…**` stretches.
+  const lines: [string, string][][] = [
+    [
+      [bold, 'Example 1. '],
+      [regular, 'Suppose that we want to compute the sum of all values in the list, one'],
+    ],
+    [
+      [regular, 'value at a time, and keep the running total in a '],
+      [serif, 'register'],
+      [regular, ' until the whole list'],
+    ],
+    [[regular, 'has been read. The algorithm then writes the total back and stops.']],
+  ];
+  page.pushOperators(
+    beginText(),
+    ...lines.flatMap((pieces, i) => {
+      let x = 72;
+      return pieces.flatMap(([font, text]) => {
+        const at = x;
+        x += times.widthOfTextAtSize(text, size);
+        return [
+          setFontAndSize(font, size),
+          setTextMatrix(1, 0, 0, 1, at, 700 - i * 12),
+          showText(times.encodeText(text)),
+        ];
+      });
+    }),
+    endText(),
+  );
+  return doc.save();
+}
+
+/** Markdown of page 1 read with PDFium. */
+const pdfiumMarkdownOf = async (bytes: Uint8Array): Promise<string> => {
+  const reader = PdfiumDocument.open(await loadPdfium(), bytes);
+  try {
+    const page = extractPdfiumPage(reader, 1, 144).text;
+    return layoutPage(page, buildLayoutProfile([page])).markdown;
+  } finally {
+    reader.close();
+  }
+};
+
+/** Markdown of page 1 read with pdf.js (the fallback reader). */
+const pdfjsMarkdownOf = async (bytes: Uint8Array): Promise<string> => {
+  const document = await openPdf(bytes);
+  try {
+    const page = (await extractPage(await document.getPage(1), 144)).text;
+    return layoutPage(page, buildLayoutProfile([page])).markdown;
+  } finally {
+    await document.destroy();
+  }
+};
+
+describe('Computer Modern body text whose descriptor says bold', () => {
+  it.each([
+    ['PDFium', pdfiumMarkdownOf],
+    ['pdf.js', pdfjsMarkdownOf],
+  ])('is regular text read with %s, and its CMBX10 label bold', async (_reader, markdownOf) => {
+    // Arrange
+    const bytes = await texPage();
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toContain(
+      '**Example 1.** Suppose that we want to compute the sum of all values in the list, one ' +
+        'value at a time, and keep the running total in a register until the whole list has ' +
+        'been read. The algorithm then writes the total back and stops.',
+    );
+    expect(markdown.match(/\*\*/g)).toHaveLength(2);
+  });
+});
