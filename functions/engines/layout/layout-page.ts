@@ -4,6 +4,7 @@ import { blockElement, clampBox, tableBlock, type Block, type Edges } from './bl
 import { demoteLabels, linesToBlocks } from './classify.js';
 import { drawnFigureLabels, figureTexts, framedFigures, placedFigures } from './figures.js';
 import { findFurniture } from './furniture.js';
+import { dominantFont, markFixedPitch } from './fixed-pitch.js';
 import { buildRows } from './lines.js';
 import { pageKind } from './ocr-lines.js';
 import { joinContinuedParagraphs, readingOrder } from './reading-order.js';
@@ -122,8 +123,14 @@ export const analyzePage = (
     allChars += n;
     if (r.monospace) monoChars += n;
   }
+  // Otherwise fonts of one advance per glyph are monospace whatever their flags say (a listing
+  // font without the fixed-pitch flag), on text layers.
   const runs =
-    monoChars > allChars * 0.6 ? page.runs.map((r) => ({ ...r, monospace: false })) : page.runs;
+    monoChars > allChars * 0.6
+      ? page.runs.map((r) => ({ ...r, monospace: false }))
+      : page.runs.some((r) => r.confidence !== undefined)
+        ? page.runs
+        : markFixedPitch(page.runs, profile.bodyFont ?? dominantFont(page.runs));
 
   // 1. Ruled tables claim their runs first.
   const ruled = findRuledTables(page.rules, runs, scale, reading);

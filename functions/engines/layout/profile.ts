@@ -30,6 +30,58 @@ export const emptyProfile = (): LayoutProfile => ({
 });
 
 /**
+ * What one page contributes to the document's layout profile (see {@link buildLayoutProfile}):
+ * small and JSON-serialisable, so that a page can be measured where it was read (the PDF worker)
+ * and only this crosses to where the profile is built.
+ */
+export interface PageProfileStats {
+  /** Characters (whitespace left out) per font size in points, rounded to 0.5. */
+  sizeChars: [size: number, chars: number][];
+  /** Sizes (points, rounded to 0.5) of the page's short, unrotated rows: heading candidates. */
+  headingCandidateSizes: number[];
+  /** Digit-folded texts of the rows of the top band, each once. */
+  top: string[];
+  /** Digit-folded texts of the rows of the bottom band, each once. */
+  bottom: string[];
+  /** Characters (whitespace left out) per font name. */
+  fontChars?: [font: string, chars: number][];
+}
+
+/** Measures one page for the layout profile (see {@link profileFromStats}). */
+export const pageProfileStats = (page: PageText): PageProfileStats => {
+  const sizeChars = new Map<number, number>();
+  const fontChars = new Map<string, number>();
+  for (const run of page.runs) {
+    const chars = run.text.replace(/\s+/g, '').length;
+    if (chars === 0) continue;
+    const size = roundHalf(toPoints(run.fontSize, page.dpi));
+    sizeChars.set(size, (sizeChars.get(size) ?? 0) + chars);
+    if (run.fontName !== '')
+      fontChars.set(run.fontName, (fontChars.get(run.fontName) ?? 0) + chars);
+  }
+  const rows = buildRows(page.runs);
+  const { top, bottom } = bandRows(rows, page.height);
+  const headingCandidateSizes = new Set<number>();
+  for (const row of rows) {
+    // Rotated text (axis labels, a margin stamp) is no heading.
+    if (row.fragments.every((f) => f.runs.every(isRotated))) continue;
+    const words = rowText(row).split(/\s+/).length;
+    if (words > 15) continue;
+    headingCandidateSizes.add(roundHalf(toPoints(row.fontSize, page.dpi)));
+  }
+  const folded = (band: Row[]) => [
+    ...new Set(band.map((r) => foldText(rowText(r))).filter((t) => t.length > 0)),
+  ];
+  return {
+    sizeChars: [...sizeChars],
+    headingCandidateSizes: [...headingCandidateSizes],
+    top: folded(top),
+    bottom: folded(bottom),
+    fontChars: [...fontChars],
+  };
+};
+
+/**
  * Builds the document's layout profile from some or all of its pages.
  *
  * - body size: the font size (points, rounded to 0.5) carrying the most characters;
@@ -41,36 +93,33 @@ export const emptyProfile = (): LayoutProfile => ({
  *
  * @returns a JSON-serialisable profile; sizes in points.
  */
-export const buildLayoutProfile = (pages: readonly PageText[]): LayoutProfile => {
+export const buildLayoutProfile = (pages: readonly PageText[]): LayoutProfile =>
+  profileFromStats(pages.map(pageProfileStats));
+
+/**
+ * The layout profile of a document from its pages' {@link pageProfileStats}, in page order (see
+ * {@link buildLayoutProfile}).
+ */
+export const profileFromStats = (pages: readonly PageProfileStats[]): LayoutProfile => {
   const sizeChars = new Map<number, number>();
-  /** Heading candidate sizes and the pages they occur on. */
-  const headingCandidates = new Map<number, Set<number>>();
+  /** Heading candidate sizes and the number of pages they occur on. */
+  const headingCandidates = new Map<number, number>();
   const headerCount = new Map<string, number>();
   const footerCount = new Map<string, number>();
   let totalChars = 0;
-  const pageRows = pages.map((page) => ({ page, rows: buildRows(page.runs) }));
-  for (const [index, { page, rows }] of pageRows.entries()) {
-    for (const run of page.runs) {
-      const chars = run.text.replace(/\s+/g, '').length;
-      if (chars === 0) continue;
-      const size = roundHalf(toPoints(run.fontSize, page.dpi));
+  const fontChars = new Map<string, number>();
+  for (const page of pages) {
+    for (const [font, chars] of page.fontChars ?? []) {
+      fontChars.set(font, (fontChars.get(font) ?? 0) + chars);
+    }
+    for (const [size, chars] of page.sizeChars) {
       sizeChars.set(size, (sizeChars.get(size) ?? 0) + chars);
       totalChars += chars;
     }
-    const { top, bottom } = bandRows(rows, page.height);
-    const seenTop = new Set(top.map((r) => foldText(rowText(r))).filter((t) => t.length > 0));
-    const seenBottom = new Set(bottom.map((r) => foldText(rowText(r))).filter((t) => t.length > 0));
-    for (const text of seenTop) headerCount.set(text, (headerCount.get(text) ?? 0) + 1);
-    for (const text of seenBottom) footerCount.set(text, (footerCount.get(text) ?? 0) + 1);
-    for (const row of rows) {
-      // Rotated text (axis labels, a margin stamp) is no heading.
-      if (row.fragments.every((f) => f.runs.every(isRotated))) continue;
-      const words = rowText(row).split(/\s+/).length;
-      if (words > 15) continue;
-      const size = roundHalf(toPoints(row.fontSize, page.dpi));
-      const on = headingCandidates.get(size) ?? new Set<number>();
-      on.add(index);
-      headingCandidates.set(size, on);
+    for (const text of page.top) headerCount.set(text, (headerCount.get(text) ?? 0) + 1);
+    for (const text of page.bottom) footerCount.set(text, (footerCount.get(text) ?? 0) + 1);
+    for (const size of page.headingCandidateSizes) {
+      headingCandidates.set(size, (headingCandidates.get(size) ?? 0) + 1);
     }
   }
   let bodySize = 0;
@@ -91,7 +140,7 @@ export const buildLayoutProfile = (pages: readonly PageText[]): LayoutProfile =>
         bodySize > 0 &&
         size >= bodySize * HEADING_SIZE_RATIO &&
         (sizeChars.get(size) ?? 0) <= totalChars * 0.25 &&
-        (on.size >= minPages || size === largest),
+        (on >= minPages || size === largest),
     )
     .map(([size]) => size)
     .sort((a, b) => b - a)
@@ -101,6 +150,7 @@ export const buildLayoutProfile = (pages: readonly PageText[]): LayoutProfile =>
       return acc;
     }, [])
     .slice(0, 6);
+  const bodyFont = [...fontChars].sort((a, b) => b[1] - a[1])[0]?.[0];
   const minRepeats = Math.max(2, Math.ceil(pages.length * 0.3));
   const repeated = (counts: Map<string, number>): string[] =>
     [...counts]
@@ -113,6 +163,7 @@ export const buildLayoutProfile = (pages: readonly PageText[]): LayoutProfile =>
     headers: repeated(headerCount),
     footers: repeated(footerCount),
     pageCount: pages.length,
+    ...(bodyFont ? { bodyFont } : {}),
   };
 };
 
@@ -133,5 +184,6 @@ export const asLayoutProfile = (value: unknown): LayoutProfile => {
     headers: strings(v.headers),
     footers: strings(v.footers),
     pageCount: typeof v.pageCount === 'number' ? v.pageCount : 0,
+    ...(typeof v.bodyFont === 'string' && v.bodyFont !== '' ? { bodyFont: v.bodyFont } : {}),
   };
 };

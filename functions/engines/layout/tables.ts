@@ -674,9 +674,11 @@ export const findRuleBoundedTables = (
       );
       if (frags.length > 0) inside.push(rowOf(frags));
     }
-    // Fraction bars and overlines of a display equation are rules too.
+    // Fraction bars and overlines of a display equation are rules too; a listing set in a
+    // monospace font between rules is code.
     if (
       inside.length < 2 ||
+      inside.every((r) => r.fragments.every((f) => f.runs.every((run) => run.monospace))) ||
       isMathLike(inside.flatMap((r) => r.fragments.flatMap((f) => f.runs)))
     ) {
       continue;

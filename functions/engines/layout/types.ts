@@ -75,4 +75,6 @@ export interface LayoutProfile {
   footers: string[];
   /** Pages the profile was built from. */
   pageCount: number;
+  /** Name of the font carrying the most characters: the body's, never a listing's. */
+  bodyFont?: string;
 }

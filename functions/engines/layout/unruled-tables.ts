@@ -45,9 +45,11 @@ export const findLineTables = (
       else if (cellCount(j + 1) < 2) break;
       j++;
     }
-    // Aligned lines of a display equation (stacked fractions, limits) are not a table.
+    // Aligned lines of a display equation (stacked fractions, limits) are not a table, nor
+    // are those of a listing in a monospace font (keywords and operands lined up).
     const formula = isMathLike(lines.slice(i, j).flatMap((l) => l.runs));
-    if (multi >= 3 && !formula) {
+    const listing = lines.slice(i, j).every((l) => l.monospace);
+    if (multi >= 3 && !formula && !listing) {
       const window = tableRows(i, j);
       let table = streamTable(window, { minMultiRows: 3, maxWordsPerCell: 5 });
       let start = i;
