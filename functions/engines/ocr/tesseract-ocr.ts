@@ -7,6 +7,7 @@ import { createWorker, type Bbox, type Line, type Page, type Worker } from 'tess
 import { ProviderUnavailableError } from '../../core/domain/errors.js';
 import { WorkerSlot } from '../module-worker.js';
 import { splitIntoBands } from './bands.js';
+import { findDarkRegions, invertedCrop, type Region } from './dark-regions.js';
 import { prepareForOcr, toPgm, type PrepareOptions } from './preprocess.js';
 
 /** A box in pixels of the image given to {@link TesseractOcr.recognize}, origin top-left. */
@@ -131,6 +132,32 @@ interface RunningWorker {
 /** A worker place of the pool: its tesseract.js worker, started on first use (or starting). */
 type Slot = WorkerSlot<Promise<RunningWorker>>;
 
+/** Most dark-background regions of a page recognised apart (each is one more OCR job). */
+export const MAX_DARK_REGIONS = 24;
+
+/**
+ * The page's words with those of each dark-background region replaced by the words read from
+ * the region inverted, when that read found any: a word belongs to a region when its centre lies
+ * inside it. Boxes are in pixels of the original image, regions in pixels of the prepared one
+ * (`scale` OCR pixels per original pixel).
+ */
+export function replaceInRegions(
+  words: readonly OcrWord[],
+  regions: readonly { region: Region; words: readonly OcrWord[] }[],
+  scale: number,
+): OcrWord[] {
+  const read = regions.filter((r) => r.words.length > 0);
+  const inside = (word: OcrWord, region: Region): boolean => {
+    const cx = (word.bbox.x + word.bbox.w / 2) * scale;
+    const cy = (word.bbox.y + word.bbox.h / 2) * scale;
+    return cx >= region.x && cx < region.x + region.w && cy >= region.y && cy < region.y + region.h;
+  };
+  return [
+    ...words.filter((word) => !read.some((r) => inside(word, r.region))),
+    ...read.flatMap((r) => r.words),
+  ];
+}
+
 /**
  * A worker that recognised a band of more pixels than this is replaced after the job:
  * WebAssembly memory grows to fit the largest image a worker has seen and is never given back,
@@ -199,8 +226,14 @@ export class TesseractOcr {
    * Recognises the words of an image.
    *
    * @param image PNG (or any format sharp reads) of one page.
+   * Regions of light text on a dark fill (banners, shaded table header rows; see
+   * {@link findDarkRegions}) are also recognised apart, inverted, and their words replace those
+   * the page read there ({@link replaceInRegions}): inverting them in the page image instead
+   * would move tesseract's global threshold and change what it reads everywhere else.
+   *
    * @returns words with boxes in pixels of `image` (whatever resampling OCR used internally), in
-   *   tesseract's reading order band by band; block, paragraph and line ids unique in the page.
+   *   tesseract's reading order band by band, then the dark regions' words; block, paragraph and
+   *   line ids unique in the page.
    * @throws {ProviderUnavailableError} when the language data is missing, or a worker fails on
    *   the image (tesseract cannot read it, its thread dies): the call rejects, never the process,
    *   and the worker is replaced by a new one on the next call.
@@ -216,26 +249,69 @@ export class TesseractOcr {
       // About 8 mm: taller than any letter of body text or headings.
       ruleLength: Math.round(ocrDpi * 0.3),
     });
-    const pages = await Promise.all(
-      bands.map((band) =>
-        this.#withWorker(prepared.width * band.height, async (worker) => {
-          // Without it tesseract guesses the resolution from glyph sizes; its noise and layout
-          // thresholds depend on it (tables of handwriting vanish when the guess is low).
-          await worker.setParameters({ user_defined_dpi: String(ocrDpi) });
-          const pgm = toPgm(prepared.pixels, prepared.width, band.top, band.height);
-          const { data } = await worker.recognize(Buffer.from(pgm), {}, { blocks: true });
-          return { page: data, top: band.top };
+    // Light text on a dark fill (banners, shaded header rows) is recognised apart, inverted; the
+    // page itself is recognised as it is, so that its binarisation does not change.
+    const dark = findDarkRegions(prepared.pixels, prepared.width, prepared.height, {
+      // About 1 mm: longer than a rule is thick.
+      cell: Math.max(3, Math.round(ocrDpi / 25)),
+    }).slice(0, MAX_DARK_REGIONS);
+    const recognizeGrey = (pgm: Uint8Array, pixels: number) =>
+      this.#withWorker(pixels, async (worker) => {
+        // Without it tesseract guesses the resolution from glyph sizes; its noise and layout
+        // thresholds depend on it (tables of handwriting vanish when the guess is low).
+        await worker.setParameters({ user_defined_dpi: String(ocrDpi) });
+        const { data } = await worker.recognize(Buffer.from(pgm), {}, { blocks: true });
+        return data;
+      });
+    const [pages, regionPages] = await Promise.all([
+      Promise.all(
+        bands.map(async (band) => ({
+          page: await recognizeGrey(
+            toPgm(prepared.pixels, prepared.width, band.top, band.height),
+            prepared.width * band.height,
+          ),
+          top: band.top,
+        })),
+      ),
+      Promise.all(
+        dark.map(async (region) => {
+          const pad = Math.max(8, Math.round(region.h / 2));
+          const crop = invertedCrop(prepared.pixels, prepared.width, region, pad);
+          return {
+            page: await recognizeGrey(
+              toPgm(crop.pixels, crop.width, 0, crop.height),
+              crop.width * crop.height,
+            ),
+            region,
+            pad,
+          };
         }),
       ),
-    );
+    ]);
     const width = Math.round(prepared.width / prepared.scale);
     const height = Math.round(prepared.height / prepared.scale);
     const words: OcrWord[] = [];
     const ids = { block: 0, paragraph: 0, line: 0 };
     for (const { page, top } of pages) {
-      words.push(...toWords(page, { scale: prepared.scale, top, width, height, ids }));
+      words.push(...toWords(page, { scale: prepared.scale, top, left: 0, width, height, ids }));
     }
-    return { width, height, words, scale: prepared.scale };
+    const regionWords = regionPages.map(({ page, region, pad }) => ({
+      region,
+      words: toWords(page, {
+        scale: prepared.scale,
+        top: region.y - pad,
+        left: region.x - pad,
+        width,
+        height,
+        ids,
+      }),
+    }));
+    return {
+      width,
+      height,
+      words: replaceInRegions(words, regionWords, prepared.scale),
+      scale: prepared.scale,
+    };
   }
 
   /**
@@ -380,8 +456,9 @@ export function defaultLangPath(): string {
 /** Where a band's words go: its scale and offset, the page size, the ids used so far. */
 interface BandPlacement {
   scale: number;
-  /** First row of the band in the prepared image. */
+  /** Row and column of the prepared image where the band's image starts. */
   top: number;
+  left: number;
   width: number;
   height: number;
   ids: { block: number; paragraph: number; line: number };
@@ -421,10 +498,10 @@ function toWords(page: Page, placement: BandPlacement): OcrWord[] {
 }
 
 /** Scales a tesseract box back to the original image and clips it to the image. */
-function mapBox(box: Bbox, { scale, top, width, height }: BandPlacement): OcrBox | null {
-  const x0 = Math.max(0, Math.min(width, box.x0 / scale));
+function mapBox(box: Bbox, { scale, top, left, width, height }: BandPlacement): OcrBox | null {
+  const x0 = Math.max(0, Math.min(width, (box.x0 + left) / scale));
   const y0 = Math.max(0, Math.min(height, (box.y0 + top) / scale));
-  const x1 = Math.max(0, Math.min(width, box.x1 / scale));
+  const x1 = Math.max(0, Math.min(width, (box.x1 + left) / scale));
   const y1 = Math.max(0, Math.min(height, (box.y1 + top) / scale));
   if (x1 - x0 <= 0 || y1 - y0 <= 0) return null;
   return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };

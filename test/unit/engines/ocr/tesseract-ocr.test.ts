@@ -77,6 +77,26 @@ describe('TesseractOcr', () => {
     expect(fetchSpy).not.toHaveBeenCalled();
   }, 60_000);
 
+  it('reads the header row set light on a dark fill, in its place on the page', async () => {
+    // Arrange: the item table of zerox-0012 has its header row (Date, Cust Ref, ..., Total) in
+    // white on olive; read as it is, Date comes out `LETEY` and Descrip is lost.
+    const png = await sharp(readFileSync(join(CORPUS, 'files', 'zerox-0012.png')))
+      .png()
+      .toBuffer();
+    // Act
+    const result = await ocr.recognize(png, { dpi: 94 });
+    // Assert: the header words, once each, on the band (y 325-350 of 800)
+    const header = result.words.filter((w) => w.bbox.y > 320 && w.bbox.y + w.bbox.h < 355);
+    const texts = header.map((w) => w.text);
+    for (const expected of ['Date', 'Descrip', 'Cubic', 'Weight', 'Rate', 'Extras', 'Total']) {
+      expect(texts.filter((t) => t === expected)).toHaveLength(1);
+    }
+    expect(new Set(header.map((w) => w.lineId)).size).toBe(1);
+    const date = header.find((w) => w.text === 'Date');
+    expect(date?.bbox.x).toBeGreaterThan(60);
+    expect(date?.bbox.x).toBeLessThan(100);
+  }, 60_000);
+
   it('lets recognitions in progress end before it stops the workers', async () => {
     // Arrange: a pool of its own, stopped from inside its first job
     const own = new TesseractOcr();
@@ -171,14 +191,19 @@ describe('TesseractOcr', () => {
     })
       .png()
       .toBuffer();
-    const large = readFileSync(join(CORPUS, 'files', 'zerox-0012.png'));
+    // One band of 10,000 pixels (a page image with no dark regions, so one job).
+    const large = await sharp({
+      create: { width: 100, height: 100, channels: 3, background: '#fff' },
+    })
+      .png()
+      .toBuffer();
     const before = hooks.started;
     try {
       // Act
       await own.recognize(small, { dpi: 150 });
       await own.recognize(small, { dpi: 150 });
       const afterSmall = hooks.started - before;
-      await own.recognize(large, { dpi: 94 });
+      await own.recognize(large, { dpi: 150 });
       await own.recognize(small, { dpi: 150 });
       // Assert: the small images share one worker; the large one's worker is not reused
       expect(afterSmall).toBe(1);

@@ -1,0 +1,204 @@
+/** A rectangle of a grey image, in pixels: columns `x` to `x + w - 1`, rows `y` to `y + h - 1`. */
+export interface Region {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** Options of {@link findDarkRegions}. */
+export interface DarkRegionOptions {
+  /**
+   * Side of the square cells the image is read in, in pixels: about a stroke's length, so that
+   * the dark background around light letters joins into one region.
+   */
+  cell: number;
+}
+
+/** Grey levels below this are dark (ink, or a dark background). */
+const DARK_LEVEL = 128;
+/** A cell is dark when at least this share of its pixels is. */
+const DARK_CELL_SHARE = 0.6;
+/** Least share of a region's pixels that are dark: a filled band, not bold letters. */
+const MIN_DARK_SHARE = 0.65;
+/** Least share of light pixels inside a region: there is light text on it to read. */
+const MIN_LIGHT_SHARE = 0.01;
+/** A region is at least this many cells wide and tall: a band, not a stroke. */
+const MIN_WIDTH_CELLS = 8;
+const MIN_HEIGHT_CELLS = 3;
+/** Edge rows (columns) of a region's box with fewer filled cells than this share are trimmed. */
+const EDGE_FILL = 0.5;
+
+/**
+ * Finds the dark-background regions of a grey page image (banners, shaded table header rows,
+ * labels set light on dark): tesseract reads ink darker than the paper, and misreads or drops
+ * light text on a dark fill.
+ *
+ * The image is read in square cells of `cell` pixels; a cell is dark when most of its pixels are
+ * (grey level under 128). Dark cells that touch (4-neighbours) form a region. A region is kept
+ * when it is at least 6 cells wide and 3 tall, its box is filled with dark pixels for at least
+ * 65% (so bold or large letters, whose boxes are mostly paper, are not) and holds at least 1%
+ * light pixels (something to read on it: a solid bar is left alone).
+ *
+ * @param pixels grey levels, one byte per pixel, row-major, `width × height`.
+ * @returns the boxes of the regions, in pixels of the image.
+ */
+export function findDarkRegions(
+  pixels: Uint8Array,
+  width: number,
+  height: number,
+  options: DarkRegionOptions,
+): Region[] {
+  const cell = Math.max(1, Math.round(options.cell));
+  const cols = Math.ceil(width / cell);
+  const rows = Math.ceil(height / cell);
+  if (cols === 0 || rows === 0) return [];
+  // Dark pixels per cell.
+  const darkCount = new Int32Array(cols * rows);
+  for (let y = 0; y < height; y++) {
+    const row = Math.floor(y / cell) * cols;
+    for (let x = 0, start = y * width; x < width; x++) {
+      if ((pixels[start + x] ?? 255) < DARK_LEVEL) {
+        const index = row + Math.floor(x / cell);
+        darkCount[index] = (darkCount[index] ?? 0) + 1;
+      }
+    }
+  }
+  const dark = new Uint8Array(cols * rows);
+  for (let r = 0; r < rows; r++) {
+    const cellHeight = Math.min(cell, height - r * cell);
+    for (let c = 0; c < cols; c++) {
+      const cellWidth = Math.min(cell, width - c * cell);
+      const index = r * cols + c;
+      if ((darkCount[index] ?? 0) >= DARK_CELL_SHARE * cellWidth * cellHeight) dark[index] = 1;
+    }
+  }
+  // Opening by 2 × 2 cells: a cell stays dark when it belongs to a dark 2 × 2 block, so rules
+  // (a cell thick) neither count as fill nor join a filled band to the frame around it.
+  const filled = new Uint8Array(cols * rows);
+  for (let r = 0; r + 1 < rows; r++) {
+    for (let c = 0; c + 1 < cols; c++) {
+      const i = r * cols + c;
+      if (dark[i] === 1 && dark[i + 1] === 1 && dark[i + cols] === 1 && dark[i + cols + 1] === 1) {
+        filled[i] = 1;
+        filled[i + 1] = 1;
+        filled[i + cols] = 1;
+        filled[i + cols + 1] = 1;
+      }
+    }
+  }
+
+  // Connected dark cells (4-neighbours), by flood fill.
+  const seen = new Uint8Array(cols * rows);
+  const stack: number[] = [];
+  const regions: Region[] = [];
+  for (let start = 0; start < dark.length; start++) {
+    if (filled[start] !== 1 || seen[start] === 1) continue;
+    let c0 = cols;
+    let c1 = -1;
+    let r0 = rows;
+    let r1 = -1;
+    seen[start] = 1;
+    stack.push(start);
+    while (stack.length > 0) {
+      const index = stack.pop() ?? 0;
+      const r = Math.floor(index / cols);
+      const c = index - r * cols;
+      c0 = Math.min(c0, c);
+      c1 = Math.max(c1, c);
+      r0 = Math.min(r0, r);
+      r1 = Math.max(r1, r);
+      const neighbours = [
+        c > 0 ? index - 1 : -1,
+        c < cols - 1 ? index + 1 : -1,
+        r > 0 ? index - cols : -1,
+        r < rows - 1 ? index + cols : -1,
+      ];
+      for (const n of neighbours) {
+        if (n >= 0 && filled[n] === 1 && seen[n] !== 1) {
+          seen[n] = 1;
+          stack.push(n);
+        }
+      }
+    }
+    // Trim edge rows and columns mostly paper: letters touching the fill from outside.
+    const share = (ra: number, rb: number, ca: number, cb: number): number => {
+      let n = 0;
+      for (let r = ra; r <= rb; r++) for (let c = ca; c <= cb; c++) n += filled[r * cols + c] ?? 0;
+      return n / ((rb - ra + 1) * (cb - ca + 1));
+    };
+    for (;;) {
+      if (r1 > r0 && share(r0, r0, c0, c1) < EDGE_FILL) r0++;
+      else if (r1 > r0 && share(r1, r1, c0, c1) < EDGE_FILL) r1--;
+      else if (c1 > c0 && share(r0, r1, c0, c0) < EDGE_FILL) c0++;
+      else if (c1 > c0 && share(r0, r1, c1, c1) < EDGE_FILL) c1--;
+      else break;
+    }
+    const wide = c1 - c0 + 1;
+    const tall = r1 - r0 + 1;
+    if (wide < MIN_WIDTH_CELLS || tall < MIN_HEIGHT_CELLS || wide < 2 * tall) continue;
+    const box: Region = {
+      x: c0 * cell,
+      y: r0 * cell,
+      w: Math.min(width, (c1 + 1) * cell) - c0 * cell,
+      h: Math.min(height, (r1 + 1) * cell) - r0 * cell,
+    };
+    let darkPixels = 0;
+    for (let y = box.y; y < box.y + box.h; y++) {
+      for (let x = box.x, at = y * width + box.x; x < box.x + box.w; x++, at++) {
+        if ((pixels[at] ?? 255) < DARK_LEVEL) darkPixels++;
+      }
+    }
+    const area = box.w * box.h;
+    if (darkPixels < MIN_DARK_SHARE * area || area - darkPixels < MIN_LIGHT_SHARE * area) continue;
+    regions.push(box);
+  }
+  return regions;
+}
+
+/** A grey image: one byte per pixel, row-major. */
+export interface GreyImage {
+  pixels: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/**
+ * The pixels of `region` inverted (light text on a dark fill becomes dark text on a light one)
+ * and stretched so that the fill, the region's median level once inverted, becomes white, inside
+ * a white margin of `pad` pixels: the text then stands on paper as tesseract expects.
+ */
+export function invertedCrop(
+  pixels: Uint8Array,
+  width: number,
+  region: Region,
+  pad: number,
+): GreyImage {
+  const histogram = new Uint32Array(256);
+  for (let y = region.y; y < region.y + region.h; y++) {
+    for (let x = region.x, at = y * width + region.x; x < region.x + region.w; x++, at++) {
+      const value = 255 - (pixels[at] ?? 0);
+      histogram[value] = (histogram[value] ?? 0) + 1;
+    }
+  }
+  let fill = 255;
+  for (let level = 0, seen = 0; level < 256; level++) {
+    seen += histogram[level] ?? 0;
+    if (2 * seen >= region.w * region.h) {
+      fill = Math.max(1, level);
+      break;
+    }
+  }
+  const outWidth = region.w + 2 * pad;
+  const outHeight = region.h + 2 * pad;
+  const out = new Uint8Array(outWidth * outHeight).fill(255);
+  for (let y = 0; y < region.h; y++) {
+    const from = (region.y + y) * width + region.x;
+    const to = (pad + y) * outWidth + pad;
+    for (let x = 0; x < region.w; x++) {
+      const inverted = 255 - (pixels[from + x] ?? 0);
+      out[to + x] = Math.min(255, Math.round((inverted * 255) / fill));
+    }
+  }
+  return { pixels: out, width: outWidth, height: outHeight };
+}
