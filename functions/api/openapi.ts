@@ -68,6 +68,8 @@ export interface Operation {
   auth: boolean;
   params?: Schema;
   query?: Schema;
+  /** Request headers the operation reads (beyond `X-API-Key`), by name, with their descriptions. */
+  headers?: Record<string, string>;
   /** Multipart form fields; the document goes in the part `file` (or `upload_id` names a slot). */
   form?: Schema;
   /** JSON body. */
@@ -159,16 +161,25 @@ export const operations: Readonly<Record<string, Operation>> = {
   'POST /v1/parse': {
     operationId: 'parseUrl',
     summary: 'Parse a document at a URL',
-    description: `Downloads \`file_url\` (https on port 443, public addresses only, every redirect checked, at most 3, the upload size limit) and answers like the upload. With \`webhook_url\`, answers 202 at once and POSTs the end of the parse to the webhook (Standard Webhooks signature). ${LONG_PARSE_NOTE}`,
+    description: `Downloads \`file_url\` (https on port 443, public addresses only, every redirect checked, at most 3, the upload size limit) and answers like the upload. With \`webhook_url\`, the answer is the same and the end of the parse is also POSTed to the webhook, once (Standard Webhooks signature). With \`Prefer: respond-async\` (RFC 7240), the answer is 202 at once with the status of the queued parse; \`GET /v1/parse/{request_id}\` returns the result once it is there. ${LONG_PARSE_NOTE}`,
     tag: 'Parse',
     auth: true,
+    headers: {
+      Prefer:
+        'RFC 7240 preferences. `respond-async` asks for a 202 at once instead of the result (`wait` is not honoured); other preferences are ignored.',
+    },
     body: ParseUrlRequest,
     query: UploadQuery,
     responses: {
       200: { description: 'The parsed document.', schema: ParseResponse },
       202: {
-        description: 'Accepted for a webhook: the status of the queued parse.',
+        description:
+          'Accepted, on `Prefer: respond-async`: the status of the queued parse (`status: "queued"`).',
         schema: ParseStatusView,
+        headers: {
+          'Preference-Applied': '`respond-async`.',
+          Location: 'The URL of the result: `GET /v1/parse/{request_id}`.',
+        },
       },
     },
     failures: PARSE_FAILURES,
@@ -492,7 +503,10 @@ function openObjects(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void 
   }
 }
 
-/** The `parameters` of path and query schemas (each property one parameter). */
+/**
+ * The `parameters` of path and query schemas (each property one parameter), and of the request
+ * headers the operation reads.
+ */
 function parametersOf(operation: Operation): { parameters?: unknown[] } {
   const parameters: unknown[] = [];
   for (const [where, schema] of [
@@ -512,6 +526,15 @@ function parametersOf(operation: Operation): { parameters?: unknown[] } {
         schema: property,
       });
     }
+  }
+  for (const [name, description] of Object.entries(operation.headers ?? {})) {
+    parameters.push({
+      name,
+      in: 'header',
+      required: false,
+      description,
+      schema: { type: 'string' },
+    });
   }
   return parameters.length > 0 ? { parameters } : {};
 }

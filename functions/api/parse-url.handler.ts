@@ -1,3 +1,4 @@
+import parsePreferHeader from 'parse-prefer-header';
 import { parseUrl, resolveProvider, submitUrlParse } from '../core/app/parse-upload.js';
 import { UrlRefusedError } from '../core/domain/errors.js';
 import { deps, type Deps } from '../container.js';
@@ -16,9 +17,14 @@ import { ParseUrlRequest, UploadQuery } from './request-schemas.js';
  * page keeps its tier and falls over to the tier's chain); `compare_provider` parses every page
  * with that provider too and adds a `comparison` (its Markdown and the agreement) to each page.
  *
- * With `webhook_url` (checked by the same address rules, 400 when refused), the answer is 202 at
- * once with the request's status view (`status: "queued"`); the end of the parse is POSTed to
- * the webhook, and `GET /v1/parse/{id}` returns the result and the delivery attempts.
+ * With `webhook_url` (checked by the same address rules, 400 when refused), the answer is the
+ * same, and the end of the parse is also POSTed to the webhook, once (`GET /v1/parse/{id}` shows
+ * the delivery attempts).
+ *
+ * `Prefer: respond-async` (RFC 7240) asks for the asynchronous answer instead: 202 at once with
+ * the request's status view (`status: "queued"`), `Preference-Applied: respond-async` and the
+ * result's URL in `Location`; `GET /v1/parse/{id}` returns the result once it is there, and the
+ * webhook, if any, is called as well.
  */
 export const createHandler = (
   getDeps: () => Promise<Deps>,
@@ -28,7 +34,7 @@ export const createHandler = (
   return httpHandler(
     getDeps,
     { body: ParseUrlRequest, query: UploadQuery, streaming: true },
-    async ({ body, query, caller, deps, requestId, baseUrl }) => {
+    async ({ body, query, caller, deps, requestId, baseUrl, headers }) => {
       if (!outbound) {
         const allowlist = parseUrlAllowlist(deps.config.URL_FETCH_ALLOWLIST);
         outbound = {
@@ -62,20 +68,45 @@ export const createHandler = (
           ...query,
         },
       };
-      if (body.webhook_url !== null) {
-        const url = await checkedWebhookUrl(outbound.webhooks, body.webhook_url);
-        const accepted = await submitUrlParse(deps, outbound.fetcher, {
-          ...request,
-          webhook: { url, apiBaseUrl: baseUrl },
-        });
-        return { statusCode: 202, body: accepted };
+      const webhook =
+        body.webhook_url === null
+          ? {}
+          : {
+              webhook: {
+                url: await checkedWebhookUrl(outbound.webhooks, body.webhook_url),
+                apiBaseUrl: baseUrl,
+              },
+            };
+      if (prefersRespondAsync(headers)) {
+        const accepted = await submitUrlParse(deps, outbound.fetcher, { ...request, ...webhook });
+        return {
+          statusCode: 202,
+          body: accepted,
+          headers: {
+            'preference-applied': 'respond-async',
+            location: `${baseUrl}/v1/parse/${String(accepted.id)}`,
+          },
+        };
       }
-      return replyWhenDone(parseUrl(deps, outbound.fetcher, request), timing, requestId);
+      const parsing = parseUrl(deps, outbound.fetcher, { ...request, ...webhook });
+      return replyWhenDone(parsing, timing, requestId);
     },
   );
 };
 
 export const handler = createHandler(deps);
+
+/**
+ * The request's `Prefer` header (RFC 7240) holds the `respond-async` preference: preferences are
+ * comma-separated, their tokens case-insensitive, and may carry parameters and other
+ * preferences beside them (`Prefer: wait=10, Respond-Async`). `wait` is not honoured: the
+ * asynchronous answer is given at once.
+ */
+export function prefersRespondAsync(
+  headers: Readonly<Record<string, string | undefined>>,
+): boolean {
+  return parsePreferHeader(headers.prefer).respondAsync !== undefined;
+}
 
 /**
  * The webhook URL once its scheme, host and addresses pass the guard (the deliverer checks it

@@ -76,7 +76,7 @@ const FIELDS = {
     'Answer 422 with the list of failures when the extracted object fails its schema. Default false.',
   file_url: "The document's URL: https on port 443 at a public address; at most 3 redirects.",
   webhook_url:
-    'Where to POST the end of the parse (Standard Webhooks signature); the answer is then 202 at once.',
+    'Where to POST the end of the parse as well (Standard Webhooks signature, once); the answer is the same. `Prefer: respond-async` asks for a 202 at once instead.',
   compare_provider:
     'Also parse every page with this provider (its id, or its model as GET /v1/providers lists it) and add a `comparison` to each page.',
   preferred_model:

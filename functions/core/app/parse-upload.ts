@@ -168,6 +168,8 @@ export interface UrlParseRequest {
   extractionSchema?: unknown;
   /** As {@link UploadedDocument.providers}. */
   providers?: ProviderChoice;
+  /** As {@link UploadedDocument.webhook} (`webhook_url`). */
+  webhook?: WebhookTarget;
 }
 
 /** Providers a request names (`preferred_model`, `compare_provider`), as configured ids. */
@@ -191,7 +193,9 @@ export function resolveProvider(
 
 /**
  * POST /v1/parse: downloads `fileUrl` with `fetcher` (its rules: https, public addresses, a byte
- * cap of the upload limit, at most 3 redirects) and parses it like an upload.
+ * cap of the upload limit, at most 3 redirects) and parses it like an upload. With a `webhook`,
+ * the end of the parse is also announced to it, signed with the tenant's secret (created here on
+ * the tenant's first webhook).
  * @throws {UrlRefusedError} when the URL is refused or the download fails (400).
  * @throws {PayloadTooLargeError} when the document is above the upload limit (413).
  * @throws the errors of {@link parseUpload} for the document itself.
@@ -203,6 +207,7 @@ export async function parseUrl(
 ): Promise<ParseResponse> {
   checkedExtractionSchema(request.options.operation_mode, request.extractionSchema);
   const document = await fetcher.fetch(request.fileUrl, { maxBytes: deps.limits.maxUploadBytes });
+  if (request.webhook) await deps.webhookSecrets.getOrCreate(request.tenant);
   return parseUpload(deps, {
     tenant: request.tenant,
     ...(request.plan === undefined ? {} : { plan: request.plan }),
@@ -211,24 +216,25 @@ export async function parseUrl(
     options: request.options,
     extractionSchema: request.extractionSchema,
     ...(request.providers ? { providers: request.providers } : {}),
+    ...(request.webhook ? { webhook: request.webhook } : {}),
   });
 }
 
 /**
- * POST /v1/parse with a `webhook_url`: downloads the document like {@link parseUrl}, submits it
- * with the webhook and starts the parse without waiting; the end of the parse is announced to
- * the webhook, signed with the tenant's secret (created here on the tenant's first webhook).
+ * POST /v1/parse answered asynchronously (`Prefer: respond-async`): downloads the document like
+ * {@link parseUrl}, submits it (with its webhook, if any) and starts the parse without waiting;
+ * `GET /v1/parse/{id}` follows it, and the webhook gets its end as with {@link parseUrl}.
  * @returns the request's status view (`queued`), for a 202 answer.
  * @throws the errors of {@link parseUrl} that come before the parse starts.
  */
 export async function submitUrlParse(
   deps: AppDeps,
   fetcher: DocumentFetcher,
-  request: UrlParseRequest & { webhook: WebhookTarget },
+  request: UrlParseRequest,
 ): Promise<Record<string, unknown>> {
   checkedExtractionSchema(request.options.operation_mode, request.extractionSchema);
   const document = await fetcher.fetch(request.fileUrl, { maxBytes: deps.limits.maxUploadBytes });
-  await deps.webhookSecrets.getOrCreate(request.tenant);
+  if (request.webhook) await deps.webhookSecrets.getOrCreate(request.tenant);
   const record = await submitUpload(deps, {
     tenant: request.tenant,
     ...(request.plan === undefined ? {} : { plan: request.plan }),
@@ -237,7 +243,7 @@ export async function submitUrlParse(
     options: request.options,
     extractionSchema: request.extractionSchema,
     ...(request.providers ? { providers: request.providers } : {}),
-    webhook: request.webhook,
+    ...(request.webhook ? { webhook: request.webhook } : {}),
   });
   await startParse(deps, record.id);
   return statusView(record);

@@ -28,6 +28,10 @@ beforeAll(async () => {
     if (req.url === '/papers/tableformer.pdf') {
       res.writeHead(200, { 'content-type': 'application/pdf' });
       res.end(PDF);
+    } else if (req.url === '/papers/tableformer-async.pdf') {
+      // Other bytes of the same document: not a result another test parsed before.
+      res.writeHead(200, { 'content-type': 'application/pdf' });
+      res.end(Buffer.concat([PDF, Buffer.from('\n% respond-async\n')]));
     } else if (req.url === '/redirect-to-forbidden') {
       res.writeHead(302, { location: `http://127.0.0.1:${portOf(forbidden)}/doc.pdf` });
       res.end();
@@ -55,13 +59,17 @@ afterAll(async () => {
   forbidden.close();
 });
 
-async function parse(body: unknown) {
+async function parse(body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${service.url}/v1/parse`, {
     method: 'POST',
-    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as Record<string, unknown>,
+  };
 }
 
 describe('POST /v1/parse', () => {
@@ -75,6 +83,42 @@ describe('POST /v1/parse', () => {
     const response = ParseResponse.parse(result.body);
     expect(response.document).toMatchObject({ filename: 'tableformer.pdf', format: 'pdf' });
     expect(response.pages[0]?.content_markdown).toContain('TableFormer');
+  });
+
+  it('answers 202 at once when Prefer holds respond-async among other preferences, and the result follows at GET /v1/parse/{id}', async () => {
+    // Act: RFC 7240 syntax: comma-separated, case-insensitive, with parameters.
+    const accepted = await parse(
+      { file_url: `http://127.0.0.1:${portOf(origin)}/papers/tableformer-async.pdf` },
+      { prefer: 'wait=5, Respond-Async; note="a, b"' },
+    );
+    const id = String(accepted.body.id);
+    let result: Record<string, unknown> = {};
+    for (let i = 0; i < 240 && result.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      const res = await fetch(`${service.url}/v1/parse/${id}`, { headers: { 'x-api-key': KEY } });
+      result = (await res.json()) as Record<string, unknown>;
+    }
+    // Assert
+    expect(accepted.status).toBe(202);
+    expect(accepted.headers.get('preference-applied')).toBe('respond-async');
+    expect(accepted.headers.get('location')).toBe(`${service.url}/v1/parse/${id}`);
+    expect(accepted.body).toMatchObject({
+      id: expect.stringMatching(/^req_/) as unknown,
+      status: 'queued',
+    });
+    expect(ParseResponse.parse(result).pages[0]?.content_markdown).toContain('TableFormer');
+  });
+
+  it('answers with the ParseResponse when Prefer holds no respond-async', async () => {
+    // Act
+    const result = await parse(
+      { file_url: `http://127.0.0.1:${portOf(origin)}/papers/tableformer.pdf` },
+      { prefer: 'return=minimal, respond-asynchronously' },
+    );
+    // Assert
+    expect(result.status).toBe(200);
+    expect(result.headers.get('preference-applied')).toBeNull();
+    expect(ParseResponse.parse(result.body).pages).toHaveLength(1);
   });
 
   it('refuses loopback addresses that are not allowlisted, without connecting to them', async () => {

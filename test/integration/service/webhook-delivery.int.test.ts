@@ -6,15 +6,17 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../../functions/adapters/local/server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
+import { verifyWebhook } from '../../../functions/adapters/http/webhook-signer.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { WebhookEvent } from '../../../functions/core/domain/webhooks.js';
 
 /**
- * Webhooks end to end on the local service: POST /v1/parse with a `webhook_url` answers 202 at
- * once; when the parse ends the deliverer (the queue consumer's Lambda handler, run in process)
- * POSTs the signed event to a receiver that verifies it with the `standardwebhooks` package, as
- * a customer's endpoint would. The receiver fails the first attempt, so the event comes again
- * after the schedule's first delay (5 s), under the same `webhook-id`.
+ * Webhooks end to end on the local service: POST /v1/parse with a `webhook_url` answers with the
+ * ParseResponse as without one (or 202 at once with `Prefer: respond-async`); when the parse ends
+ * the deliverer (the queue consumer's Lambda handler, run in process) POSTs the signed event to
+ * a receiver that verifies it, as a customer's endpoint would. A receiver that fails the first
+ * attempt gets the event again after the schedule's first delay (5 s), under the same
+ * `webhook-id`.
  */
 
 const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
@@ -36,15 +38,24 @@ const received: Received[] = [];
 /** Requests per receiver path so far. */
 const hits = new Map<string, number>();
 
+/**
+ * The corpus PDF, or with `?v=<name>` the same PDF with a comment after its end: other bytes,
+ * the same document, so that no test is answered with another's result.
+ */
+const variantOf = (path: string): Buffer => {
+  const variant = new URL(path, 'http://peer').searchParams.get('v');
+  return variant === null ? PDF : Buffer.concat([PDF, Buffer.from(`\n% ${variant}\n`)]);
+};
+
 const portOf = (server: Server) => (server.address() as AddressInfo).port;
 const peerUrl = (path: string) => `http://127.0.0.1:${portOf(peer)}${path}`;
 
 beforeAll(async () => {
   peer = createServer((req, res) => {
     const path = req.url ?? '/';
-    if (req.method === 'GET' && path === '/doc.pdf') {
+    if (req.method === 'GET' && path.startsWith('/doc.pdf')) {
       res.writeHead(200, { 'content-type': 'application/pdf' });
-      res.end(PDF);
+      res.end(variantOf(path));
       return;
     }
     const chunks: Buffer[] = [];
@@ -73,13 +84,23 @@ afterAll(async () => {
   peer.close();
 });
 
-async function call(method: string, path: string, key: string, body?: unknown) {
+async function call(
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${service.url}${path}`, {
     method,
-    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    headers: { 'x-api-key': key, 'content-type': 'application/json', ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as Record<string, unknown>,
+  };
 }
 
 /** Polls GET /v1/parse/{id} until `done` holds for its body. */
@@ -103,15 +124,60 @@ interface Delivery {
 }
 
 describe('webhooks of URL parses', () => {
-  it('answers 202 at once, then delivers a signed parse.completed event, retried after a 503 under one webhook-id', async () => {
+  it('answers 200 with the full ParseResponse, as without a webhook, and delivers one signed parse.completed event', async () => {
+    // Arrange
+    const { body: secretBody } = await call('GET', '/v1/webhooks/secret', KEY);
+    const secret = secretBody.secret as string;
+    // Act
+    const parsed = await call('POST', '/v1/parse', KEY, {
+      file_url: peerUrl('/doc.pdf?v=sync'),
+      webhook_url: peerUrl('/hooks/sync'),
+    });
+    const result = ParseResponse.parse(parsed.body);
+    const final = await pollUntil(
+      result.id,
+      (b) => (b.webhook as Delivery | undefined)?.status === 'delivered',
+    );
+    // A second delivery would come within the consumer's next turns: give it time to show.
+    await new Promise((r) => setTimeout(r, 2000));
+    // Assert: the answer is the parse itself, not a status view.
+    expect(parsed.status).toBe(200);
+    expect(parsed.headers.get('preference-applied')).toBeNull();
+    expect(result.status).toBe('completed');
+    expect(result.pages).toHaveLength(1);
+    expect(result.pages[0]?.content_markdown).toMatch(/TableFormer/i);
+    // Exactly one request reached the receiver, signed with the tenant's secret.
+    const deliveries = received.filter((r) => r.path === '/hooks/sync');
+    expect(deliveries).toHaveLength(1);
+    const event = WebhookEvent.parse(
+      verifyWebhook(secret, deliveries[0]!.headers, deliveries[0]!.body),
+    );
+    expect(event).toMatchObject({
+      type: 'parse.completed',
+      data: {
+        request_id: result.id,
+        status: 'completed',
+        result_url: `${service.url}/v1/parse/${result.id}`,
+      },
+    });
+    expect(deliveries[0]!.headers['webhook-id']).toBe(`msg_${result.id}_completed`);
+    expect((final.webhook as Delivery).attempts.map((a) => [a.attempt, a.status])).toEqual([
+      [1, 204],
+    ]);
+  });
+
+  it('answers 202 at once on Prefer: respond-async, then delivers a signed parse.completed event, retried after a 503 under one webhook-id', async () => {
     // Arrange
     const { body: secretBody } = await call('GET', '/v1/webhooks/secret', KEY);
     const verifier = new Webhook(secretBody.secret as string);
     // Act
-    const accepted = await call('POST', '/v1/parse', KEY, {
-      file_url: peerUrl('/doc.pdf'),
-      webhook_url: peerUrl('/hooks/flaky'),
-    });
+    const accepted = await call(
+      'POST',
+      '/v1/parse',
+      KEY,
+      { file_url: peerUrl('/doc.pdf?v=async'), webhook_url: peerUrl('/hooks/flaky') },
+      { prefer: 'respond-async' },
+    );
     const id = accepted.body.id as string;
     const final = await pollUntil(
       id,
@@ -119,6 +185,8 @@ describe('webhooks of URL parses', () => {
     );
     // Assert: accepted at once, with the request's status.
     expect(accepted.status).toBe(202);
+    expect(accepted.headers.get('preference-applied')).toBe('respond-async');
+    expect(accepted.headers.get('location')).toBe(`${service.url}/v1/parse/${id}`);
     expect(accepted.body).toMatchObject({
       id: expect.stringMatching(/^req_/) as unknown,
       status: 'queued',
