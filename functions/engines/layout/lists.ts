@@ -7,8 +7,11 @@ import { makeFragment, type Fragment } from './lines.js';
 
 /** Bullet glyphs (private-use code points are symbol-font bullets). */
 export const BULLET_GLYPH = '[•◦▪▫‣●○■□►▶➢✓✔◆◇·∙⁃–—*-]|[\\uE000-\\uF8FF]';
-/** A line that starts with a bullet. */
-export const BULLET = new RegExp(`^(${BULLET_GLYPH})\\s*`);
+/**
+ * A line that starts with a bullet. A dash or an asterisk set against the next word is part of
+ * it (`*ALLOBJ access`, `-mini`, `—perhaps`), not a marker.
+ */
+export const BULLET = new RegExp(`^(?![–—*-][^\\s–—*-])(${BULLET_GLYPH})\\s*`);
 /** A line that starts with an enumerator (`1.`, `2)`, `(a)`, `iv.`). */
 export const ENUMERATOR = /^(\(?(?:\d{1,3}|[a-z]|[ivx]{1,5})[.)])\s+/i;
 /** Text that is only a list marker (a bullet, `1.`, `a)`, `(iv)`) or a section number (`2.1`). */
