@@ -108,6 +108,12 @@ const common = {
    */
   PDF_WORKER_MEMORY_MB: int(1024),
   /**
+   * Worker threads reading PDFs, each with the memory budget above: the pages of a document are
+   * shared out among them by page number (a page is laid out by the worker that read it). Unset:
+   * min(2, CPUs) in local mode; 1 on AWS, where each page is parsed by its own function call.
+   */
+  PDF_WORKERS: z.coerce.number().int().positive().optional(),
+  /**
    * How long an engine worker (the PDF reader's thread, each tesseract.js OCR worker, each office
    * converter thread) may stay idle before it is terminated to give its memory back (WebAssembly
    * memory never shrinks while a worker lives, V8 seldom returns a heap), in milliseconds; the

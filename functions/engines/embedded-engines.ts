@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { Config } from '../config.js';
 import { UnsupportedDocumentError } from '../core/domain/errors.js';
 import type { DocumentFormat } from '../core/domain/schemas.js';
@@ -42,6 +43,9 @@ export interface EmbeddedEngines {
  */
 export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngines {
   const pdfSource = new PdfWorkerClient(objects, {
+    workers:
+      config.PDF_WORKERS ??
+      (config.RUNTIME_MODE === 'local' ? Math.min(2, availableParallelism()) : 1),
     maxPagesPerDocument: config.MAX_DOCUMENT_PAGES,
     textReader: config.PDF_TEXT_READER,
     timeoutMs: config.PDF_PAGE_TIMEOUT_MS,

@@ -5,7 +5,13 @@ import type { ObjectStore } from '../../core/ports/object-store.js';
 import type { RasterPage } from '../raster.js';
 import { extractPage, type ExtractedPage } from './page-text.js';
 import { openPdf, toDocumentError, withTimeout } from './pdf-document.js';
-import { pageOverBudget, type PdfPageSource, type RenderOptions } from './pdf-page-source.js';
+import { inspectExtractedPage } from './pdf-engine.js';
+import {
+  pageOverBudget,
+  type PageInspection,
+  type PdfPageSource,
+  type RenderOptions,
+} from './pdf-page-source.js';
 import { extractPdfiumPage } from './pdfium-page-text.js';
 import { loadPdfium, PdfiumDocument } from './pdfium.js';
 import { renderPage } from './render-page.js';
@@ -56,6 +62,8 @@ interface Entry {
   /** pdf.js' document, opened on first need (rendering, or reading without PDFium). */
   document: Promise<PDFDocumentProxy> | undefined;
   pages: Map<number, Promise<ExtractedPage>>;
+  /** Measurements of pages (see {@link PdfDocumentCache.inspectPage}). */
+  inspections: Map<number, Promise<PageInspection>>;
 }
 
 /** The DPI pages are extracted at; layout input is rescaled from it. */
@@ -110,6 +118,7 @@ export class PdfDocumentCache implements PdfPageSource {
       reader: bytes.then((data) => this.#openReader(data)),
       document: undefined,
       pages: new Map(),
+      inspections: new Map(),
     };
     // The bytes are not retried when they could not be read; a later call fetches them again.
     void bytes.catch(() => undefined);
@@ -233,6 +242,27 @@ export class PdfDocumentCache implements PdfPageSource {
       if (oldest.done !== true) entry.pages.delete(oldest.value);
     }
     return extracted;
+  }
+
+  /**
+   * One page measured for the router and the layout profile, from {@link page}; kept with its
+   * document, so that measuring it again (a prefetch, then the inspection) costs nothing.
+   * @throws {DocumentRejectedError} when `pageNumber` is out of range or the page cannot be read.
+   */
+  inspectPage(ref: DocumentRef, pageNumber: number): Promise<PageInspection> {
+    const entry = this.#entry(ref);
+    const cached = entry.inspections.get(pageNumber);
+    if (cached) return cached;
+    const inspected = this.page(ref, pageNumber).then(inspectExtractedPage);
+    inspected.catch(() => {
+      if (entry.inspections.get(pageNumber) === inspected) entry.inspections.delete(pageNumber);
+    });
+    entry.inspections.set(pageNumber, inspected);
+    if (entry.inspections.size > this.#maxPages) {
+      const oldest = entry.inspections.keys().next();
+      if (oldest.done !== true) entry.inspections.delete(oldest.value);
+    }
+    return inspected;
   }
 
   /** {@inheritDoc PdfPageSource.render} */

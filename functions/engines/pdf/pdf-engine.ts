@@ -6,14 +6,17 @@ import type {
   DocumentRef,
   PageFeatures,
 } from '../../core/ports/document-engine.js';
-import { buildLayoutProfile } from '../layout/profile.js';
-import type { PageText } from '../layout/types.js';
+import { pageProfileStats, profileFromStats, type PageProfileStats } from '../layout/profile.js';
 import { pageFeatures } from './page-features.js';
 import type { ExtractedPage } from './page-text.js';
-import { UninterpretablePdfError, type PdfPageSource } from './pdf-page-source.js';
+import {
+  UninterpretablePdfError,
+  type PageInspection,
+  type PdfPageSource,
+} from './pdf-page-source.js';
 
-/** Pages requested from the reader before their turn to be measured. */
-const PAGES_AHEAD = 4;
+/** Pages requested from the reader before their turn to be collected. */
+const PAGES_AHEAD = 8;
 /** Pages read ahead of `inspect` by `prefetch`. */
 const PREFETCH_PAGES = 8;
 
@@ -25,6 +28,12 @@ export interface PdfEngineOptions {
    */
   maxPages?: number;
 }
+
+/** The measurements of an extracted page: its features and its share of the layout profile. */
+export const inspectExtractedPage = (extracted: ExtractedPage): PageInspection => ({
+  features: pageFeatures(extracted),
+  profile: pageProfileStats(extracted.text),
+});
 
 /**
  * The offline PDF engine: opens PDFs (PDFium and pdf.js, through `source`, shared with
@@ -62,8 +71,15 @@ export class PdfEngine implements DocumentEngine {
   /** Starts reading the first pages in the reader (at most {@link PREFETCH_PAGES}). */
   prefetch(ref: DocumentRef, pageNumbers: readonly number[]): void {
     for (const n of pageNumbers.slice(0, PREFETCH_PAGES)) {
-      this.#source.page(ref, n).catch(() => undefined);
+      this.#inspectPage(ref, n).catch(() => undefined);
     }
+  }
+
+  /** The page measured by the reader when it can (the page stays there), else here. */
+  #inspectPage(ref: DocumentRef, pageNumber: number): Promise<PageInspection> {
+    return this.#source.inspectPage
+      ? this.#source.inspectPage(ref, pageNumber)
+      : this.#source.page(ref, pageNumber).then(inspectExtractedPage);
   }
 
   /**
@@ -83,26 +99,26 @@ export class PdfEngine implements DocumentEngine {
         );
       }
     }
-    // Pages are asked for a few ahead, so the reader (a worker thread) goes from one page to the
-    // next while this thread measures the previous one.
-    const requested = new Map<number, Promise<ExtractedPage>>();
+    // Pages are asked for a few ahead, so that the reader (worker threads) goes from one page to
+    // the next while this thread collects the previous ones.
+    const requested = new Map<number, Promise<PageInspection>>();
     const request = (index: number) => {
       const n = pageNumbers[index];
       if (n === undefined || requested.has(index)) return;
-      const extracted = this.#source.page(ref, n);
-      extracted.catch(() => undefined);
-      requested.set(index, extracted);
+      const inspected = this.#inspectPage(ref, n);
+      inspected.catch(() => undefined);
+      requested.set(index, inspected);
     };
     const pages: PageFeatures[] = [];
-    const texts: PageText[] = [];
+    const stats: PageProfileStats[] = [];
     for (let i = 0; i < pageNumbers.length; i++) {
       for (let ahead = i; ahead < i + PAGES_AHEAD; ahead++) request(ahead);
       const n = pageNumbers[i] ?? 0;
       try {
-        const extracted = await (requested.get(i) as Promise<ExtractedPage>);
+        const inspected = await (requested.get(i) as Promise<PageInspection>);
         requested.delete(i);
-        pages.push(pageFeatures(extracted));
-        texts.push(extracted.text);
+        pages.push(inspected.features);
+        stats.push(inspected.profile);
       } catch (error) {
         if (!(error instanceof DocumentRejectedError) || error instanceof UninterpretablePdfError) {
           throw error;
@@ -112,6 +128,6 @@ export class PdfEngine implements DocumentEngine {
         );
       }
     }
-    return { pages, profile: buildLayoutProfile(texts) };
+    return { pages, profile: profileFromStats(stats) };
   }
 }

@@ -1,6 +1,7 @@
 import { DocumentRejectedError } from '../../core/domain/errors.js';
 import type { ProviderPageResult } from '../../core/ports/page-provider.js';
-import type { DocumentRef } from '../../core/ports/document-engine.js';
+import type { DocumentRef, PageFeatures } from '../../core/ports/document-engine.js';
+import type { PageProfileStats } from '../layout/profile.js';
 import type { RasterPage } from '../raster.js';
 import type { ExtractedPage } from './page-text.js';
 
@@ -12,6 +13,12 @@ export interface RenderOptions {
   maxPixels: number;
   /** Lowest DPI worth rendering; a page that only fits `maxPixels` below it is rejected. */
   minDpi: number;
+}
+
+/** One page measured for the router and for the document's layout profile. */
+export interface PageInspection {
+  features: PageFeatures;
+  profile: PageProfileStats;
 }
 
 /**
@@ -32,6 +39,12 @@ export interface PdfPageSource {
    * @throws {DocumentRejectedError} when `pageNumber` is out of range or the page cannot be read.
    */
   page(ref: DocumentRef, pageNumber: number): Promise<ExtractedPage>;
+  /**
+   * One page measured (see {@link PageInspection}) where it is read and kept: only the
+   * measurements cross to the caller, not the page. Absent: the caller measures {@link page}.
+   * @throws {DocumentRejectedError} when `pageNumber` is out of range or the page cannot be read.
+   */
+  inspectPage?(ref: DocumentRef, pageNumber: number): Promise<PageInspection>;
   /**
    * One page rendered to PNG on a white background.
    * @returns the PNG, its size in pixels and the DPI used (lower than asked to fit the pixel cap).

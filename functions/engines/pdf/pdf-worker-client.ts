@@ -9,6 +9,7 @@ import type { PdfTextReader } from './pdf-document-cache.js';
 import {
   pageOverBudget,
   UninterpretablePdfError,
+  type PageInspection,
   type PdfPageSource,
   type RenderOptions,
 } from './pdf-page-source.js';
@@ -24,7 +25,15 @@ import {
 /** Options of {@link PdfWorkerClient}. */
 export interface PdfWorkerClientOptions {
   /**
-   * Documents the worker keeps open (least recently used evicted first).
+   * Worker threads reading PDFs. The pages of a document are shared out among them by page
+   * number, each page always to the same worker, so that the page a worker read for the
+   * inspection is the one it lays out (or renders) later; each worker opens the document for
+   * itself. Each has the memory bound, heap limit and time budgets below. From `PDF_WORKERS`.
+   * @default 1
+   */
+  workers?: number;
+  /**
+   * Documents each worker keeps open (least recently used evicted first).
    * @default 4
    */
   maxDocuments?: number;
@@ -85,6 +94,15 @@ export interface PdfWorkerClientOptions {
   idleMs?: number;
 }
 
+/** One worker thread with the calls waiting for it and the documents it was sent. */
+interface Lane {
+  worker: ModuleWorker<WorkerRequest, WorkerReply>;
+  queue: Task[];
+  /** Documents this worker was sent (it may have evicted some since). */
+  sent: Set<string>;
+  busy: boolean;
+}
+
 interface Task {
   ref: DocumentRef;
   call: WorkerCall;
@@ -120,22 +138,25 @@ const documentId = (ref: DocumentRef): string => ref.hash || ref.key;
  * extracted page the worker keeps from inspection: the page does not cross threads a second
  * time, and this thread scores and stores other pages while the worker lays one out.
  *
- * One worker serves calls one at a time, in order (the readers are single-threaded anyway), so a
- * time budget only runs while its own call is being served. The bytes of a document are read
- * from the store and sent once; the worker keeps the documents (and their extracted pages) open
- * by hash, least recently used evicted, and says when it lacks one, which is then sent again.
+ * The inspection of a page (`inspect`: its features and its share of the layout profile) is
+ * measured in the worker too: only the measurements cross threads, not the page.
+ *
+ * With several workers (`workers`), page `n` of every document goes to worker `(n - 1) mod
+ * workers` (page counts to the first), so that the pages of one document are read and laid out
+ * in parallel while each page stays where it was read. Each worker serves calls one at a time,
+ * in order (the readers are single-threaded anyway), so a time budget only runs while its own
+ * call is being served. The bytes of a document are read from the store and sent once to each
+ * worker that needs them; a worker keeps the documents (and their extracted pages) open by hash,
+ * least recently used evicted, and says when it lacks one, which is then sent again. A document
+ * refused by one worker (past a time budget, or crashing it) is refused by all.
  */
 export class PdfWorkerClient implements PdfPageSource {
   readonly #store: ObjectStore;
   readonly #timeoutMs: number;
   readonly #renderTimeoutMs: number;
   readonly #poisonMs: number;
-  readonly #worker: ModuleWorker<WorkerRequest, WorkerReply>;
-  readonly #queue: Task[] = [];
-  /** Documents the current worker was sent (it may have evicted some since). */
-  readonly #sent = new Set<string>();
+  readonly #lanes: Lane[];
   readonly #poisoned = new Map<string, { until: number; message: string }>();
-  #busy = false;
 
   constructor(store: ObjectStore, options: PdfWorkerClientOptions = {}) {
     this.#store = store;
@@ -153,24 +174,33 @@ export class PdfWorkerClient implements PdfPageSource {
       renderTimeoutMs: this.#renderTimeoutMs,
       textReader: options.textReader ?? 'pdfium',
     };
-    this.#worker = new ModuleWorker({
-      base: import.meta.url,
-      name: 'pdf-worker',
-      workerOptions: {
-        workerData: settings,
-        resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? maxMemoryMb },
-      },
-      label: 'the PDF worker',
-      idleMs: options.idleMs ?? 60_000,
-      startTimeoutMs: STARTUP_TIMEOUT_MS,
-      // After a fatal engine error, or past the memory bound, the next call gets a fresh worker.
-      replaceAfter: (reply) => {
-        const held = reply.memory ? reply.memory.wasmBytes + reply.memory.heapBytes : 0;
-        return (reply.status === 'error' && reply.fatal === true) || held > maxMemoryBytes;
-      },
-      onRetire: () => {
-        this.#sent.clear();
-      },
+    const workers = Math.max(1, Math.floor(options.workers ?? 1));
+    this.#lanes = Array.from({ length: workers }, () => {
+      const lane: Lane = {
+        sent: new Set(),
+        queue: [],
+        busy: false,
+        worker: new ModuleWorker({
+          base: import.meta.url,
+          name: 'pdf-worker',
+          workerOptions: {
+            workerData: settings,
+            resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? maxMemoryMb },
+          },
+          label: 'the PDF worker',
+          idleMs: options.idleMs ?? 60_000,
+          startTimeoutMs: STARTUP_TIMEOUT_MS,
+          // After a fatal engine error, or past the memory bound, the next call gets a fresh worker.
+          replaceAfter: (reply) => {
+            const held = reply.memory ? reply.memory.wasmBytes + reply.memory.heapBytes : 0;
+            return (reply.status === 'error' && reply.fatal === true) || held > maxMemoryBytes;
+          },
+          onRetire: () => {
+            lane.sent.clear();
+          },
+        }),
+      };
+      return lane;
     });
   }
 
@@ -182,6 +212,11 @@ export class PdfWorkerClient implements PdfPageSource {
   /** {@inheritDoc PdfPageSource.page} */
   page(ref: DocumentRef, pageNumber: number): Promise<ExtractedPage> {
     return this.#call(ref, { op: 'page', pageNumber }) as Promise<ExtractedPage>;
+  }
+
+  /** {@inheritDoc PdfPageSource.inspectPage} */
+  inspectPage(ref: DocumentRef, pageNumber: number): Promise<PageInspection> {
+    return this.#call(ref, { op: 'inspect', pageNumber }) as Promise<PageInspection>;
   }
 
   /** {@inheritDoc PdfPageSource.render} */
@@ -204,61 +239,75 @@ export class PdfWorkerClient implements PdfPageSource {
     }) as Promise<ProviderPageResult>;
   }
 
-  /** Starts the worker and loads pdf.js in it now, so the first document does not wait for it. */
-  warmUp(): Promise<void> {
-    return this.#worker.warmUp();
+  /**
+   * Starts the workers and loads pdf.js in them now, so the first document does not wait for
+   * them.
+   */
+  async warmUp(): Promise<void> {
+    await Promise.all(this.#lanes.map((lane) => lane.worker.warmUp()));
   }
 
   /**
-   * How many workers were started so far: one, plus one per replacement (after a time budget,
-   * a crash, a fatal engine error, passing the memory bound, or an idle release).
+   * How many workers were started so far: one per worker, plus one per replacement (after a time
+   * budget, a crash, a fatal engine error, passing the memory bound, or an idle release).
    */
   get workersStarted(): number {
-    return this.#worker.workersStarted;
+    return this.#lanes.reduce((n, lane) => n + lane.worker.workersStarted, 0);
   }
 
-  /** Stops the worker; calls still queued or running are rejected. A later call starts a new one. */
+  /** Stops the workers; calls still queued or running are rejected. A later call starts new ones. */
   async close(): Promise<void> {
     const closed = new Error('the PDF reader was closed');
-    for (const task of this.#queue.splice(0)) task.reject(closed);
-    await this.#worker.close(closed);
+    for (const lane of this.#lanes) for (const task of lane.queue.splice(0)) task.reject(closed);
+    await Promise.all(this.#lanes.map((lane) => lane.worker.close(closed)));
+  }
+
+  /** The worker of a call: page counts go to the first, page `n` to worker `(n - 1) mod workers`. */
+  #laneFor(call: WorkerCall): Lane {
+    const index = call.op === 'pageCount' ? 0 : (call.pageNumber - 1) % this.#lanes.length;
+    // Page numbers are validated by the worker; an odd one (0, NaN) goes to the first.
+    return (
+      this.#lanes[Number.isInteger(index) && index >= 0 ? index : 0] ?? (this.#lanes[0] as Lane)
+    );
   }
 
   #call(ref: DocumentRef, call: WorkerCall): Promise<WorkerResults[WorkerCall['op']]> {
+    const lane = this.#laneFor(call);
     return new Promise((resolve, reject) => {
-      this.#queue.push({ ref, call, queued: performance.now(), resolve, reject });
-      this.#pump();
+      lane.queue.push({ ref, call, queued: performance.now(), resolve, reject });
+      this.#pump(lane);
     });
   }
 
   /**
-   * Runs the next queued call when none is running. The worker's idle clock runs only while no
-   * call runs: each call holds it off (`use`), and the next queued one starts before it can fire.
+   * Runs the lane's next queued call when none is running there. The worker's idle clock runs
+   * only while no call runs: each call holds it off (`use`), and the next queued one starts
+   * before it can fire.
    */
-  #pump(): void {
-    if (this.#busy) return;
-    const task = this.#queue.shift();
+  #pump(lane: Lane): void {
+    if (lane.busy) return;
+    const task = lane.queue.shift();
     if (!task) return;
-    this.#busy = true;
-    void this.#worker
-      .use(() => this.#execute(task))
+    lane.busy = true;
+    void lane.worker
+      .use(() => this.#execute(lane, task))
       .then(task.resolve, task.reject)
       .finally(() => {
-        this.#busy = false;
-        this.#pump();
+        lane.busy = false;
+        this.#pump(lane);
       });
   }
 
-  async #execute(task: Task): Promise<WorkerResults[WorkerCall['op']]> {
+  async #execute(lane: Lane, task: Task): Promise<WorkerResults[WorkerCall['op']]> {
     recordStageTime('pdf worker: queued', performance.now() - task.queued);
     const document = documentId(task.ref);
     this.#checkPoisoned(document);
-    let withBytes = !this.#sent.has(document);
+    let withBytes = !lane.sent.has(document);
     for (;;) {
       // A copy the worker owns: the store may hand out a shared or pooled buffer.
       const bytes = withBytes ? new Uint8Array(await this.#store.get(task.ref.key)) : undefined;
       const sent = performance.now();
-      const reply = await this.#send(document, task.call, bytes);
+      const reply = await this.#send(lane, document, task.call, bytes);
       // Time in the worker, and the rest of the round trip (copying the reply across threads,
       // waiting for this thread's event loop).
       const roundTrip = performance.now() - sent;
@@ -266,12 +315,12 @@ export class PdfWorkerClient implements PdfPageSource {
       recordStageTime(`pdf worker: ${task.call.op}${bytes ? ' (with open)' : ''}`, inWorker);
       recordStageTime('pdf worker: transfer', roundTrip - inWorker);
       if (reply.status === 'missing') {
-        this.#sent.delete(document);
+        lane.sent.delete(document);
         if (withBytes) throw new Error('the PDF worker did not keep the document it was sent');
         withBytes = true;
         continue;
       }
-      this.#sent.add(document);
+      lane.sent.add(document);
       if (reply.status === 'error' && reply.fatal === true) {
         // The worker was replaced on this reply; the document would fail the same way again.
         this.#poison(document, reply.error.message);
@@ -304,14 +353,19 @@ export class PdfWorkerClient implements PdfPageSource {
    * runs past its budget, or crashes the worker, replaces the worker and refuses its document
    * for `poisonMs`.
    */
-  #send(document: string, call: WorkerCall, bytes: Uint8Array | undefined): Promise<WorkerReply> {
+  #send(
+    lane: Lane,
+    document: string,
+    call: WorkerCall,
+    bytes: Uint8Array | undefined,
+  ): Promise<WorkerReply> {
     const callBudget = call.op === 'render' ? this.#renderTimeoutMs : this.#timeoutMs;
     const request: RequestBody<WorkerRequest> = {
       ...call,
       hash: document,
       ...(bytes ? { bytes } : {}),
     };
-    return this.#worker.request(request, {
+    return lane.worker.request(request, {
       transfer: bytes ? [bytes.buffer as ArrayBuffer] : [],
       // The first call for a document also opens it.
       budgetMs: callBudget + (bytes ? this.#timeoutMs : 0),

@@ -7,7 +7,7 @@ import type { ProviderPageResult } from '../../core/ports/page-provider.js';
 import type { RasterPage } from '../raster.js';
 import type { ExtractedPage } from './page-text.js';
 import type { PdfDocumentCacheOptions } from './pdf-document-cache.js';
-import type { RenderOptions } from './pdf-page-source.js';
+import type { PageInspection, RenderOptions } from './pdf-page-source.js';
 
 /**
  * Messages between {@link PdfWorkerClient} (main thread) and `pdf-worker.ts`. Documents are
@@ -25,6 +25,7 @@ export type WorkerRequest = {
 export type WorkerCall =
   | { op: 'pageCount' }
   | { op: 'page'; pageNumber: number }
+  | { op: 'inspect'; pageNumber: number }
   | { op: 'render'; pageNumber: number; options: RenderOptions }
   | { op: 'layOut'; pageNumber: number; dpi: number; profile: unknown };
 
@@ -32,6 +33,7 @@ export type WorkerCall =
 export interface WorkerResults {
   pageCount: number;
   page: ExtractedPage;
+  inspect: PageInspection;
   render: RasterPage;
   layOut: ProviderPageResult;
 }

@@ -59,6 +59,8 @@ const run = (
       return cache.pageCount(ref);
     case 'page':
       return cache.page(ref, request.pageNumber);
+    case 'inspect':
+      return cache.inspectPage(ref, request.pageNumber);
     case 'render':
       return cache.render(ref, request.pageNumber, request.options);
     case 'layOut':

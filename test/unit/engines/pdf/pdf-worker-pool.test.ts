@@ -1,0 +1,109 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import type { DocumentRef } from '../../../../functions/core/ports/document-engine.js';
+import { LocalTextProvider } from '../../../../functions/engines/pdf/local-text-provider.js';
+import { PdfDocumentCache } from '../../../../functions/engines/pdf/pdf-document-cache.js';
+import { PdfEngine } from '../../../../functions/engines/pdf/pdf-engine.js';
+import type { PdfPageSource } from '../../../../functions/engines/pdf/pdf-page-source.js';
+import { PdfWorkerClient } from '../../../../functions/engines/pdf/pdf-worker-client.js';
+import { resetStageTimes, stageTimes } from '../../../../functions/engines/stage-timings.js';
+import { CorpusStore } from './corpus-store.js';
+
+const store = new CorpusStore();
+const pool = new PdfWorkerClient(store, { workers: 2 });
+const local = new PdfDocumentCache(store);
+
+afterAll(async () => {
+  await Promise.all([pool.close(), local.close()]);
+});
+
+/** The in-process cache seen only through `page`: the caller measures the pages itself. */
+const pagesOnly = (source: PdfPageSource): PdfPageSource => ({
+  pageCount: (ref) => source.pageCount(ref),
+  page: (ref, n) => source.page(ref, n),
+  render: (ref, n, options) => source.render(ref, n, options),
+  close: () => source.close(),
+});
+
+describe('PdfWorkerClient with two workers', () => {
+  it('inspects and lays out a document as the in-process reader does, each page where it was read', async () => {
+    // Arrange: a five-page paper with running headers, headings and tables.
+    const key = 'papers/files/docling-multi_page.pdf';
+    const ref: DocumentRef = { key, format: 'pdf', hash: 'pool-multi-page' };
+    const pages = [1, 2, 3, 4, 5];
+    resetStageTimes();
+    // Act
+    const inspection = await new PdfEngine(pool).inspect(ref, pages);
+    const laidOut = await Promise.all(
+      pages.map((pageNumber) =>
+        new LocalTextProvider(pool).parsePage({
+          document: ref,
+          pageNumber,
+          dpi: 144,
+          profile: inspection.profile,
+          maintainFormat: true,
+        }),
+      ),
+    );
+    // Assert: the same measurements, profile and Markdown as measured and laid out here.
+    const expected = await new PdfEngine(pagesOnly(local)).inspect(ref, pages);
+    expect(inspection).toEqual(expected);
+    for (const pageNumber of pages) {
+      const here = await new LocalTextProvider(pagesOnly(local)).parsePage({
+        document: ref,
+        pageNumber,
+        dpi: 144,
+        profile: expected.profile,
+        maintainFormat: true,
+      });
+      expect(laidOut[pageNumber - 1]).toEqual(here);
+    }
+    // Both workers served the document, each opened it once (its bytes were sent once), and no
+    // page crossed threads: the pages were measured and laid out where they were read.
+    expect(pool.workersStarted).toBe(2);
+    const times = stageTimes();
+    const opened = [...times].filter(([stage]) => stage.endsWith('(with open)'));
+    expect(opened.reduce((n, [, t]) => n + t.calls, 0)).toBe(2);
+    expect(times.has('pdf worker: page')).toBe(false);
+    expect(times.get('pdf worker: layOut')?.calls).toBe(5);
+  });
+});
+
+describe('PdfEngine with a reader that measures pages itself', () => {
+  it('asks it for the measurements of each page, never for the page, when prefetching and inspecting', async () => {
+    // Arrange
+    const ref: DocumentRef = {
+      key: 'dev/files/zerox-0004.pdf',
+      format: 'pdf',
+      hash: 'pool-measures-itself',
+    };
+    const asked: string[] = [];
+    const source: PdfPageSource = {
+      pageCount: (r) => local.pageCount(r),
+      page: (r, n) => {
+        asked.push(`page ${n}`);
+        return local.page(r, n);
+      },
+      inspectPage: (r, n) => {
+        asked.push(`inspect ${n}`);
+        return local.inspectPage(r, n);
+      },
+      render: (r, n, options) => local.render(r, n, options),
+      close: () => Promise.resolve(),
+    };
+    const engine = new PdfEngine(source);
+    // Act
+    engine.prefetch(ref, [1, 2, 3]);
+    const inspection = await engine.inspect(ref, [1, 2, 3]);
+    // Assert
+    expect(asked.filter((a) => a.startsWith('page'))).toEqual([]);
+    expect(asked.filter((a) => a.startsWith('inspect')).sort()).toEqual([
+      'inspect 1',
+      'inspect 1',
+      'inspect 2',
+      'inspect 2',
+      'inspect 3',
+      'inspect 3',
+    ]);
+    expect(inspection).toEqual(await new PdfEngine(pagesOnly(local)).inspect(ref, [1, 2, 3]));
+  });
+});
