@@ -7,12 +7,15 @@ import '../../polyfills.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
-import { PdfDocumentCache } from './pdf-document-cache.js';
+import { BASE_DPI, PdfDocumentCache } from './pdf-document-cache.js';
+import { inspectExtractedPage } from './pdf-engine.js';
 import { loadPdfJs, openPdf } from './pdf-document.js';
 import { layOutTextLayer } from './local-text-provider.js';
 import { extractPage } from './page-text.js';
 import { extractPdfiumPage } from './pdfium-page-text.js';
 import { loadPdfium, PdfiumDocument } from './pdfium.js';
+import { isEnglishWord } from '../layout/hyphenation.js';
+import { profileFromStats } from '../layout/profile.js';
 import { warmUpPdf } from './warm-up-pdf.js';
 import { UninterpretablePdfError } from './pdf-page-source.js';
 import {
@@ -24,6 +27,9 @@ import {
   type WorkerResults,
   type WorkerSettings,
 } from './pdf-worker-protocol.js';
+
+/** How often the warm-up page is laid out before the worker reports ready. */
+const WARM_UP_LAYOUTS = 20;
 
 const port = parentPort;
 if (!port) throw new Error('pdf-worker.ts runs as a worker thread');
@@ -177,9 +183,12 @@ port.on('message', (request: WorkerRequest) => {
 // image, a form) read end to end, before the worker reports ready, so that the first real
 // document does not pay for module, font and decoder initialisation. PDFium reads it several
 // times: its WebAssembly is compiled lazily, and hot functions are optimised only after some use.
+// The page is then measured and laid out as the text-layer provider does, several times too, so
+// that the layout's code is compiled and optimised before it meets a real page.
 await loadPdfJs();
 await warmUp().catch(() => undefined);
 await warmUpPdfium().catch(() => undefined);
+await warmUpLayout().catch(() => undefined);
 port.postMessage({ status: 'ready' } satisfies WorkerReady);
 
 /** Reads the warm-up page with pdf.js. */
@@ -191,6 +200,37 @@ async function warmUp(): Promise<void> {
     page.cleanup();
   } finally {
     await document.destroy();
+  }
+}
+
+/**
+ * Measures and lays out the warm-up page, as inspection and the text-layer provider do, and
+ * loads the word list line-end hyphens are judged by.
+ */
+async function warmUpLayout(): Promise<void> {
+  isEnglishWord('warm');
+  const bytes = await warmUpPdf();
+  let extracted;
+  if (pdfium) {
+    const reader = PdfiumDocument.open(pdfium, bytes);
+    try {
+      extracted = extractPdfiumPage(reader, 1, BASE_DPI);
+    } finally {
+      reader.close();
+    }
+  } else {
+    const document = await openPdf(bytes);
+    try {
+      const page = await document.getPage(1);
+      extracted = await extractPage(page, BASE_DPI);
+      page.cleanup();
+    } finally {
+      await document.destroy();
+    }
+  }
+  for (let i = 0; i < WARM_UP_LAYOUTS; i++) {
+    const { profile } = inspectExtractedPage(extracted);
+    layOutTextLayer(extracted, 144, profileFromStats([profile]));
   }
 }
 
