@@ -70,6 +70,14 @@ const PlanLimitsEnv = z
 const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const common = {
+  /**
+   * The retention, in days (fractions allowed: 0.5 is twelve hours). Locally: uploads (`uploads/`)
+   * and intermediate work (`work/`) under `DATA_DIR` older than this are deleted, and
+   * embedded-table items whose TTL attribute (`expiresAt`) has passed are removed, as the AWS
+   * stack's bucket lifecycle rules (`DocumentStorage` `workExpiryDays`, 7) and the table's TTL do
+   * there. Both runtimes: how long a result cache entry answers after its parse completed.
+   */
+  RETENTION_DAYS: z.coerce.number().positive().default(7),
   API_KEYS: ApiKeysEnv,
   /** Per-plan request and page limits (spec §8); overrides as JSON, see {@link PlanLimitsEnv}. */
   PLAN_LIMITS: PlanLimitsEnv,
@@ -150,13 +158,6 @@ const LocalEnv = z.object({
    */
   BATCH_CONCURRENCY: int(4),
   DATA_DIR: z.string().min(1).default('.data'),
-  /**
-   * Days after which uploads (`uploads/`) and intermediate work (`work/`) under `DATA_DIR` are
-   * deleted, and embedded-table items whose TTL attribute (`expiresAt`) has passed are removed:
-   * what the AWS stack's bucket lifecycle rules (`DocumentStorage` `workExpiryDays`, 7) and the
-   * table's TTL do there. Fractions are allowed (0.5: twelve hours).
-   */
-  RETENTION_DAYS: z.coerce.number().positive().default(7),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
   /**

@@ -19,7 +19,14 @@ import { newWebhookSecret } from './adapters/http/webhook-signer.js';
 import { lambdaContext } from './adapters/local/lambda-context.js';
 import { LocalStepFunctionsWorkflow, type LocalTask } from './adapters/local/local-workflow.js';
 import { LocalUploadSigner, loadUploadSecret } from './adapters/local/local-upload-signer.js';
-import { circuitBreakers, common, loadEngines, type Deps, type LocalConfig } from './container.js';
+import {
+  circuitBreakers,
+  common,
+  loadEngines,
+  resultCaching,
+  type Deps,
+  type LocalConfig,
+} from './container.js';
 import { BATCH_ITEM_MAX_RECEIVES } from './core/app/batch.js';
 import { recoverInterruptedParses } from './core/app/recover-parses.js';
 import { PARSE_DOCUMENT_ASL, stages } from './pipeline/stages.js';
@@ -118,6 +125,7 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
     // Requests per minute are counted in memory (this process serves every request of its
     // data directory); pages per day stay in the table, across restarts.
     usage: new LocalUsageStore(new DynamoDbUsageStore(dynamo.documentClient, tableName)),
+    resultCache: resultCaching(config, dynamo.documentClient, tableName),
     // Stages do not wait for their events here (deferEvents), so a short linger costs them
     // nothing and lets a stage's burst of events share one item.
     events: new DynamoDbEventLog(dynamo.documentClient, tableName, { lingerMs: EVENT_LINGER_MS }),

@@ -11,6 +11,7 @@ import { DynamoDbBreakerStore } from './adapters/aws/dynamodb-breaker-store.js';
 import { DynamoDbEventLog } from './adapters/aws/dynamodb-event-log.js';
 import { createDocumentClient } from './adapters/aws/dynamodb-items.js';
 import { DynamoDbRequestStore } from './adapters/aws/dynamodb-request-store.js';
+import { DynamoDbResultCache } from './adapters/aws/dynamodb-result-cache.js';
 import { DynamoDbUsageStore } from './adapters/aws/dynamodb-usage-store.js';
 import { S3ObjectStore } from './adapters/aws/s3-object-store.js';
 import { S3UploadSigner } from './adapters/aws/s3-upload-signer.js';
@@ -22,6 +23,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import type { AppDeps } from './core/app/app-deps.js';
 import { DEFAULT_BREAKER_POLICY } from './core/domain/circuit-breaker.js';
 import { ProviderBreakers } from './core/domain/provider-breakers.js';
+import { configurationVersion, type ResultCaching } from './core/domain/result-cache.js';
 import type { ObjectStore } from './core/ports/object-store.js';
 import type { StructureExtractor } from './core/ports/structure-extractor.js';
 import type { Workflow } from './core/ports/workflow.js';
@@ -156,6 +158,37 @@ export function circuitBreakers(
   });
 }
 
+/**
+ * The result cache over the service table. Its entries answer for `RETENTION_DAYS`, and its keys
+ * carry the version of what in the configuration changes a result: the providers (less their
+ * keys), tier chains and prices, extractors, router thresholds, page image cap and PDF text
+ * reader. Another configuration misses every entry made under this one.
+ */
+export function resultCaching(
+  config: Config,
+  documentClient: DynamoDBDocumentClient,
+  tableName: string,
+): ResultCaching {
+  const { providers, tiers, extraction } = config.providers;
+  return {
+    store: new DynamoDbResultCache(documentClient, tableName),
+    configVersion: configurationVersion({
+      providers: Object.fromEntries(
+        Object.entries(providers).map(([id, entry]) => [
+          id,
+          Object.fromEntries(Object.entries(entry).filter(([field]) => field !== 'apiKey')),
+        ]),
+      ),
+      tiers,
+      extraction,
+      thresholds: { fast: config.FAST_CEILING, pro: config.PRO_CEILING },
+      maxPagePixels: config.MAX_PAGE_PIXELS,
+      pdfTextReader: config.PDF_TEXT_READER,
+    }),
+    retentionMs: config.RETENTION_DAYS * 24 * 60 * 60 * 1000,
+  };
+}
+
 /** The settings and limits both runtimes take from the configuration. */
 export function common(config: Config) {
   return {
@@ -204,6 +237,7 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
       ? {}
       : { batchItems: new SqsQueue(sqs, config.BATCH_QUEUE_URL) }),
     usage: new DynamoDbUsageStore(documentClient, config.TABLE_NAME),
+    resultCache: resultCaching(config, documentClient, config.TABLE_NAME),
     events: new DynamoDbEventLog(documentClient, config.TABLE_NAME),
     breakers: circuitBreakers(config, documentClient, config.TABLE_NAME),
     apiKeys: new DynamoDbApiKeyStore(documentClient, config.TABLE_NAME),

@@ -1,6 +1,6 @@
 import { deps, type Deps } from '../container.js';
 import { httpHandler } from './http-handler.js';
-import { documentOf, SSE_TIMING, streamParse } from './parse-upload.handler.js';
+import { documentOf, refreshesCache, SSE_TIMING, streamParse } from './parse-upload.handler.js';
 import { UploadForm, UploadQuery } from './request-schemas.js';
 
 /**
@@ -13,7 +13,7 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing = SSE_TIMING)
   httpHandler(
     getDeps,
     { form: UploadForm, query: UploadQuery, streaming: true },
-    async ({ form, query, file, caller, deps }) => {
+    async ({ form, query, file, caller, deps, headers }) => {
       const { upload_id: uploadId, extraction_schema: extractionSchema, ...rest } = form;
       const fields = {
         operation_mode: rest.operation_mode,
@@ -29,6 +29,7 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing = SSE_TIMING)
           ...(caller ? { plan: caller.plan } : {}),
           options: { ...fields, ...query },
           extractionSchema,
+          refreshCache: refreshesCache(headers, rest.invalidate_cache),
           ...documentOf(uploadId, file),
         },
         timing,

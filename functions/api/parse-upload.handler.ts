@@ -1,6 +1,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { followParse } from '../core/app/follow-parse.js';
 import { parseUpload, startParse, submitUpload } from '../core/app/parse-upload.js';
+import { replayCached } from '../core/app/result-cache.js';
 import { BadRequestError } from '../core/domain/errors.js';
 import { deps, type Deps } from '../container.js';
 import { errorResponse } from './error-responses.js';
@@ -40,13 +41,19 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTim
     getDeps,
     { form: UploadForm, query: UploadQuery, streaming: true },
     async ({ form, query, file, caller, deps, requestId, headers }) => {
-      const { upload_id: uploadId, extraction_schema: extractionSchema, ...fields } = form;
+      const {
+        upload_id: uploadId,
+        extraction_schema: extractionSchema,
+        invalidate_cache: invalidateCache,
+        ...fields
+      } = form;
       const document = documentOf(uploadId, file);
       const upload = {
         tenant: caller?.tenant ?? '',
         ...(caller ? { plan: caller.plan } : {}),
         options: { ...fields, ...query },
         extractionSchema,
+        refreshCache: refreshesCache(headers, invalidateCache),
         ...document,
       };
       if (wantsEventStream(headers)) return streamParse(deps, upload);
@@ -77,6 +84,21 @@ export function documentOf(
   );
 }
 
+/**
+ * The client asks to parse afresh rather than be answered from the result cache: a
+ * `Cache-Control` header with the `no-cache` directive (RFC 9111 §5.2.1.4), or `invalidate_cache`
+ * true for clients that cannot set headers.
+ */
+export function refreshesCache(
+  headers: Readonly<Record<string, string | undefined>>,
+  invalidateCache: boolean,
+): boolean {
+  if (invalidateCache) return true;
+  return (headers['cache-control'] ?? '')
+    .split(',')
+    .some((directive) => directive.trim().toLowerCase().split('=')[0] === 'no-cache');
+}
+
 /** The client asks for Server-Sent Events (`Accept: text/event-stream`). */
 export function wantsEventStream(headers: Readonly<Record<string, string | undefined>>): boolean {
   return (headers.accept ?? '').toLowerCase().includes('text/event-stream');
@@ -88,15 +110,18 @@ export const SSE_TIMING = { pollMs: 250, heartbeatMs: 15_000 };
 /**
  * Starts the parse and answers with its events as Server-Sent Events (see `followParse`). The
  * parse runs on its own: a client that disconnects loses nothing, `GET /v1/parse/{id}` has the
- * result. Invalid uploads are refused before the stream starts, with their usual status.
+ * result. Invalid uploads are refused before the stream starts, with their usual status. A
+ * document the result cache answers (see `answerFromCache`) gets its events replayed from the
+ * stored result at once (`replayCached`).
  */
 export async function streamParse(
   deps: Deps,
   upload: Parameters<typeof submitUpload>[1],
   timing = SSE_TIMING,
 ): Promise<HttpReply> {
-  const record = await submitUpload(deps, upload);
-  await startParse(deps, record.id);
+  const record = await submitUpload(deps, upload, { useCache: !upload.refreshCache });
+  const cached = record.cachedFrom !== undefined;
+  if (!cached) await startParse(deps, record.id);
   const { options } = upload;
   return {
     statusCode: 200,
@@ -104,12 +129,14 @@ export async function streamParse(
     headers: { ...SSE_HEADERS, 'x-request-id': record.id },
     stream: sseBody(
       (signal) =>
-        followParse(deps, record.tenant, record.id, {
-          legacyEvents: options.legacy_events,
-          includeWarnings: options.include_warnings,
-          pollMs: timing.pollMs,
-          signal,
-        }),
+        cached
+          ? replayCached(deps, record, { includeWarnings: options.include_warnings })
+          : followParse(deps, record.tenant, record.id, {
+              legacyEvents: options.legacy_events,
+              includeWarnings: options.include_warnings,
+              pollMs: timing.pollMs,
+              signal,
+            }),
       timing.heartbeatMs,
       (error) => ({ event: 'error', kind: 'internal', detail: String(error) }),
     ),

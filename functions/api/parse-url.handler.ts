@@ -4,7 +4,12 @@ import { UrlRefusedError } from '../core/domain/errors.js';
 import { deps, type Deps } from '../container.js';
 import { parseUrlAllowlist, SafeDocumentFetcher, UrlGuard } from '../adapters/http/safe-fetcher.js';
 import { httpHandler } from './http-handler.js';
-import { LONG_PARSE, replyWhenDone, type LongParseTiming } from './parse-upload.handler.js';
+import {
+  LONG_PARSE,
+  refreshesCache,
+  replyWhenDone,
+  type LongParseTiming,
+} from './parse-upload.handler.js';
 import { ParseUrlRequest, UploadQuery } from './request-schemas.js';
 
 /**
@@ -47,6 +52,7 @@ export const createHandler = (
         ...(caller ? { plan: caller.plan } : {}),
         fileUrl: body.file_url,
         extractionSchema: body.extraction_schema,
+        refreshCache: refreshesCache(headers, body.invalidate_cache),
         providers: {
           ...(body.preferred_model === null
             ? {}

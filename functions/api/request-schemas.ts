@@ -87,6 +87,8 @@ const FIELDS = {
   priority:
     'How fast the documents are released: `high` all at once, `normal` 10 every 2 s, `low` 10 every 30 s.',
   documents: '1 to 100 ParseURLRequests, each with `file_url` or `upload_id`.',
+  invalidate_cache:
+    'Parse afresh even when the result cache holds this document with these options, and replace the entry (as the header `Cache-Control: no-cache` does). Default false.',
 } as const;
 
 /** An upload slot's id, as returned by POST /v1/uploads. */
@@ -125,6 +127,7 @@ export const UploadForm = z.object({
   enable_verification: formNullableBoolean.default(null).describe(FIELDS.enable_verification),
   dpi: formNullableInt(36, 600).default(null).describe(FIELDS.dpi),
   extraction_schema: ExtractionSchemaText.describe(FIELDS.extraction_schema),
+  invalidate_cache: formBoolean.default(false).describe(FIELDS.invalidate_cache),
 });
 
 /** Upload query parameters (all boolean, default false). */
@@ -191,6 +194,7 @@ export const ParseUrlRequest = z.strictObject({
     .describe(FIELDS.preferred_model),
   enable_verification: z.boolean().nullable().default(null).describe(FIELDS.enable_verification),
   dpi: z.number().int().min(36).max(600).nullable().default(null).describe(FIELDS.dpi),
+  invalidate_cache: z.boolean().default(false).describe(FIELDS.invalidate_cache),
 });
 
 /**
@@ -205,6 +209,11 @@ export const BatchDocument = ParseUrlRequest.extend({
   .refine((document) => (document.file_url === undefined) !== (document.upload_id === undefined), {
     path: ['file_url'],
     message: 'give exactly one of file_url (a URL to download) and upload_id (an upload slot)',
+  })
+  .refine((document) => !document.invalidate_cache, {
+    path: ['invalidate_cache'],
+    message:
+      'a document of a batch is always looked up in the result cache: to parse it afresh, send it to POST /v1/parse with invalidate_cache, which replaces the entry',
   })
   .refine((document) => document.webhook_url === null, {
     path: ['webhook_url'],

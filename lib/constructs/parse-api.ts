@@ -60,19 +60,21 @@ export interface HandlerAccess {
  * the function's own credentials, so its role must be able to write where the form writes.
  */
 export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
+  // A document the result cache has is answered from it: its stored result is read and copied
+  // as the new request's own under results/.
   'parse-upload.handler.ts': {
     table: 'readWrite',
-    objects: { read: ['uploads/', 'results/'], write: ['uploads/'] },
+    objects: { read: ['uploads/', 'results/'], write: ['uploads/', 'results/'] },
     executions: 'follow',
   },
   'parse-url.handler.ts': {
     table: 'readWrite',
-    objects: { read: ['results/'], write: ['uploads/'] },
+    objects: { read: ['results/'], write: ['uploads/', 'results/'] },
     executions: 'follow',
   },
   'parse-stream.handler.ts': {
     table: 'readWrite',
-    objects: { read: ['uploads/', 'results/'], write: ['uploads/'] },
+    objects: { read: ['uploads/', 'results/'], write: ['uploads/', 'results/'] },
     executions: 'start',
   },
   'create-upload.handler.ts': { table: 'read', objects: { write: ['uploads/slots/'] } },

@@ -177,11 +177,15 @@ export class WorkQueues extends Construct {
         WEBHOOK_QUEUE_URL: webhookQueueUrl,
       },
     });
-    // Batches, items and request records in the table; the downloaded document under uploads/
-    // (nothing is read back: the end of a parse is read from its request record); executions
-    // started and awaited; the batch's webhook event queued when its last item ends.
+    // Batches, items, request records and result cache entries in the table; the downloaded
+    // document under uploads/ (the end of a parse is read from its request record); a document
+    // the result cache has: its stored result read and copied as the item's own under results/;
+    // executions started and awaited; the batch's webhook event queued when its last item ends.
     grantTable(this.batchItemFunction, table, 'readWrite');
-    grantObjects(this.batchItemFunction, bucket, { write: ['uploads/'] });
+    grantObjects(this.batchItemFunction, bucket, {
+      read: ['results/'],
+      write: ['uploads/', 'results/'],
+    });
     grantExecutions(this.batchItemFunction, props.stateMachine, true);
     this.webhooks.queue.grantSendMessages(this.batchItemFunction);
     this.batchItemFunction.addEventSource(

@@ -414,7 +414,8 @@ async function submitItem(
           ...(document.compareProvider === undefined ? {} : { compare: document.compareProvider }),
         },
       },
-      { requestId },
+      // A document the result cache has is answered from it: its request is completed at once.
+      { requestId, useCache: true },
     );
   } catch (error) {
     if (!(error instanceof ConflictError)) {

@@ -4,10 +4,12 @@ import { workKeys } from '../domain/pipeline/pipeline-ports.js';
 import { measurePages } from '../domain/pipeline/classify.js';
 import { openDocument } from '../domain/pipeline/open-document.js';
 import { expectedPageCostUsd } from '../domain/pricing.js';
+import { DEFAULT_PARSE_OPTIONS } from '../domain/request.js';
 import { chooseRoute, tierFor } from '../domain/routing.js';
 import type { EstimateResult, Tier } from '../domain/schemas.js';
 import type { AppDeps } from './app-deps.js';
 import { checkedUpload, type DocumentSource } from './parse-upload.js';
+import { cacheKeyOf } from './result-cache.js';
 
 /**
  * POST /v1/parse/estimate: what a parse of the document would route and cost, without parsing
@@ -24,6 +26,11 @@ import { checkedUpload, type DocumentSource } from './parse-upload.js';
  *   deployment applies no floor, each page goes where its complexity sends it), and
  *   `return_grounding` is true (every parse returns grounding boxes).
  *
+ * - A document the result cache holds for the same tenant with the upload form's default options
+ *   and this `max_pages` would be answered from the cache: its `estimated_cost_usd` is 0, with
+ *   `cached: true`, `cached_from` (the request whose result would answer) and a `reason`. The
+ *   page count and tier mix are still measured.
+ *
  * The document is stored under `uploads/estimates/` (expired with other uploads) because the
  * engines read documents from the object store; it is not kept as a request, and deleted at once
  * when ingestion refuses it.
@@ -36,6 +43,12 @@ export async function estimateDocument(
 ): Promise<EstimateResult> {
   const id = `est_${deps.newId()}`;
   const { bytes, format, hash } = await checkedUpload(deps, upload);
+  const cacheKey = cacheKeyOf(deps, {
+    tenant: upload.tenant,
+    documentHash: hash,
+    options: { ...DEFAULT_PARSE_OPTIONS, max_pages: upload.maxPages },
+  });
+  const cached = cacheKey && (await deps.resultCache?.store.get(cacheKey, deps.clock.now()));
   const ref = { key: workKeys.estimate(id), format, hash };
   await deps.objects.put(ref.key, bytes, 'application/octet-stream');
   let measured;
@@ -77,8 +90,15 @@ export async function estimateDocument(
   return {
     page_count: pages.length,
     tier_mix: tierMix,
-    estimated_cost_usd: Math.round(cost * 1e6) / 1e6,
+    estimated_cost_usd: cached ? 0 : Math.round(cost * 1e6) / 1e6,
     doc_type: detectDocumentType({ format, pages }).detected,
     applied_preset: { tier_floor: 'fast', return_grounding: true },
+    ...(cached
+      ? {
+          cached: true,
+          cached_from: cached.requestId,
+          reason: `this document was parsed with these options by ${cached.requestId} (until ${cached.validUntil}): a parse would be answered from the result cache at no cost and take no pages of the daily quota; send Cache-Control: no-cache to parse it afresh`,
+        }
+      : {}),
   };
 }

@@ -17,6 +17,7 @@ import type { DocumentFetcher } from '../ports/document-fetcher.js';
 import type { JsonSchemaObject } from '../ports/structured-extractor.js';
 import type { AppDeps } from './app-deps.js';
 import { resolveProviderModel } from './provider-models.js';
+import { answerFromCache, cacheKeyOf } from './result-cache.js';
 import { readUpload } from './uploads.js';
 
 /** A document received by the upload endpoint. */
@@ -36,6 +37,11 @@ export interface UploadedDocument {
   providers?: ProviderChoice;
   /** Where to announce the end of the parse (`webhook_url`, already checked). */
   webhook?: WebhookTarget;
+  /**
+   * Parse afresh even when the result cache has the document (`Cache-Control: no-cache`,
+   * `invalidate_cache`); the new result replaces the cache entry.
+   */
+  refreshCache?: boolean;
 }
 
 /** A webhook receiver given with a request, and the API base URL the event's `result_url` uses. */
@@ -60,6 +66,8 @@ export interface UploadReference {
   extractionSchema?: unknown;
   /** As {@link UploadedDocument.providers}. */
   providers?: ProviderChoice;
+  /** As {@link UploadedDocument.refreshCache}. */
+  refreshCache?: boolean;
 }
 
 /** Request ids: `req_` and letters or digits (the ParseResponse `id` rule). */
@@ -95,7 +103,9 @@ export class ParseFailedError extends AppError {
  * Parses an uploaded document synchronously:
  * 1. reads the bytes of a referenced upload slot (the tenant's own); checks the size and detects
  *    the format from the bytes (not the file name);
- * 2. stores the bytes and creates the request record (`queued`);
+ * 2. answers from the result cache when it has the document with the same options (unless
+ *    `refreshCache`; see `answerFromCache`), or stores the bytes and creates the request record
+ *    (`queued`);
  * 3. starts the parse state machine and waits for it;
  * 4. returns the stored ParseResponse, or throws the failure the pipeline recorded.
  *
@@ -114,8 +124,15 @@ export async function parseUpload(
   upload: UploadedDocument | UploadReference,
   hooks: { onSubmitted?: (requestId: string) => void } = {},
 ): Promise<ParseResponse> {
-  const record = await submitUpload(deps, upload);
+  const record = await submitUpload(deps, upload, { useCache: !upload.refreshCache });
   hooks.onSubmitted?.(record.id);
+  if (record.cachedFrom !== undefined && record.resultKey) {
+    const cached = await readResult(deps, record.resultKey);
+    if (upload.options.extraction_strict && cached.errors.length > 0) {
+      throw new ExtractionStrictError(cached.errors);
+    }
+    return resultView(cached, upload.options.include_warnings);
+  }
   const { executionId } = await startParse(deps, record.id);
   const outcome = await deps.workflow.wait(executionId);
   let result: ParseResponse | undefined;
@@ -168,6 +185,8 @@ export interface UrlParseRequest {
   extractionSchema?: unknown;
   /** As {@link UploadedDocument.providers}. */
   providers?: ProviderChoice;
+  /** As {@link UploadedDocument.refreshCache}. */
+  refreshCache?: boolean;
   /** As {@link UploadedDocument.webhook} (`webhook_url`). */
   webhook?: WebhookTarget;
 }
@@ -216,6 +235,7 @@ export async function parseUrl(
     options: request.options,
     extractionSchema: request.extractionSchema,
     ...(request.providers ? { providers: request.providers } : {}),
+    ...(request.refreshCache ? { refreshCache: true } : {}),
     ...(request.webhook ? { webhook: request.webhook } : {}),
   });
 }
@@ -235,17 +255,22 @@ export async function submitUrlParse(
   checkedExtractionSchema(request.options.operation_mode, request.extractionSchema);
   const document = await fetcher.fetch(request.fileUrl, { maxBytes: deps.limits.maxUploadBytes });
   if (request.webhook) await deps.webhookSecrets.getOrCreate(request.tenant);
-  const record = await submitUpload(deps, {
-    tenant: request.tenant,
-    ...(request.plan === undefined ? {} : { plan: request.plan }),
-    bytes: document.bytes,
-    filename: document.filename,
-    options: request.options,
-    extractionSchema: request.extractionSchema,
-    ...(request.providers ? { providers: request.providers } : {}),
-    ...(request.webhook ? { webhook: request.webhook } : {}),
-  });
-  await startParse(deps, record.id);
+  const record = await submitUpload(
+    deps,
+    {
+      tenant: request.tenant,
+      ...(request.plan === undefined ? {} : { plan: request.plan }),
+      bytes: document.bytes,
+      filename: document.filename,
+      options: request.options,
+      extractionSchema: request.extractionSchema,
+      ...(request.providers ? { providers: request.providers } : {}),
+      ...(request.webhook ? { webhook: request.webhook } : {}),
+    },
+    { useCache: !request.refreshCache },
+  );
+  // A cache hit is completed already (and announced to the webhook).
+  if (record.cachedFrom === undefined) await startParse(deps, record.id);
   return statusView(record);
 }
 
@@ -292,6 +317,14 @@ export interface SubmitOptions {
    * @default - `req_` and a new random id (`deps.newId()`)
    */
   requestId?: string;
+  /**
+   * Answer from the result cache when it has the document with the same options: the returned
+   * record is then `completed` already, with `cachedFrom` set (see `answerFromCache`), and must
+   * not be started. Otherwise the record is created `queued`; either way it carries the
+   * `cacheKey` its result is filed under when it completes.
+   * @default false
+   */
+  useCache?: boolean;
 }
 
 /**
@@ -312,6 +345,7 @@ export async function submitUpload(
   if (options.requestId !== undefined && !REQUEST_ID_PATTERN.test(options.requestId)) {
     throw new Error(`not a request id: ${options.requestId}`);
   }
+  const receivedAt = deps.clock.now();
   const extractionSchema = checkedExtractionSchema(
     upload.options.operation_mode,
     upload.extractionSchema,
@@ -319,8 +353,16 @@ export async function submitUpload(
   const { bytes, filename, format, hash } = await checkedUpload(deps, upload);
   const id = options.requestId ?? `req_${deps.newId()}`;
   const key = workKeys.upload(id);
-  await deps.objects.put(key, bytes, CONTENT_TYPES[format] ?? 'application/octet-stream');
-  const now = deps.clock.now().toISOString();
+  const providers = 'providers' in upload ? upload.providers : undefined;
+  const cacheKey = cacheKeyOf(deps, {
+    tenant: upload.tenant,
+    documentHash: hash,
+    options: upload.options,
+    extractionSchema,
+    ...(providers?.preferred ? { preferredProvider: providers.preferred } : {}),
+    ...(providers?.compare ? { compareProvider: providers.compare } : {}),
+  });
+  const now = receivedAt.toISOString();
   const record: RequestRecord = {
     id,
     tenant: upload.tenant,
@@ -347,7 +389,13 @@ export async function submitUpload(
       filename,
       sizeBytes: bytes.byteLength,
     },
+    ...(cacheKey ? { cacheKey } : {}),
   };
+  if (options.useCache) {
+    const answered = await answerFromCache(deps, record, receivedAt);
+    if (answered) return answered;
+  }
+  await deps.objects.put(key, bytes, CONTENT_TYPES[format] ?? 'application/octet-stream');
   await deps.requests.create(record);
   deps.events.opened(id);
   return record;
@@ -429,7 +477,7 @@ export function statusView(record: RequestRecord): Record<string, unknown> {
       hash: record.document.hash,
       pages: record.document.pageCount ?? 0,
       format: record.document.format,
-      cached: false,
+      cached: record.cachedFrom !== undefined,
       filename: record.document.filename,
       size_bytes: record.document.sizeBytes,
     },

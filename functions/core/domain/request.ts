@@ -1,6 +1,7 @@
 import type { DocumentFormat, OperationMode, Tier } from './schemas.js';
 import type { Page } from './schemas.js';
 import type { WebhookAttemptRecord } from './webhooks.js';
+import type { ResultCacheKey } from '../ports/result-cache.js';
 import type { JsonSchemaObject } from '../ports/structured-extractor.js';
 
 export type Plan = 'free' | 'pro' | 'scale';
@@ -113,6 +114,13 @@ export interface RequestRecord {
    * (`refundPages`) on failure or cancel.
    */
   reservedPages?: PageReservation;
+  /**
+   * Where Deliver files the result in the result cache once the parse completes (see
+   * `resultCacheKey`). Absent: the result is not cached.
+   */
+  cacheKey?: ResultCacheKey;
+  /** The request whose stored result answered this one from the result cache (a cache hit). */
+  cachedFrom?: string;
 }
 
 /** Pages of one request counted on a tenant's day (`RequestRecord.reservedPages`). */

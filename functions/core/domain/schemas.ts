@@ -173,6 +173,10 @@ export const UsageSummary = z.object({
   total_output_tokens: count,
   estimated_cost_usd: z.number().min(0),
   pages_by_tier: z.record(Tier, count).optional(),
+  /** Extension: true when the result came from the result cache (nothing was charged). */
+  cached: z.boolean().optional(),
+  /** Extension: with `cached`, the request whose parse the result is. */
+  cached_from: z.string().optional(),
 });
 export type UsageSummary = z.infer<typeof UsageSummary>;
 
@@ -182,6 +186,8 @@ export const TimingSummary = z.object({
   routing_ms: count,
   vlm_processing_ms: count,
   verification_ms: count,
+  /** Extension: true when the result came from the result cache (no stage ran). */
+  cached: z.boolean().optional(),
 });
 export type TimingSummary = z.infer<typeof TimingSummary>;
 
@@ -265,6 +271,12 @@ export const EstimateResult = z.object({
   estimated_cost_usd: z.number().min(0),
   doc_type: z.string(),
   applied_preset: z.object({ tier_floor: Tier, return_grounding: z.boolean() }),
+  /** Extension: true when a parse would be answered from the result cache (cost 0). */
+  cached: z.boolean().optional(),
+  /** Extension: with `cached`, the request whose result would answer. */
+  cached_from: z.string().optional(),
+  /** Extension: with `cached`, why the cost is 0. */
+  reason: z.string().optional(),
 });
 export type EstimateResult = z.infer<typeof EstimateResult>;
 

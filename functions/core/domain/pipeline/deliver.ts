@@ -5,6 +5,8 @@ import { ConflictError, ParseCancelledError } from '../errors.js';
 import { announceFinished } from './announce.js';
 import { extractDocument } from './extract.js';
 import { renumberHeadings } from '../postprocess.js';
+import type { RequestRecord } from '../request.js';
+import { isCacheable } from '../result-cache.js';
 import { assembleDocumentMarkdown } from '../continued-tables.js';
 import { readInspection } from './classify.js';
 import { loadLiveRequest } from './load-request.js';
@@ -26,6 +28,7 @@ import { workKeys, type PipelinePorts, type StageInput } from './pipeline-ports.
  * `usage`, and an `extraction` object (extractor, model, latency, failovers). In `extract` mode
  * pages keep their tier, provider, confidence, tokens and cost, without Markdown or grounding.
  *
+ * When the request has a `cacheKey`, files the result in the result cache (see `fileInCache`).
  * When the request has a webhook, queues its `parse.completed` event (see `announceFinished`).
  *
  * Safe to retry: the result keys derive from the request.
@@ -34,7 +37,14 @@ export async function deliver(
   input: StageInput,
   ports: Pick<
     PipelinePorts,
-    'requests' | 'objects' | 'clock' | 'settings' | 'webhooks' | 'providers' | 'breakers'
+    | 'requests'
+    | 'objects'
+    | 'clock'
+    | 'settings'
+    | 'webhooks'
+    | 'providers'
+    | 'breakers'
+    | 'resultCache'
   >,
   progress: ProgressSink,
 ): Promise<{ requestId: string }> {
@@ -133,9 +143,34 @@ export async function deliver(
     if (error instanceof ConflictError) throw new ParseCancelledError(input.requestId);
     throw error;
   }
+  await fileInCache(ports, completed, response, now);
   await announceFinished(ports, completed, { status: 'completed' });
   progress.emit({ event: 'result.final', result_key: resultKey });
   return { requestId: input.requestId };
+}
+
+/**
+ * Files a completed result in the result cache under the request's `cacheKey` (replacing the
+ * entry there), valid for the retention; not a result that fell short (see `isCacheable`). The
+ * cache only saves later work: when it cannot be written, the parse still completes.
+ */
+async function fileInCache(
+  ports: Pick<PipelinePorts, 'resultCache'>,
+  record: RequestRecord,
+  response: ParseResponse,
+  now: Date,
+): Promise<void> {
+  const cache = ports.resultCache;
+  if (!cache || !record.cacheKey || !record.resultKey || !isCacheable(response)) return;
+  await cache.store
+    .put(record.cacheKey, {
+      requestId: record.id,
+      resultKey: record.resultKey,
+      pages: response.pages.length,
+      storedAt: now.toISOString(),
+      validUntil: new Date(now.getTime() + cache.retentionMs).toISOString(),
+    })
+    .catch(() => undefined);
 }
 
 /** The pages with heading levels consistent across the document, and a warning where changed. */

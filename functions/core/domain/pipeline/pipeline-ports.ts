@@ -10,6 +10,7 @@ import type { StructuredExtractor } from '../../ports/structured-extractor.js';
 import type { UsageStore } from '../../ports/usage-store.js';
 import type { PlanLimitsByPlan } from '../plans.js';
 import type { ProviderPrice } from '../pricing.js';
+import type { ResultCaching } from '../result-cache.js';
 import type { ProviderCapability, TierThresholds } from '../routing.js';
 import type { CircuitBreakerState, DocumentFormat, Tier } from '../schemas.js';
 
@@ -78,6 +79,11 @@ export interface PipelinePorts {
    * Absent: nothing is metered or limited.
    */
   usage?: UsageStore;
+  /**
+   * The result cache: Deliver files completed results of requests with a `cacheKey` there.
+   * Absent: nothing is cached.
+   */
+  resultCache?: ResultCaching;
 }
 
 /** Input of the document-level stages (Ingest, Classify, Route, Verify, Deliver). */

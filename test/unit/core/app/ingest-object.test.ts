@@ -404,12 +404,18 @@ describe('submitUpload with an explicit request id', () => {
 describe('DEFAULT_PARSE_OPTIONS', () => {
   it('are the defaults of the upload form and query', () => {
     // Act
-    // The form's extraction_schema is not an option: it is stored apart, with the request.
-    const { extraction_schema: schema, ...form } = UploadForm.parse({});
+    // The form's extraction_schema is not an option: it is stored apart, with the request; nor
+    // is invalidate_cache, which only decides whether the result cache may answer.
+    const {
+      extraction_schema: schema,
+      invalidate_cache: invalidateCache,
+      ...form
+    } = UploadForm.parse({});
     const defaults = { ...form, ...UploadQuery.parse({}) };
     // Assert
     expect(DEFAULT_PARSE_OPTIONS).toEqual(defaults);
     expect(schema).toBeNull();
+    expect(invalidateCache).toBe(false);
   });
 });
 
