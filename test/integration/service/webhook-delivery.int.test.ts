@@ -166,6 +166,34 @@ describe('webhooks of URL parses', () => {
     ]);
   });
 
+  it('delivers one signed event to the webhook of a URL parse answered from the result cache', async () => {
+    // Arrange: the same bytes parsed once before.
+    const { body: secretBody } = await call('GET', '/v1/webhooks/secret', KEY);
+    const first = await call('POST', '/v1/parse', KEY, { file_url: peerUrl('/doc.pdf?v=cached') });
+    // Act
+    const again = await call('POST', '/v1/parse', KEY, {
+      file_url: peerUrl('/doc.pdf?v=cached'),
+      webhook_url: peerUrl('/hooks/cached'),
+    });
+    const result = ParseResponse.parse(again.body);
+    await pollUntil(result.id, (b) => (b.webhook as Delivery | undefined)?.status === 'delivered');
+    await new Promise((r) => setTimeout(r, 2000));
+    // Assert: the cached answer, and its own event, once.
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(result.id).not.toBe(first.body.id);
+    expect(result.document.cached).toBe(true);
+    const deliveries = received.filter((r) => r.path === '/hooks/cached');
+    expect(deliveries).toHaveLength(1);
+    const event = WebhookEvent.parse(
+      verifyWebhook(secretBody.secret as string, deliveries[0]!.headers, deliveries[0]!.body),
+    );
+    expect(event).toMatchObject({
+      type: 'parse.completed',
+      data: { request_id: result.id, status: 'completed' },
+    });
+  });
+
   it('answers 202 at once on Prefer: respond-async, then delivers a signed parse.completed event, retried after a 503 under one webhook-id', async () => {
     // Arrange
     const { body: secretBody } = await call('GET', '/v1/webhooks/secret', KEY);
