@@ -221,9 +221,34 @@ const rehomeScripts = (groups: RunGroup[]): void => {
   }
 };
 
+/** Text of a run for comparing copies: spaces collapsed, ends trimmed. */
+const glyphsOf = (run: TextRun): string => run.text.replace(/\s+/g, ' ').trim();
+
+/**
+ * Whether the run at `k` of runs sorted by x repeats the glyphs of an earlier one at (nearly)
+ * the same place: the same text starting within 0.2 em of it, on the same baseline.
+ * Producers draw text twice for fake bold or a shadow, and a copy may differ by a trailing space
+ * (`Signed on as ALICE ` over `Signed on as ALICE`) or come after other runs of the line.
+ */
+const overprintsBefore = (sorted: readonly TextRun[], k: number): boolean => {
+  const run = sorted[k];
+  if (!run) return false;
+  const tolerance = 0.2 * run.fontSize;
+  const text = glyphsOf(run);
+  for (let j = k - 1; j >= 0; j--) {
+    const other = sorted[j];
+    if (!other) continue;
+    if (run.x - other.x >= tolerance) break;
+    if (Math.abs(other.baseline - run.baseline) < tolerance && glyphsOf(other) === text) {
+      return true;
+    }
+  }
+  return false;
+};
+
 /**
  * Groups runs into rows (shared baseline) and splits each row into fragments at gaps wider than
- * about one em. Duplicate runs (fake bold drawn twice) are dropped. Rotated runs make rows of
+ * about one em. Runs drawn twice (fake bold, shadows) are read once ({@link overprintsBefore}). Rotated runs make rows of
  * their own ({@link rotatedRows}). A superscript or subscript set apart from its base joins
  * its base's row ({@link rehomeScripts}). Rows come top to bottom.
  */
@@ -288,19 +313,7 @@ export const buildRows = (input: readonly TextRun[]): Row[] => {
     if (group.runs.length === 0) continue;
     const sorted = group.runs.sort((a, b) => a.x - b.x);
     const direction = lineDirection(sorted);
-    const kept: TextRun[] = [];
-    for (const run of sorted) {
-      const last = kept[kept.length - 1];
-      if (
-        last &&
-        last.text === run.text &&
-        Math.abs(last.x - run.x) < 0.2 * run.fontSize &&
-        Math.abs(last.baseline - run.baseline) < 0.2 * run.fontSize
-      ) {
-        continue;
-      }
-      kept.push(run);
-    }
+    const kept = sorted.filter((run, k) => !overprintsBefore(sorted, k));
     const fragments: Fragment[] = [];
     let current: TextRun[] = [];
     let right = -Infinity;
