@@ -72,6 +72,17 @@ export function itemsOf(batch: BatchRecord): BatchItem[] {
   }));
 }
 
+/** An extraction schema of about 15 kB (a hundred described fields). */
+export function aLargeSchema(seed: number) {
+  const properties = Object.fromEntries(
+    Array.from({ length: 100 }, (_, i) => [
+      `field_${seed}_${i}`,
+      { type: 'string', description: `${'a described field of the document '.repeat(4)}${i}` },
+    ]),
+  );
+  return { type: 'object' as const, properties };
+}
+
 /**
  * The BatchStore contract: what every adapter (DynamoDB, in memory) must do.
  *
@@ -132,11 +143,7 @@ export function describeBatchStoreContract(
         from: 'queued',
         to: 'in_progress',
         at: LATER,
-      });
-      const withRequest = await store.setItemRequest(batch.id, 1, {
-        expected: 'in_progress',
         requestId: 'req_abc',
-        at: LATER,
       });
       const stale = await store
         .transitionItem(batch.id, 1, { from: 'queued', to: 'in_progress', at: LATER })
@@ -148,8 +155,11 @@ export function describeBatchStoreContract(
         error: { kind: 'invalid', detail: 'the origin answered 404' },
       });
       // Assert
-      expect(started).toMatchObject({ status: 'in_progress', updatedAt: LATER.toISOString() });
-      expect(withRequest.requestId).toBe('req_abc');
+      expect(started).toMatchObject({
+        status: 'in_progress',
+        requestId: 'req_abc',
+        updatedAt: LATER.toISOString(),
+      });
       expect(stale).toBeInstanceOf(ConflictError);
       expect(failed).toMatchObject({
         status: 'failed',
@@ -159,19 +169,73 @@ export function describeBatchStoreContract(
       expect(await store.getItem(batch.id, 1)).toStrictEqual(failed);
     });
 
-    it('refuses to record a request on an item that is not in the expected status', async () => {
+    it('drops the request id of an item in the transition that says null', async () => {
       // Arrange
       const store = await factory();
       const { batch } = await aStoredBatch(store);
-      // Act
-      const recording = store.setItemRequest(batch.id, 1, {
-        expected: 'in_progress',
-        requestId: 'req_abc',
+      await store.transitionItem(batch.id, 1, {
+        from: 'queued',
+        to: 'in_progress',
         at: LATER,
+        requestId: 'req_abc',
+      });
+      // Act
+      const failed = await store.transitionItem(batch.id, 1, {
+        from: 'in_progress',
+        to: 'failed',
+        at: LATER,
+        requestId: null,
+        error: { kind: 'invalid', detail: 'the origin answered 404' },
       });
       // Assert
-      await expect(recording).rejects.toBeInstanceOf(ConflictError);
-      expect((await store.getItem(batch.id, 1))?.requestId).toBeUndefined();
+      expect(failed).not.toHaveProperty('requestId');
+      expect(await store.getItem(batch.id, 1)).toStrictEqual(failed);
+    });
+
+    it('reads a batch with every item of it, past one query page, items by index', async () => {
+      // Arrange: 100 items of about 15 kB each (1.5 MB, more than a DynamoDB Query page).
+      const store = await factory();
+      const batch = aBatchRecord({ itemCount: 100 });
+      const items = itemsOf(batch).map((item) => ({
+        ...item,
+        document: { ...item.document, extractionSchema: aLargeSchema(item.index) },
+      }));
+      await store.create(batch, items);
+      // Act
+      const read = await store.getWithItems(batch.id);
+      const unknown = await store.getWithItems(aBatchId());
+      // Assert
+      expect(read?.batch).toStrictEqual(batch);
+      expect(read?.items).toStrictEqual(items);
+      expect(unknown).toBeUndefined();
+    });
+
+    it('reads the items as they are now, while the record counts an earlier state', async () => {
+      // Arrange: an item started and its request id is written; its count has not moved yet.
+      const store = await factory();
+      const { batch } = await aStoredBatch(store);
+      await store.transitionItem(batch.id, 2, {
+        from: 'queued',
+        to: 'in_progress',
+        at: LATER,
+        requestId: 'req_abc',
+      });
+      // Act
+      const between = await store.getWithItems(batch.id);
+      await store.applyMove(batch.id, startMove(2), LATER);
+      const after = await store.getWithItems(batch.id);
+      // Assert
+      expect(between?.batch.totals).toEqual({ queued: 3, in_progress: 0, completed: 0, failed: 0 });
+      expect(between?.items.map((i) => [i.status, i.requestId])).toEqual([
+        ['queued', undefined],
+        ['in_progress', 'req_abc'],
+        ['queued', undefined],
+      ]);
+      expect(after?.batch).toMatchObject({
+        status: 'in_progress',
+        totals: { queued: 2, in_progress: 1, completed: 0, failed: 0 },
+      });
+      expect(after?.items).toStrictEqual(between?.items);
     });
 
     it('throws NotFoundError for a transition of an unknown item', async () => {

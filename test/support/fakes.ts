@@ -443,32 +443,28 @@ export class InMemoryBatchStore implements BatchStore {
     );
   }
 
+  getWithItems(batchId: string): Promise<{ batch: BatchRecord; items: BatchItem[] } | undefined> {
+    return settle(() => {
+      const entry = this.#batches.get(batchId);
+      if (!entry) return undefined;
+      const items = [...(this.#items.get(batchId)?.values() ?? [])];
+      return {
+        batch: stored(entry.record),
+        items: items.map(stored).sort((a, b) => a.index - b.index),
+      };
+    });
+  }
+
   transitionItem(batchId: string, index: number, change: ItemTransition): Promise<BatchItem> {
     return settle(() => {
-      const item = this.#itemIn(batchId, index, change.from);
+      const { requestId: current, ...item } = this.#itemIn(batchId, index, change.from);
+      const requestId = change.requestId === undefined ? current : change.requestId;
       const next: BatchItem = {
         ...item,
         status: change.to,
         updatedAt: change.at.toISOString(),
-        ...(change.requestId === undefined ? {} : { requestId: change.requestId }),
+        ...(requestId ? { requestId } : {}),
         ...(change.error === undefined ? {} : { error: change.error }),
-      };
-      this.#items.get(batchId)?.set(index, stored(next));
-      return stored(next);
-    });
-  }
-
-  setItemRequest(
-    batchId: string,
-    index: number,
-    change: { expected: BatchItemStatus; requestId: string; at: Date },
-  ): Promise<BatchItem> {
-    return settle(() => {
-      const item = this.#itemIn(batchId, index, change.expected);
-      const next: BatchItem = {
-        ...item,
-        requestId: change.requestId,
-        updatedAt: change.at.toISOString(),
       };
       this.#items.get(batchId)?.set(index, stored(next));
       return stored(next);

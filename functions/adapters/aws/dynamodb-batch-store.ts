@@ -136,8 +136,33 @@ export class DynamoDbBatchStore implements BatchStore {
       .sort((a, b) => a.index - b.index);
   }
 
+  async getWithItems(
+    batchId: string,
+  ): Promise<{ batch: BatchRecord; items: BatchItem[] } | undefined> {
+    // One Query over the partition (every page of it: 100 items with their documents and
+    // extraction schemas can pass the 1 MB a page holds), newest sort key first so that the
+    // record (META) is read before the items (ITEM#...). No TransactGetItems: it takes at most
+    // 100 keys (a full batch is 101) and dynalite has no transactions.
+    const found = await queryAll(this.#client, {
+      TableName: this.#tableName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+      ExpressionAttributeValues: { ':pk': batchPk(batchId) },
+      ConsistentRead: true,
+      ScanIndexForward: false,
+    });
+    const record = found.find((item) => item[SORT_KEY] === META_SK);
+    if (!record) return undefined;
+    const items = found
+      .filter((item) => String(item[SORT_KEY]).startsWith(ITEM_SK_PREFIX))
+      .map((item) => fromItem(item) as unknown as BatchItem)
+      .sort((a, b) => a.index - b.index);
+    return { batch: toBatch(record), items };
+  }
+
   async transitionItem(batchId: string, index: number, change: ItemTransition): Promise<BatchItem> {
     const sets = ['#status = :to', '#updatedAt = :at'];
+    const removes: string[] = [];
     const names: Record<string, string> = { '#status': 'status', '#updatedAt': 'updatedAt' };
     const values: Record<string, unknown> = {
       ':from': change.from,
@@ -145,41 +170,25 @@ export class DynamoDbBatchStore implements BatchStore {
       ':at': change.at.toISOString(),
     };
     if (change.requestId !== undefined) {
-      sets.push('#requestId = :requestId');
       names['#requestId'] = 'requestId';
-      values[':requestId'] = change.requestId;
+      if (change.requestId === null) {
+        removes.push('#requestId');
+      } else {
+        sets.push('#requestId = :requestId');
+        values[':requestId'] = change.requestId;
+      }
     }
     if (change.error !== undefined) {
       sets.push('#error = :error');
       names['#error'] = 'error';
       values[':error'] = change.error;
     }
+    const remove = removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : '';
     return this.#updateItem(batchId, index, change.from, {
-      UpdateExpression: `SET ${sets.join(', ')}`,
+      UpdateExpression: `SET ${sets.join(', ')}${remove}`,
       ConditionExpression: '#status = :from',
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
-    });
-  }
-
-  async setItemRequest(
-    batchId: string,
-    index: number,
-    change: { expected: BatchItemStatus; requestId: string; at: Date },
-  ): Promise<BatchItem> {
-    return this.#updateItem(batchId, index, change.expected, {
-      UpdateExpression: 'SET #requestId = :requestId, #updatedAt = :at',
-      ConditionExpression: '#status = :expected',
-      ExpressionAttributeNames: {
-        '#status': 'status',
-        '#requestId': 'requestId',
-        '#updatedAt': 'updatedAt',
-      },
-      ExpressionAttributeValues: {
-        ':expected': change.expected,
-        ':requestId': change.requestId,
-        ':at': change.at.toISOString(),
-      },
     });
   }
 

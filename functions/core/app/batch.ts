@@ -9,8 +9,10 @@ import {
   itemRequestId,
   queuedTotals,
   releaseDelaySeconds,
+  shownStatus,
   startMove,
   terminalStatusOf,
+  totalsOf,
   type BatchDocument,
   type BatchDocumentSource,
   type BatchEndStatus,
@@ -196,25 +198,23 @@ async function releaseItems(deps: AppDeps, queue: Queue, batch: BatchRecord): Pr
     for (const id of error.failedIds) {
       const index = Number(id.slice('item'.length));
       // A message the queue reported as failed may still arrive: its consumer then finds the
-      // item taken (or ended) and leaves it.
+      // item taken (or ended) and leaves it. The item never starts, so it has no request id.
+      let item: BatchItem;
       try {
-        await deps.batches.transitionItem(batch.id, index, {
+        item = await deps.batches.transitionItem(batch.id, index, {
           from: 'queued',
-          to: 'in_progress',
+          to: 'failed',
           at: deps.clock.now(),
+          error: {
+            kind: 'unavailable',
+            detail: 'the document could not be queued for parsing; submit it again',
+          },
         });
       } catch (failure) {
         if (failure instanceof ConflictError) continue;
         throw failure;
       }
-      await deps.batches.applyMove(batch.id, startMove(index), deps.clock.now());
-      await endItem(deps, batch.id, index, {
-        status: 'failed',
-        error: {
-          kind: 'unavailable',
-          detail: 'the document could not be queued for parsing; submit it again',
-        },
-      });
+      await settleEnded(deps, batch.id, item, true);
     }
   }
 }
@@ -223,8 +223,13 @@ async function releaseItems(deps: AppDeps, queue: Queue, batch: BatchRecord): Pr
  * A batch owned by `tenant` as GET /v1/batch/{batch_id} shows it: `batch_id`, `status`,
  * `totals` (always adding up to `item_count`), `completed_documents` (items ended, completed or
  * failed) and `total_documents`, and `items` in submission order, each with its `request_id`
- * (null until its parse request exists), `status`, `file_url`, and `error` when it failed. With a
- * webhook, its delivery state too.
+ * (set when it starts; null while queued, and for an item that failed before its parse request
+ * existed), `status`, `file_url`, and `error` when it failed. With a webhook, its delivery state
+ * too.
+ *
+ * One snapshot: the record and the items are read together, and the totals and the status are
+ * those of the items read ({@link totalsOf}, {@link shownStatus}), never the record's counters,
+ * which follow the items' transitions a write later.
  * @throws {NotFoundError} when the id is unknown or owned by another tenant (identical 404).
  */
 export async function getBatch(
@@ -232,16 +237,19 @@ export async function getBatch(
   tenant: string,
   batchId: string,
 ): Promise<Record<string, unknown>> {
-  const batch = BATCH_ID_PATTERN.test(batchId) ? await deps.batches.get(batchId) : undefined;
-  if (!batch || batch.tenant !== tenant) throw new NotFoundError(`batch ${batchId} not found`);
-  const items = await deps.batches.listItems(batchId);
-  const { totals } = batch;
+  const read = BATCH_ID_PATTERN.test(batchId)
+    ? await deps.batches.getWithItems(batchId)
+    : undefined;
+  if (!read || read.batch.tenant !== tenant) throw new NotFoundError(`batch ${batchId} not found`);
+  const { batch, items } = read;
+  const totals = totalsOf(items);
+  const status = shownStatus(batch, totals);
   return {
     batch_id: batch.id,
-    status: batch.status,
+    status,
     priority: batch.priority,
     created_at: batch.createdAt,
-    ...(batch.endedAt === undefined ? {} : { ended_at: batch.endedAt }),
+    ...(hasEnded(status) && batch.endedAt !== undefined ? { ended_at: batch.endedAt } : {}),
     item_count: batch.itemCount,
     totals: { ...totals },
     completed_documents: totals.completed + totals.failed,
@@ -278,6 +286,8 @@ export type BatchItemOutcome =
 interface ItemEnd {
   status: BatchEndStatus;
   error?: BatchItemError;
+  /** The item's parse request, when one was made (kept on the item; dropped otherwise). */
+  requestId?: string;
 }
 
 /**
@@ -286,15 +296,15 @@ interface ItemEnd {
  * 1. A malformed message, or one naming no stored item, is reported and dropped.
  * 2. An item that has ended already is left as it is (the message was delivered again); its
  *    counts and the batch's end are repaired if a crash interrupted them.
- * 3. A queued item is moved to `in_progress` (of concurrent deliveries, one wins; the others
- *    follow its request), and one count moves from queued to in_progress.
- * 4. The document is downloaded with `fetcher` and submitted under a request id derived from the
- *    item, recorded on the item at once; the parse is started and awaited. An item in progress
- *    with a request id (a delivery after a crash or a Lambda timeout) follows that request
- *    instead of starting another.
+ * 3. A queued item is moved to `in_progress` together with its request id, derived from the
+ *    batch and the item's position (of concurrent deliveries, one wins; the others follow its
+ *    request), and one count moves from queued to in_progress.
+ * 4. The document is downloaded with `fetcher` and submitted under that request id; the parse is
+ *    started and awaited. When the request exists already (a delivery after a crash or a Lambda
+ *    timeout), it is followed instead of starting another.
  * 5. The item ends `completed`, or `failed` with the error's kind and detail (a refused or
- *    failed download, a rejected document, a failed or cancelled parse). One item's failure
- *    never touches another.
+ *    failed download, a rejected document, a failed or cancelled parse); an item whose request
+ *    was never made loses its request id as it ends. One item's failure never touches another.
  * 6. One count moves from in_progress to the end status; when that was the last item, the batch
  *    gets its terminal status (once) and its webhook event is queued.
  *
@@ -325,10 +335,13 @@ export async function processBatchItem(
   let item = stored;
   if (item.status === 'queued') {
     try {
+      // The request id derives from the item, so it is written with the start: an item in
+      // progress always names its request (which exists once the document is downloaded).
       item = await deps.batches.transitionItem(batchId, index, {
         from: 'queued',
         to: 'in_progress',
         at: deps.clock.now(),
+        requestId: itemRequestId(batchId, index),
       });
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
@@ -341,17 +354,19 @@ export async function processBatchItem(
   }
   await deps.batches.applyMove(batchId, startMove(index), deps.clock.now());
 
-  let end: ItemEnd & { requestId?: string };
+  let end: ItemEnd;
   try {
     end = await runItem(deps, fetcher, batch, item);
   } catch (error) {
     if (delivery.receiveCount < BATCH_ITEM_MAX_RECEIVES) throw error;
+    const requestId = itemRequestId(batchId, index);
     end = {
       status: 'failed',
       error: {
         kind: 'internal',
         detail: `the document could not be processed after ${delivery.receiveCount} attempts; submit it again`,
       },
+      ...((await deps.requests.get(requestId)) ? { requestId } : {}),
     };
   }
   const ended = await endItem(deps, batchId, index, end);
@@ -362,35 +377,38 @@ export async function processBatchItem(
   };
 }
 
-/** Steps 4 and 5 of {@link processBatchItem}: the item's parse, from download to outcome. */
+/**
+ * Steps 4 and 5 of {@link processBatchItem}: the item's parse, from download to outcome. A
+ * request of the item that exists already (an earlier delivery made it, then crashed or timed
+ * out) is followed instead of downloading again.
+ */
 async function runItem(
   deps: AppDeps,
   fetcher: DocumentFetcher,
   batch: BatchRecord,
   item: BatchItem,
-): Promise<ItemEnd & { requestId?: string }> {
-  let requestId = item.requestId;
-  if (requestId === undefined) {
-    const submitted = await submitItem(deps, fetcher, batch, item);
-    if ('error' in submitted) return { status: 'failed', error: submitted.error };
-    requestId = submitted.requestId;
+): Promise<ItemEnd> {
+  const requestId = itemRequestId(batch.id, item.index);
+  if (!(await deps.requests.get(requestId))) {
+    const refused = await submitItem(deps, fetcher, batch, item, requestId);
+    if (refused) return { status: 'failed', error: refused.error };
   }
   return { ...(await followRequest(deps, requestId)), requestId };
 }
 
 /**
- * Downloads and submits the item's document under the item's own request id, and records the
- * id on the item. A second submission (another delivery got there first) finds the request
- * there and follows it.
- * @returns the request id, or the error that ended the item before any request existed.
+ * Downloads and submits the item's document under the item's request id. A second submission
+ * (another delivery got there first) finds the request there, and the caller follows it.
+ * @returns nothing once the request exists, or the error that ended the item before any request
+ *   existed.
  */
 async function submitItem(
   deps: AppDeps,
   fetcher: DocumentFetcher,
   batch: BatchRecord,
   item: BatchItem,
-): Promise<{ requestId: string } | { error: BatchItemError }> {
-  const requestId = itemRequestId(batch.id, item.index);
+  requestId: string,
+): Promise<{ error: BatchItemError } | undefined> {
   const { document } = item;
   try {
     const source =
@@ -425,17 +443,7 @@ async function submitItem(
       throw error;
     }
   }
-  try {
-    await deps.batches.setItemRequest(batch.id, item.index, {
-      expected: 'in_progress',
-      requestId,
-      at: deps.clock.now(),
-    });
-  } catch (error) {
-    // Another delivery ended the item meanwhile; its end stands (see endItem).
-    if (!(error instanceof ConflictError)) throw error;
-  }
-  return { requestId };
+  return undefined;
 }
 
 /** Starts the request's parse unless it has ended (starting is idempotent), waits, reads the end. */
@@ -477,8 +485,9 @@ function requestEnded(record: RequestRecord): boolean {
 }
 
 /**
- * Ends an item in progress with `end` and counts it. When another delivery ended it first, its
- * end stands and is the one counted.
+ * Ends an item in progress with `end` and counts it. The item keeps its request id when
+ * `end.requestId` names it, and loses it otherwise (no request was made). When another delivery
+ * ended it first, its end stands and is the one counted.
  * @returns the status the item ended with.
  */
 async function endItem(
@@ -493,6 +502,7 @@ async function endItem(
       from: 'in_progress',
       to: end.status,
       at: deps.clock.now(),
+      requestId: end.requestId ?? null,
       ...(end.error ? { error: end.error } : {}),
     });
   } catch (error) {

@@ -3,9 +3,11 @@
  * the background, one queue message per document. Pure: no I/O, time comes in.
  *
  * States of a batch and of each of its items: `queued` → `in_progress` → `completed` | `failed`.
- * - An item is `in_progress` from the moment a consumer takes it (before the download), and ends
- *   `completed` when its parse completed, `failed` otherwise (the download was refused, the
- *   document was rejected, the parse failed), with the error's kind and detail.
+ * - An item is `in_progress` from the moment a consumer takes it (before the download), with its
+ *   request id ({@link itemRequestId}) written in the same update, and ends `completed` when its
+ *   parse completed, `failed` otherwise (the download was refused, the document was rejected, the
+ *   parse failed), with the error's kind and detail; an item that failed before its parse request
+ *   was made loses the request id in the update that ends it.
  * - A batch is `queued` until its first item starts, then `in_progress`, and it ends once every
  *   item has ended: `failed` when every item failed, `completed` when at least one item
  *   completed (per-item failures are in its items). The terminal status is written once, by a
@@ -15,6 +17,9 @@
  * count from one state to another (so they always add up to the item count), applied at most
  * once per {@link CountMove.id}: an item's own conditional transition decides who moves it, and a
  * consumer that crashed between the two writes repairs the move on the message's redelivery.
+ * They decide when the batch ends and go into its webhook event. They follow each item's
+ * transition a write later, so what a client reads (GET /v1/batch) takes its totals and status
+ * from the items read instead ({@link totalsOf}, {@link shownStatus}).
  *
  * Priority (`priority`) decides how fast a batch's messages are released onto the shared queue:
  * in waves of {@link RELEASE_WAVE_SIZE}, see {@link RELEASE_SCHEDULE}.
@@ -159,6 +164,40 @@ export function terminalStatusOf(
 ): BatchEndStatus | undefined {
   if (totals.completed + totals.failed < itemCount) return undefined;
   return totals.completed === 0 ? 'failed' : 'completed';
+}
+
+/**
+ * The totals of `items`: how many are in each status.
+ *
+ * @example
+ * totalsOf([{ status: 'completed' }, { status: 'queued' }]);
+ * // { queued: 1, in_progress: 0, completed: 1, failed: 0 }
+ */
+export function totalsOf(items: readonly Pick<BatchItem, 'status'>[]): BatchTotals {
+  const totals: BatchTotals = { queued: 0, in_progress: 0, completed: 0, failed: 0 };
+  for (const item of items) totals[item.status] += 1;
+  return totals;
+}
+
+/**
+ * The status to show for `batch` whose items, read with it, count `totals`: the record's
+ * terminal status once every item read has ended too; `in_progress` once an item has started
+ * or the record says so; `queued` before. Never behind the items, and, as items only move
+ * forward, never behind an earlier answer.
+ *
+ * @example
+ * // The first item has started; the record's count has not moved yet.
+ * shownStatus({ status: 'queued', itemCount: 2 }, { queued: 1, in_progress: 1, completed: 0, failed: 0 });
+ * // 'in_progress'
+ */
+export function shownStatus(
+  batch: Pick<BatchRecord, 'status' | 'itemCount'>,
+  totals: BatchTotals,
+): BatchStatus {
+  if (hasEnded(batch.status) && totals.completed + totals.failed === batch.itemCount) {
+    return batch.status;
+  }
+  return batch.status === 'queued' && totals.queued === batch.itemCount ? 'queued' : 'in_progress';
 }
 
 /** Totals of a new batch of `itemCount` items: all queued. */

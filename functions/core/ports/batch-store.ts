@@ -13,16 +13,19 @@ export interface ItemTransition {
   to: BatchItemStatus;
   /** The item's new `updatedAt`. */
   at: Date;
-  requestId?: string;
+  /** The item's parse request id; `null` removes it (an item that failed before its request). */
+  requestId?: string | null;
   error?: BatchItemError;
 }
 
 /**
  * Batches and their items (DynamoDB single table: `BATCH#<id>` / `META`, `ITEM#0001`).
  *
- * Every write is a single-item (conditional) write: no transactions. The totals of a batch change
- * only through {@link BatchStore.applyMove}, one count from one status to another, so they always
- * add up to the item count.
+ * Every write is a single-item (conditional) write: no transactions. The totals of a batch record
+ * change only through {@link BatchStore.applyMove}, one count from one status to another, so they
+ * always add up to the item count; they follow the items' own transitions (a separate write), so
+ * a reader that shows items with totals derives the totals from the items it read
+ * ({@link BatchStore.getWithItems}).
  */
 export interface BatchStore {
   /**
@@ -38,6 +41,13 @@ export interface BatchStore {
   /** Every item of a batch, by ascending index. */
   listItems(batchId: string): Promise<BatchItem[]>;
   /**
+   * The batch record and every item of the batch, by ascending index, read together (strongly
+   * consistent, each as recent as the call), or undefined when there is no record. Not a
+   * transaction: the record's totals and status may lag the items' own statuses, which are the
+   * truth (derive totals from them).
+   */
+  getWithItems(batchId: string): Promise<{ batch: BatchRecord; items: BatchItem[] } | undefined>;
+  /**
    * Moves an item from status `change.from` to `change.to`, setting the fields of `change`, if and
    * only if its status is `change.from` (of concurrent callers, one wins).
    * @returns the item after the change.
@@ -45,16 +55,6 @@ export interface BatchStore {
    * @throws {NotFoundError} when there is no such item.
    */
   transitionItem(batchId: string, index: number, change: ItemTransition): Promise<BatchItem>;
-  /**
-   * Records the parse request of an item whose status is `expected`, without changing its status.
-   * @throws {ConflictError} when the item's status is not `expected`.
-   * @throws {NotFoundError} when there is no such item.
-   */
-  setItemRequest(
-    batchId: string,
-    index: number,
-    change: { expected: BatchItemStatus; requestId: string; at: Date },
-  ): Promise<BatchItem>;
   /**
    * Moves one count of the batch's totals from `move.from` to `move.to`, unless a move with the
    * same id was applied before (then nothing changes). A move to `in_progress` also makes a

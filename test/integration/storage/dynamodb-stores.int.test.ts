@@ -25,7 +25,12 @@ import {
   aProviderId,
   describeBreakerStoreContract,
 } from '../../contract/breaker-store.contract.js';
-import { describeBatchStoreContract } from '../../contract/batch-store.contract.js';
+import {
+  aBatchRecord,
+  aLargeSchema,
+  describeBatchStoreContract,
+  itemsOf,
+} from '../../contract/batch-store.contract.js';
 import { describeEventLogContract } from '../../contract/event-log.contract.js';
 import {
   aKeyHash,
@@ -89,6 +94,32 @@ describeBatchStoreContract(
   'DynamoDbBatchStore on dynalite',
   () => new DynamoDbBatchStore(ddb.documentClient, TABLE),
 );
+
+describe('DynamoDbBatchStore on dynalite', () => {
+  it('reads a batch and its items with one query over the partition, following its pages', async () => {
+    // Arrange: 100 items of about 15 kB, more than the 1 MB of one query page.
+    const store = new DynamoDbBatchStore(ddb.documentClient, TABLE);
+    const batch = aBatchRecord({ itemCount: 100 });
+    const items = itemsOf(batch).map((item) => ({
+      ...item,
+      document: { ...item.document, extractionSchema: aLargeSchema(item.index) },
+    }));
+    await store.create(batch, items);
+    const send = vi.spyOn(ddb.documentClient, 'send');
+    try {
+      // Act
+      const read = await store.getWithItems(batch.id);
+      // Assert
+      expect(read?.items).toHaveLength(100);
+      const commands = send.mock.calls.map(([command]) => command);
+      expect(commands.every((command) => command instanceof QueryCommand)).toBe(true);
+      expect(commands.length).toBeGreaterThan(1);
+      expect(commands[0]?.input).toMatchObject({ ConsistentRead: true, ScanIndexForward: false });
+    } finally {
+      send.mockRestore();
+    }
+  });
+});
 
 describe('DynamoDbRequestStore as the only writer', () => {
   it('answers get from the record it last wrote, as an independent copy', async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { StandardWebhookSigner } from '../../../../functions/adapters/http/webhook-signer.js';
 import {
   BATCH_ITEM_MAX_RECEIVES,
@@ -34,10 +34,12 @@ import {
   type QueueEntry,
   type QueueMessage,
 } from '../../../../functions/core/ports/queue.js';
+import type { BatchStore } from '../../../../functions/core/ports/batch-store.js';
 import type {
   WebhookResponse,
   WebhookSender,
 } from '../../../../functions/core/ports/webhook-sender.js';
+import { InMemoryBatchStore } from '../../../support/fakes.js';
 import {
   FakePageProvider,
   OTHER_TENANT,
@@ -97,6 +99,97 @@ class FakeFetcher implements DocumentFetcher {
       filename: url.split('/').pop() ?? null,
     });
   }
+}
+
+/** Serves one document once `release` is called; `started` settles when it is asked for. */
+class HeldFetcher implements DocumentFetcher {
+  readonly started: Promise<void>;
+  readonly #asked: () => void;
+  readonly #released: Promise<void>;
+  readonly release: () => void;
+
+  constructor() {
+    let asked = () => {};
+    let release = () => {};
+    this.started = new Promise((resolve) => (asked = resolve));
+    this.#released = new Promise((resolve) => (release = resolve));
+    this.#asked = asked;
+    this.release = release;
+  }
+
+  async fetch(url: string): Promise<FetchedDocument> {
+    this.#asked();
+    await this.#released;
+    return { bytes: TINY_PDF, contentType: 'application/pdf', finalUrl: url, filename: 'a.pdf' };
+  }
+}
+
+type View = Awaited<ReturnType<typeof getBatch>>;
+
+/** A batch store that reads GET /v1/batch of the batch after every write it takes. */
+class ViewingBatchStore extends InMemoryBatchStore {
+  readonly views: View[] = [];
+
+  override async transitionItem(...args: Parameters<BatchStore['transitionItem']>) {
+    return this.#viewed(args[0], await super.transitionItem(...args));
+  }
+
+  override async applyMove(...args: Parameters<BatchStore['applyMove']>) {
+    return this.#viewed(args[0], await super.applyMove(...args));
+  }
+
+  override async finish(...args: Parameters<BatchStore['finish']>) {
+    return this.#viewed(args[0], await super.finish(...args));
+  }
+
+  async #viewed<T>(batchId: string, result: T): Promise<T> {
+    this.views.push(await getBatch({ batches: this }, TENANT, batchId));
+    return result;
+  }
+}
+
+const STATUSES = ['queued', 'in_progress', 'completed', 'failed'] as const;
+type Status = (typeof STATUSES)[number];
+const RANK: Record<Status, number> = { queued: 0, in_progress: 1, completed: 2, failed: 2 };
+
+/** What is wrong with a batch view, alone and after the view before it. */
+function problemsOf(view: View, previous: View | undefined): string[] {
+  const shown = view as {
+    status: Status;
+    item_count: number;
+    totals: Record<Status, number>;
+    completed_documents: number;
+    items: { request_id: string | null; status: Status }[];
+  };
+  const before = previous as typeof shown | undefined;
+  const problems: string[] = [];
+  for (const status of STATUSES) {
+    const counted = shown.items.filter((item) => item.status === status).length;
+    if (shown.totals[status] !== counted) {
+      problems.push(`totals.${status} is ${shown.totals[status]}; ${counted} items are`);
+    }
+  }
+  if (shown.completed_documents !== shown.totals.completed + shown.totals.failed) {
+    problems.push(`completed_documents is ${shown.completed_documents}`);
+  }
+  shown.items.forEach((item, i) => {
+    if ((item.status === 'in_progress' || item.status === 'completed') && !item.request_id) {
+      problems.push(`item ${i + 1} is ${item.status} without a request id`);
+    }
+    const was = before?.items[i]?.status;
+    if (was && RANK[item.status] < RANK[was])
+      problems.push(`item ${i + 1}: ${was} → ${item.status}`);
+  });
+  if (before && RANK[shown.status] < RANK[before.status]) {
+    problems.push(`batch: ${before.status} → ${shown.status}`);
+  }
+  if (shown.status === 'queued' && shown.totals.queued < shown.item_count) {
+    problems.push('the batch is queued while an item has started');
+  }
+  if (RANK[shown.status] === 2 && shown.completed_documents < shown.item_count) {
+    problems.push(`the batch is ${shown.status} while items are open`);
+  }
+  return problems;
 }
 
 const HOOK = { url: 'https://hooks.example.com/batches', apiBaseUrl: 'https://api.example.com' };
@@ -659,7 +752,27 @@ describe('processBatchItem', () => {
       kind: 'internal',
       detail: 'the document could not be processed after 5 attempts; submit it again',
     });
+    expect(item?.requestId).toBeUndefined();
     expect((await world.batches.get('batch_id0001'))?.totals.failed).toBe(1);
+  });
+
+  it('keeps the request id of an item whose request was made when its last delivery fails', async () => {
+    // Arrange: the document is submitted, but waiting for its parse keeps failing.
+    const world = await aWorld();
+    await submitBatch(world, aSubmission(1));
+    vi.spyOn(world.workflow, 'wait').mockRejectedValue(new Error('the workflow is unreachable'));
+    // Act
+    const last = await processBatchItem(world, new FakeFetcher(), bodyOf(world, 1), {
+      receiveCount: BATCH_ITEM_MAX_RECEIVES,
+    });
+    // Assert
+    const requestId = itemRequestId('batch_id0001', 1);
+    expect(last).toEqual({ kind: 'processed', status: 'failed', requestId });
+    expect(await world.batches.getItem('batch_id0001', 1)).toMatchObject({
+      status: 'failed',
+      requestId,
+      error: { kind: 'internal' },
+    });
   });
 
   it('drops malformed messages and messages naming no item', async () => {
@@ -686,6 +799,56 @@ describe('processBatchItem', () => {
 });
 
 describe('getBatch', () => {
+  it('names the request of an item in progress while its document is still downloading', async () => {
+    // Arrange: the download of the only document hangs until released.
+    const world = await aWorld();
+    await submitBatch(world, aSubmission(1));
+    const fetcher = new HeldFetcher();
+    const processing = processBatchItem(world, fetcher, bodyOf(world, 1), { receiveCount: 1 });
+    await fetcher.started;
+    // Act
+    const during = await getBatch(world, TENANT, 'batch_id0001');
+    fetcher.release();
+    await processing;
+    const after = await getBatch(world, TENANT, 'batch_id0001');
+    // Assert
+    const requestId = itemRequestId('batch_id0001', 1);
+    expect(during).toMatchObject({
+      status: 'in_progress',
+      totals: { queued: 0, in_progress: 1, completed: 0, failed: 0 },
+      items: [{ request_id: requestId, status: 'in_progress' }],
+    });
+    expect(after).toMatchObject({
+      status: 'completed',
+      items: [{ request_id: requestId, status: 'completed' }],
+    });
+  });
+
+  it('answers one consistent view after every single write while a batch runs', async () => {
+    // Arrange: five items (one not there, one the queue refuses), each delivered twice at once;
+    // the store answers GET /v1/batch after each write it takes, between the writes of a step.
+    const store = new ViewingBatchStore();
+    const world = Object.assign(await aWorld({ refuse: ['item5'] }), { batches: store });
+    await submitBatch(
+      world,
+      aSubmission(5, {}, (i) =>
+        i === 2 ? 'https://files.example.com/missing.pdf' : `https://files.example.com/${i}.pdf`,
+      ),
+    );
+    // Act
+    await deliverAll(world, new FakeFetcher(), 2);
+    // Assert
+    const views = store.views;
+    expect(views.length).toBeGreaterThan(20);
+    const problems = views.flatMap((view, i) => problemsOf(view, views[i - 1]));
+    expect(problems).toEqual([]);
+    expect(views.at(-1)).toMatchObject({
+      status: 'completed',
+      ended_at: world.clock.now().toISOString(),
+      totals: { queued: 0, in_progress: 0, completed: 3, failed: 2 },
+    });
+  });
+
   it('shows the status, totals, progress and items, with request ids and errors', async () => {
     // Arrange
     const world = await aWorld();
