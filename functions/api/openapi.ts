@@ -244,7 +244,7 @@ export const operations: Readonly<Record<string, Operation>> = {
     operationId: 'getBatch',
     summary: 'Read a batch’s status',
     description:
-      'Status, totals (always adding up to `item_count`), progress and items; each item gets its `request_id` once it starts.',
+      'Status, totals, progress and items as one snapshot: `totals` and `completed_documents` are counted from the `items` of the same answer (so they add up to `item_count`), and `status` agrees with them. Each item gets its `request_id` in the write that starts it; an item that failed before its parse request was made has none.',
     tag: 'Batch',
     auth: true,
     params: BatchIdParams,
