@@ -52,10 +52,20 @@ const proseShare = (items: readonly CutItem[]): number => {
 };
 
 /**
+ * Whether `side` is not a column but labels set in the margin of `other` (a heading hung in the
+ * left margin of a report, `Authors` beside the text it heads): not mostly prose, and each of
+ * its items in a gap between the lines of `other` (no item of `other` at its height). They are
+ * read in their place from top to bottom, not all before or after the text.
+ */
+const marginLabels = (side: readonly CutItem[], other: readonly CutItem[]): boolean =>
+  proseShare(side) < 0.5 && side.every((i) => other.every((o) => o.y1 <= i.y0 || o.y0 >= i.y1));
+
+/**
  * Recursive XY-cut (Nagy and Seth, 1984): orders items for reading by splitting the set at empty
  * bands, columns first (a vertical gutter at least `minColumnGap` em wide with prose on at least
- * one side, so that the columns of a table stay together), otherwise at the widest horizontal
- * band; left before right, top before bottom.
+ * one side, so that the columns of a table stay together, and not only labels in the margin of
+ * the other side: {@link marginLabels}), otherwise at the widest horizontal band; left before
+ * right, top before bottom.
  *
  * @returns the leaves (groups of items with no further cut) in reading order.
  */
@@ -79,6 +89,7 @@ export const xyCut = <T extends CutItem>(
       const right = group.filter((i) => i.x1 > s + 0.01);
       if (left.length === 0 || right.length === 0) continue;
       if (Math.max(proseShare(left), proseShare(right)) < 0.5) continue;
+      if (marginLabels(left, right) || marginLabels(right, left)) continue;
       visit(left);
       visit(right);
       return;
