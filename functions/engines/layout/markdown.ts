@@ -25,11 +25,20 @@ export const escapeBlockStart = (text: string): string =>
 const htmlEscape = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
+/** The lines of a cell (one per record it holds) as `<br>`-separated, in GFM and HTML alike. */
+const lineBreaks = (text: string): string =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join('<br>');
+
 /**
  * Renders a table as a GFM pipe table, or as HTML `<table>` when a cell spans rows or columns
  * (GFM cannot express spans). The table's header rows ({@link Table.headerRows}, default 1) are
  * `<th>` rows in HTML; in GFM, which has one header row, a multi-row header (a units row under
- * its names) is merged into it column by column (`Accuracy` over `(%)` → `Accuracy (%)`).
+ * its names) is merged into it column by column (`Accuracy` over `(%)` → `Accuracy (%)`). The
+ * lines of a cell holding several records are set apart by `<br>` (`OTSL<br>HTML`).
  */
 export const renderTable = (table: Table): string => {
   const headerRows = Math.min(Math.max(1, table.headerRows ?? 1), table.rowCount);
@@ -44,7 +53,7 @@ export const renderTable = (table: Table): string => {
           const attrs =
             (c.colSpan > 1 ? ` colspan="${c.colSpan}"` : '') +
             (c.rowSpan > 1 ? ` rowspan="${c.rowSpan}"` : '');
-          return `<${tag}${attrs}>${htmlEscape(c.text)}</${tag}>`;
+          return `<${tag}${attrs}>${lineBreaks(htmlEscape(c.text))}</${tag}>`;
         })
         .join('');
       out.push(`<tr>${inner}</tr>`);
@@ -57,7 +66,7 @@ export const renderTable = (table: Table): string => {
   );
   for (const c of table.cells) {
     const row = grid[c.row];
-    if (row && c.col < row.length) row[c.col] = escapeInline(c.text).replace(/\n/g, ' ');
+    if (row && c.col < row.length) row[c.col] = lineBreaks(escapeInline(c.text));
   }
   const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
   const header = Array.from({ length: table.colCount }, (_, c) =>

@@ -155,3 +155,78 @@ const fillGaps = (cells: TableCell[], rowCount: number, colCount: number): Table
   }
   return out.sort((x, y) => x.row - y.row || x.col - y.col);
 };
+
+/** One line of text of a table cell. */
+export interface CellLine {
+  /** Baseline y (pixels). */
+  baseline: number;
+  /** Font size (pixels) of the line. */
+  size: number;
+  /** Width (pixels) from the line's first glyph to its last. */
+  width: number;
+  text: string;
+}
+
+/** A cell of a grid, placed, with its lines of text top to bottom. */
+export interface LinedCell {
+  row: number;
+  rowSpan: number;
+  /** Width (pixels) of the cell between its column rules. */
+  width: number;
+  lines: readonly CellLine[];
+}
+
+/**
+ * Whether `line` goes on with the phrase of the line `above` in a cell `width` wide: `above` ends
+ * with a hyphen or a comma, or holds several words and either fills the cell (the phrase wrapped
+ * at its edge) or is followed by a lower-case start (`first half of a` / `long note`). A single
+ * word, a number, does not wrap.
+ */
+const continues = (above: CellLine, line: CellLine, width: number): boolean => {
+  if (/[-‐,]$/.test(above.text)) return true;
+  if (!/\s/.test(above.text.trim())) return false;
+  return above.width >= 0.8 * width || /^\p{Ll}/u.test(line.text);
+};
+
+/**
+ * Cells of a grid that stack records: a grid row (no rule between its lines) that holds several
+ * records, one per line, with values set once for the group centred between them (`6 | OTSL /
+ * HTML | 0.965 / 0.969`). A cell stacks records when it has k ≥ 2 lines and another cell of the
+ * same row (same rows spanned) has k lines on the same k baselines; each of its lines is then one
+ * record's value, to be kept apart rather than joined into one phrase (`0.965 0.969`).
+ *
+ * Cells whose lines wrap one phrase ({@link continues}) are not records, nor are the cells of the
+ * first row (the header: labels wrapped to the column's width).
+ *
+ * (Rows in which every filled column has every line are split into one row per record before
+ * this, by the grid reader.)
+ *
+ * @returns indexes in `cells` of the cells that stack records.
+ */
+export const recordStacks = (cells: readonly LinedCell[]): Set<number> => {
+  const candidates = cells.flatMap((cell, index) => {
+    const { lines } = cell;
+    if (cell.row === 0 || lines.length < 2) return [];
+    const wrapped = lines.some((line, k) => {
+      const above = lines[k - 1];
+      return above !== undefined && continues(above, line, cell.width);
+    });
+    return wrapped ? [] : [{ index, cell }];
+  });
+  const sameBaselines = (a: LinedCell, b: LinedCell): boolean =>
+    a.row === b.row &&
+    a.rowSpan === b.rowSpan &&
+    a.lines.length === b.lines.length &&
+    a.lines.every((line, k) => {
+      const other = b.lines[k];
+      return (
+        other !== undefined &&
+        Math.abs(line.baseline - other.baseline) <= 0.4 * Math.min(line.size, other.size)
+      );
+    });
+  const out = new Set<number>();
+  for (const a of candidates) {
+    if (candidates.some((b) => b !== a && sameBaselines(a.cell, b.cell))) out.add(a.index);
+  }
+  return out;
+};

@@ -1,5 +1,6 @@
 import { isRotated, joinRuns, makeFragment, rowOf, type Fragment, type Row } from './lines.js';
 import { isMathLike } from './math-guard.js';
+import { recordStacks } from './table-stack.js';
 import type { Segment, TextRun } from './types.js';
 
 /** One cell of a detected table; spans count grid columns / rows. */
@@ -8,6 +9,10 @@ export interface TableCell {
   col: number;
   rowSpan: number;
   colSpan: number;
+  /**
+   * The cell's text. A cell holding several records (one value per record, on the records'
+   * lines) has one line per record, separated by `\n`; otherwise one line.
+   */
   text: string;
 }
 
@@ -93,7 +98,8 @@ export interface GridReading {
 /** An OCR word that is a table rule read as a glyph (`|`, `|—`), not cell text. */
 const OCR_RULE_WORD = /^(?:[|¦]+[—–-]*|[—–-]*[|¦]+)$/;
 
-const cellText = (input: TextRun[], exact: boolean): string => {
+/** The runs of a cell in lines (by baseline), top to bottom, each line left to right. */
+const cellLines = (input: TextRun[], exact: boolean): TextRun[][] => {
   const runs = exact
     ? input.filter((r) => r.confidence === undefined || !OCR_RULE_WORD.test(r.text.trim()))
     : input;
@@ -105,18 +111,20 @@ const cellText = (input: TextRun[], exact: boolean): string => {
     if (last && ref && Math.abs(ref.baseline - run.baseline) <= 0.3 * ref.fontSize) last.push(run);
     else lines.push([run]);
   }
-  return (
-    lines
-      .map((line) => joinRuns(line.sort((a, b) => a.x - b.x)))
-      .join('\n')
-      // A line that starts with a hyphen before a letter continues the word above (`Phi-3.5` /
-      // `-mini`).
-      .replace(/\n-(?=\p{Ll})/gu, '-')
-      .replace(/\n/g, ' ')
-      .replace(/-\s(?=[a-z])/g, '-')
-      .trim()
-  );
+  return lines.map((line) => line.sort((a, b) => a.x - b.x));
 };
+
+/** The lines of a cell as one phrase: joined with spaces, words broken at line ends rejoined. */
+const cellText = (lines: readonly TextRun[][]): string =>
+  lines
+    .map((line) => joinRuns(line))
+    .join('\n')
+    // A line that starts with a hyphen before a letter continues the word above (`Phi-3.5` /
+    // `-mini`).
+    .replace(/\n-(?=\p{Ll})/gu, '-')
+    .replace(/\n/g, ' ')
+    .replace(/-\s(?=[a-z])/g, '-')
+    .trim();
 
 /** Horizontal and vertical rule lines of a page, merged where collinear and overlapping. */
 export const ruleLines = (
@@ -300,16 +308,26 @@ export const findRuledTables = (
       list.push(run);
       cellRuns.set(root, list);
     }
-    const cells: TableCell[] = [];
-    for (const [root, span] of spans) {
-      cells.push({
-        row: span.r0,
-        col: span.c0,
-        rowSpan: span.r1 - span.r0 + 1,
-        colSpan: span.c1 - span.c0 + 1,
-        text: cellText(cellRuns.get(root) ?? [], exact),
-      });
-    }
+    const lined = [...spans].map(([root, span]) => {
+      const runLines = cellLines(cellRuns.get(root) ?? [], exact);
+      const lines = runLines.map((line) => ({
+        baseline: median(line.map((r) => r.baseline)),
+        size: median(line.map((r) => r.fontSize)),
+        width: Math.max(...line.map((r) => r.x + r.w)) - Math.min(...line.map((r) => r.x)),
+        text: joinRuns(line),
+      }));
+      const width = (xs[span.c1 + 1] ?? 0) - (xs[span.c0] ?? 0);
+      return { span, runLines, lines, width, row: span.r0, rowSpan: span.r1 - span.r0 + 1 };
+    });
+    // A row holding several records keeps each record's value on its own line.
+    const records = recordStacks(lined);
+    const cells: TableCell[] = lined.map(({ span, runLines, lines }, k) => ({
+      row: span.r0,
+      col: span.c0,
+      rowSpan: span.r1 - span.r0 + 1,
+      colSpan: span.c1 - span.c0 + 1,
+      text: records.has(k) ? lines.map((line) => line.text).join('\n') : cellText(runLines),
+    }));
     // A currency sign in a cell of its own joins the amount to its right.
     for (const cell of cells) {
       if (!/^[$€£¥]$/.test(cell.text)) continue;
@@ -526,7 +544,7 @@ export const streamTable = (input: readonly Row[], options: StreamOptions): Tabl
     }
   }
   if (gaps.length === 0) return null;
-  const bounds = [x0, ...gaps.map((g) => (g[0] + g[1]) / 2), x1];
+  const bounds = [x0, ...gaps.flatMap((g) => gapBounds(g, fragments, em)), x1];
   const colCount = bounds.length - 1;
   const colOf = (x: number): number => {
     for (let c = 0; c < colCount; c++) if (x < (bounds[c + 1] ?? Infinity)) return c;
@@ -539,8 +557,12 @@ export const streamTable = (input: readonly Row[], options: StreamOptions): Tabl
   rows.forEach((row, r) => {
     const byCol = new Map<number, { frags: Fragment[]; span: number }>();
     for (const f of row.fragments) {
-      const c0 = colOf(f.x0 + 0.01);
+      let c0 = colOf(f.x0 + 0.01);
       const c1 = colOf(f.x1 - 0.01);
+      // A cell starting in a column another cell of the row holds, and reaching into the next
+      // column, free in this row, is that column's: a header set wider than its column's values
+      // and starting left of the gap's middle (`Cubic | Weight` over `0.500 | 187`).
+      if (byCol.has(c0) && c1 > c0 && !byCol.has(c0 + 1)) c0++;
       const entry = byCol.get(c0) ?? { frags: [], span: 1 };
       entry.frags.push(f);
       entry.span = Math.max(entry.span, c1 - c0 + 1);
@@ -581,6 +603,28 @@ export const streamTable = (input: readonly Row[], options: StreamOptions): Tabl
     ruled: false,
     columns: bounds,
   };
+};
+
+/**
+ * The column bounds in one column gap of a stream table: its middle; or, when the few rows allowed
+ * to cross gaps put text wholly inside it, an em clear of both sides, the middles of the space left and
+ * right of that text, which is then a column of its own: a header over a column with no values
+ * (`Extras` over empty cells) is not the neighbouring column's.
+ */
+const gapBounds = (
+  [start, end]: readonly [number, number],
+  fragments: readonly Fragment[],
+  em: number,
+): number[] => {
+  const inside = fragments.filter((f) => f.x0 > start && f.x1 < end);
+  if (inside.length > 0) {
+    const left = Math.min(...inside.map((f) => f.x0));
+    const right = Math.max(...inside.map((f) => f.x1));
+    if (left - start >= em && end - right >= em) {
+      return [(start + left) / 2, (right + end) / 2];
+    }
+  }
+  return [(start + end) / 2];
 };
 
 /** A units cell: `(%)`, `(m)`, `[ms]`, `%`, `(secs)`, `(USD m)`. */

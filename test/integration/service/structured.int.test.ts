@@ -122,11 +122,13 @@ describe('POST /v1/parse/structured on the dev corpus (offline extractor)', () =
     expect(cellAt(table, 0, 0)).toMatchObject({ text: '# enc-layers', row_span: 2, col_span: 1 });
     expect(cellAt(table, 0, 7)).toMatchObject({ text: 'Inference time (secs)', row_span: 2 });
     expect([4, 5].map((col) => cellAt(table, 1, col)?.text)).toEqual(['complex', 'all']);
+    // Each row group holds two records (an OTSL line, an HTML line): the cells on their lines
+    // keep one line per record; the layers, set once for the group, are one value.
     expect([0, 1, 2, 3].map((col) => cellAt(table, 2, col)?.text)).toEqual([
       '6',
       '6',
-      'OTSL HTML',
-      '0.965 0.969',
+      'OTSL\nHTML',
+      '0.965\n0.969',
     ]);
     expect(result.pages).toEqual([
       { page: 1, width: 1224, height: 1584, dpi: 144, source: 'text_layer' },
@@ -137,8 +139,12 @@ describe('POST /v1/parse/structured on the dev corpus (offline extractor)', () =
     // Act
     const result = await resultOf('docling-2305.03393v1-pg9-img.png');
     // Assert
-    const found = findCell(tablesOf(result.blocks), 'TEDs');
+    const tables = tablesOf(result.blocks);
+    const found = findCell(tables, 'TEDs');
     expect(found?.cell).toMatchObject({ row_span: 1, col_span: 3 });
+    // The two records of each row group stay apart as on the page read from the text layer.
+    const languages = tables.flatMap((t) => t.cells).filter((c) => c.text === 'OTSL\nHTML');
+    expect(languages).toHaveLength(4);
     expect(result.pages[0]?.source).toBe('ocr');
     expect(result.warnings).toContain(
       'page 1: read by OCR (no usable text layer): equations are not recognised on such pages',
