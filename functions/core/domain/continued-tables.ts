@@ -304,14 +304,22 @@ function joinTables(first: ParsedTable, kept: readonly Row[], demoted: number): 
   return ['<table>', ...rows, ...added, '</table>'];
 }
 
-/** A pipe-table row as an HTML row: Markdown escapes undone, HTML escaped. */
+/**
+ * A pipe-table row as an HTML row: Markdown escapes undone, HTML escaped; the `<br>` between the
+ * lines of a cell (one per record it holds) stays a line break.
+ */
 function htmlRow(cells: readonly string[], tag: 'th' | 'td'): string {
-  const text = (cell: string): string =>
-    cell
+  const escape = (part: string): string =>
+    part
       .replace(/\\([\\`*_{}[\]()#+\-.!|<>])/g, '$1')
       .replace(/&/g, '&amp;')
       .replace(/</g, '&lt;')
       .replace(/>/g, '&gt;');
+  const text = (cell: string): string =>
+    cell
+      .split(/<br\s*\/?>/i)
+      .map(escape)
+      .join('<br>');
   return `<tr>${cells.map((cell) => `<${tag}>${text(cell)}</${tag}>`).join('')}</tr>`;
 }
 

@@ -247,6 +247,18 @@ describe('assembleDocumentMarkdown', () => {
     );
   });
 
+  it('keeps the line breaks of pipe-table cells when the table is written as HTML', () => {
+    // Arrange: a cell holding two records (`OTSL<br>HTML`) in a pipe table continued as HTML.
+    const input = pages(
+      md('| Language | TEDs |', '| --- | --- |', '| OTSL<br>HTML | 0.965<br>0.969 |'),
+      md(CONTINUED_TABLE, '<table>', '<tr><td colspan="2">Total</td></tr>', '</table>'),
+    );
+    // Act
+    const result = assembleDocumentMarkdown(input);
+    // Assert
+    expect(result.markdown).toContain('<tr><td>OTSL<br>HTML</td><td>0.965<br>0.969</td></tr>');
+  });
+
   it('takes the last of two pipe tables ending a page and the first of two opening the next', () => {
     // Arrange
     const other = md('| k | v |', '| --- | --- |', '| a | b |');
