@@ -1,4 +1,5 @@
 import { CAPTION, lineOf, tableBlock, type Block, type BlockKind, type Line } from './block.js';
+import { findContentsTables } from './contents.js';
 import {
   isNumberedCapsTitle,
   isPersonalByline,
@@ -159,7 +160,13 @@ export const linesToBlocks = (
     const cells = ocrCells(l, kind.columnGap, kind.verticals);
     return cells.length > 0 ? cells : l.fragments;
   };
-  const tableAt = findLineTables(lines, cellsOf, spacing);
+  // Contents entries (lines closed by a dot leader and a page number) come before other tables.
+  const tableAt = findContentsTables(lines, spacing);
+  const claimed = (start: number, end: number): boolean =>
+    [...tableAt.values()].some((t) => t.start < end && start < t.end);
+  for (const [start, t] of findLineTables(lines, cellsOf, spacing)) {
+    if (!claimed(t.start, t.end)) tableAt.set(start, t);
+  }
 
   let current: Line[] = [];
   let currentKind: BlockKind = 'paragraph';

@@ -2,6 +2,7 @@ import { CONTINUED_TABLE } from '../../core/domain/continued-tables.js';
 import type { ProviderElement } from '../../core/ports/page-provider.js';
 import { blockElement, clampBox, tableBlock, type Block, type Edges } from './block.js';
 import { demoteLabels, linesToBlocks } from './classify.js';
+import { joinContentsTables } from './contents.js';
 import { drawnFigureLabels, figureTexts, framedFigures, placedFigures } from './figures.js';
 import { findFurniture } from './furniture.js';
 import { dominantFont, markFixedPitch } from './fixed-pitch.js';
@@ -207,6 +208,7 @@ export const analyzePage = (
     }
   }
   blocks.push(...footnotes);
+  blocks.splice(0, blocks.length, ...joinContentsTables(blocks));
   demoteLabels(blocks);
   // A table that opens a page after the first, without a caption, continues the previous
   // page's table: said in the Markdown, for the document to join them (the columns decide).
