@@ -28,6 +28,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Loc
     API_KEYS: `${options.apiKey}=bench:scale`,
     PLAN_LIMITS: UNLIMITED_PLAN_LIMITS,
     LOG_LEVEL: 'ERROR',
+    // Benches measure parses: documents parsed again must not be answered from the result cache.
+    RESULT_CACHE: 'off',
     ...options.env,
   });
   if (config.RUNTIME_MODE !== 'local') throw new Error('local mode expected');

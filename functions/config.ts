@@ -78,6 +78,11 @@ const common = {
    * there. Both runtimes: how long a result cache entry answers after its parse completed.
    */
   RETENTION_DAYS: z.coerce.number().positive().default(7),
+  /**
+   * The result cache: `on` answers a parse of bytes the tenant parsed before with the same options
+   * from the stored result; `off` parses every request (benchmarks measure parses, not the cache).
+   */
+  RESULT_CACHE: z.enum(['on', 'off']).default('on'),
   API_KEYS: ApiKeysEnv,
   /** Per-plan request and page limits (spec §8); overrides as JSON, see {@link PlanLimitsEnv}. */
   PLAN_LIMITS: PlanLimitsEnv,

@@ -125,7 +125,9 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
     // Requests per minute are counted in memory (this process serves every request of its
     // data directory); pages per day stay in the table, across restarts.
     usage: new LocalUsageStore(new DynamoDbUsageStore(dynamo.documentClient, tableName)),
-    resultCache: resultCaching(config, dynamo.documentClient, tableName),
+    ...(config.RESULT_CACHE === 'on'
+      ? { resultCache: resultCaching(config, dynamo.documentClient, tableName) }
+      : {}),
     // Stages do not wait for their events here (deferEvents), so a short linger costs them
     // nothing and lets a stage's burst of events share one item.
     events: new DynamoDbEventLog(dynamo.documentClient, tableName, { lingerMs: EVENT_LINGER_MS }),

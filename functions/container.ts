@@ -237,7 +237,9 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
       ? {}
       : { batchItems: new SqsQueue(sqs, config.BATCH_QUEUE_URL) }),
     usage: new DynamoDbUsageStore(documentClient, config.TABLE_NAME),
-    resultCache: resultCaching(config, documentClient, config.TABLE_NAME),
+    ...(config.RESULT_CACHE === 'on'
+      ? { resultCache: resultCaching(config, documentClient, config.TABLE_NAME) }
+      : {}),
     events: new DynamoDbEventLog(documentClient, config.TABLE_NAME),
     breakers: circuitBreakers(config, documentClient, config.TABLE_NAME),
     apiKeys: new DynamoDbApiKeyStore(documentClient, config.TABLE_NAME),

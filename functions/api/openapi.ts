@@ -139,14 +139,22 @@ const SSE_DESCRIPTION =
 const LONG_PARSE_NOTE =
   'A parse that takes longer than 20 s is committed as 200 with keepalive spaces before the JSON body (leading whitespace is valid JSON).';
 
+const CACHE_NOTE =
+  'A document parsed before by the same tenant with the same output options (`operation_mode`, `maintain_format`, `max_pages`, `enable_verification`, `dpi`, `extraction_schema`, `preferred_model`, `compare_provider`) and provider configuration is answered at once from the result cache, for `RETENTION_DAYS` (7) after that parse: a new request id, `document.cached: true`, zero tokens and cost (`usage.cached`, `usage.cached_from` naming the request that parsed it, `timing.cached`), and no pages taken from the daily quota. `Cache-Control: no-cache` (or `invalidate_cache=true`) parses afresh and replaces the entry.';
+
+/** The `Cache-Control` request header of the parses the result cache can answer. */
+const CACHE_CONTROL_HEADER =
+  '`no-cache` parses afresh instead of answering from the result cache, and replaces the entry; other directives are ignored.';
+
 /** Every operation, by `METHOD path` of the route table. */
 export const operations: Readonly<Record<string, Operation>> = {
   'POST /v1/parse/upload': {
     operationId: 'parseUpload',
     summary: 'Parse an uploaded document',
-    description: `Parses the document synchronously and answers its ParseResponse: page-by-page Markdown with tier, provider, confidence, grounding boxes, tokens and cost. Send the document as the part \`file\`, or name a filled upload slot with \`upload_id\`. With \`Accept: text/event-stream\` the answer is the stream of POST /v1/parse/stream. ${LONG_PARSE_NOTE}`,
+    description: `Parses the document synchronously and answers its ParseResponse: page-by-page Markdown with tier, provider, confidence, grounding boxes, tokens and cost. Send the document as the part \`file\`, or name a filled upload slot with \`upload_id\`. With \`Accept: text/event-stream\` the answer is the stream of POST /v1/parse/stream. ${CACHE_NOTE} ${LONG_PARSE_NOTE}`,
     tag: 'Parse',
     auth: true,
+    headers: { 'Cache-Control': CACHE_CONTROL_HEADER },
     form: UploadForm,
     query: UploadQuery,
     responses: {
@@ -161,10 +169,11 @@ export const operations: Readonly<Record<string, Operation>> = {
   'POST /v1/parse': {
     operationId: 'parseUrl',
     summary: 'Parse a document at a URL',
-    description: `Downloads \`file_url\` (https on port 443, public addresses only, every redirect checked, at most 3, the upload size limit) and answers like the upload. With \`webhook_url\`, the answer is the same and the end of the parse is also POSTed to the webhook, once (Standard Webhooks signature). With \`Prefer: respond-async\` (RFC 7240), the answer is 202 at once with the status of the queued parse; \`GET /v1/parse/{request_id}\` returns the result once it is there. ${LONG_PARSE_NOTE}`,
+    description: `Downloads \`file_url\` (https on port 443, public addresses only, every redirect checked, at most 3, the upload size limit) and answers like the upload. With \`webhook_url\`, the answer is the same and the end of the parse is also POSTed to the webhook, once (Standard Webhooks signature). With \`Prefer: respond-async\` (RFC 7240), the answer is 202 at once with the status of the queued parse; \`GET /v1/parse/{request_id}\` returns the result once it is there. The result cache answers by the hash of the downloaded bytes. ${CACHE_NOTE} ${LONG_PARSE_NOTE}`,
     tag: 'Parse',
     auth: true,
     headers: {
+      'Cache-Control': CACHE_CONTROL_HEADER,
       Prefer:
         'RFC 7240 preferences. `respond-async` asks for a 202 at once instead of the result (`wait` is not honoured); other preferences are ignored.',
     },
@@ -187,10 +196,10 @@ export const operations: Readonly<Record<string, Operation>> = {
   'POST /v1/parse/stream': {
     operationId: 'parseStream',
     summary: 'Parse a document with live progress (SSE)',
-    description:
-      'The upload form, answered with Server-Sent Events as the parse goes. A client that disconnects loses nothing: GET /v1/parse/{request_id} returns the result.',
+    description: `The upload form, answered with Server-Sent Events as the parse goes. A client that disconnects loses nothing: GET /v1/parse/{request_id} returns the result. A document the result cache answers gets \`ingest.start\` (with \`cached: true\`), \`classify.page\`, \`route.page\`, \`vlm.page.done\` and \`result.final\` replayed from the stored result at once. ${CACHE_NOTE}`,
     tag: 'Parse',
     auth: true,
+    headers: { 'Cache-Control': CACHE_CONTROL_HEADER },
     form: UploadForm,
     query: UploadQuery,
     responses: {
@@ -202,7 +211,7 @@ export const operations: Readonly<Record<string, Operation>> = {
     operationId: 'estimateParse',
     summary: 'Estimate pages, tiers and cost',
     description:
-      'Page count, tier mix and estimated cost from ingestion and classification only (no provider is called), routed by the live router’s own function.',
+      'Page count, tier mix and estimated cost from ingestion and classification only (no provider is called), routed by the live router’s own function. A document the result cache holds for this tenant with the upload form’s default options and this `max_pages` is estimated at 0 (a parse would be answered from the cache), with `cached: true`, `cached_from` and a `reason`.',
     tag: 'Parse',
     auth: true,
     form: EstimateForm,
@@ -233,7 +242,7 @@ export const operations: Readonly<Record<string, Operation>> = {
     operationId: 'submitBatch',
     summary: 'Submit a batch of documents',
     description:
-      'Accepts 1 to 100 ParseURLRequests (each with `file_url`, or `upload_id` of a filled upload slot) and answers at once; the documents are parsed in the background by `priority`. The batch’s `webhook_url` gets one `batch.completed` event.',
+      'Accepts 1 to 100 ParseURLRequests (each with `file_url`, or `upload_id` of a filled upload slot) and answers at once; the documents are parsed in the background by `priority`. The batch’s `webhook_url` gets one `batch.completed` event. A document the result cache holds (see POST /v1/parse/upload) is answered from it, its item completed at once; a batch document cannot set `invalidate_cache`.',
     tag: 'Batch',
     auth: true,
     body: ParseBatchRequest,
