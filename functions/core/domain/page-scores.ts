@@ -150,7 +150,10 @@ function compareGrams(source: string, text: string): VerbatimParts {
 
 /** One cell of a table as the Markdown gives it. */
 export interface TableCell {
+  /** The cell's text, its lines joined with spaces. */
   text: string;
+  /** The cell's lines, set apart by `<br>` (one per record of a row that stacks records). */
+  lines: string[];
   colspan: number;
   rowspan: number;
   header: boolean;
@@ -164,12 +167,14 @@ export interface MarkdownTable {
   end: number;
 }
 
-const cell = (text: string, header: boolean, colspan = 1, rowspan = 1): TableCell => ({
-  text: text.replace(/\s+/g, ' ').trim(),
-  colspan,
-  rowspan,
-  header,
-});
+/** A cell of `text`, whose lines are set apart by `<br>`. */
+const cell = (text: string, header: boolean, colspan = 1, rowspan = 1): TableCell => {
+  const lines = text
+    .split(/<br\s*\/?>/i)
+    .map((line) => line.replace(/\s+/g, ' ').trim())
+    .filter((line) => line !== '');
+  return { text: lines.join(' '), lines, colspan, rowspan, header };
+};
 
 const GFM_RULE = /^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$/;
 
@@ -235,7 +240,7 @@ function htmlRows(html: string): TableCell[][] {
             rowspan: span(attributes.rowspan),
             text: '',
           };
-        } else if (name === 'br' && open) open.text += ' ';
+        } else if (name === 'br' && open) open.text += '<br>';
       },
       ontext(text) {
         if (open) open.text += text;
@@ -425,7 +430,9 @@ export function tableSignals(
     const after = tables[i + 1];
     return {
       ragged: widths.filter((w) => w !== width).length / Math.max(1, rows.length),
-      merged: filled.filter((c) => holdsSeveralValues(c.text)).length / Math.max(1, filled.length),
+      // Values on lines of their own (`0.965<br>0.969`) are records stacked in a row, not merged.
+      merged:
+        filled.filter((c) => c.lines.some(holdsSeveralValues)).length / Math.max(1, filled.length),
       empty: (body.length - filled.length) / Math.max(1, body.length),
       prose:
         rows.flat().filter((c) => c.text.split(' ').length >= PROSE_WORDS).length /

@@ -160,6 +160,26 @@ describe('tableScore', () => {
     expect(score).toBeLessThan(0.5);
   });
 
+  it('does not count records stacked in a row, each value on its own line, as merged', () => {
+    // Arrange: each cell holds the values of two records, one per line, in GFM and in HTML.
+    const stacked = [
+      '| Region | 2023 | 2024 |',
+      '| --- | --- | --- |',
+      '| North<br>South | 1,136<br>876 | 1,892<br>680 |',
+    ].join('\n');
+    const html = [
+      '<table>',
+      '<tr><th>Region</th><th colspan="2">Years</th></tr>',
+      '<tr><td>North<br>South</td><td>1,136<br/>876</td><td>1,892<br>680</td></tr>',
+      '</table>',
+    ].join('\n');
+    // Act
+    const signals = [...tableSignals(stacked, SOUND_EVIDENCE), ...tableSignals(html, null)];
+    // Assert
+    expect(signals.map((s) => s.merged)).toEqual([0, 0]);
+    expect(tableScore(stacked, SOUND_EVIDENCE)).toBe(1);
+  });
+
   it('goes down by the share of the region numbers missing from the cells', () => {
     // Arrange
     const dropped = SOUND.replace('| 876 |', '|  |');
