@@ -32,7 +32,8 @@ export const OCR_MAX_HEADING_SIZES = 3;
  *
  * Style flags are false: tesseract's LSTM engine does not report bold, italic or monospace.
  *
- * @returns a PageText with no rules and no images.
+ * @returns a PageText with the OCR's rules (those found inside dark regions, see
+ *   {@link OcrResult.rules}) and no images.
  */
 export function ocrToPageText(result: OcrResult, geometry: OcrPageGeometry): PageText {
   const sx = result.width > 0 ? geometry.width / result.width : 1;
@@ -61,7 +62,12 @@ export function ocrToPageText(result: OcrResult, geometry: OcrPageGeometry): Pag
     height: geometry.height,
     dpi: geometry.dpi,
     runs,
-    rules: [],
+    rules: result.rules.map((r) => ({
+      x1: r.x1 * sx,
+      y1: r.y1 * sy,
+      x2: r.x2 * sx,
+      y2: r.y2 * sy,
+    })),
     images: [],
   };
 }
@@ -79,12 +85,11 @@ const CLOSING = /[\])]$/u;
  * loses its share of the characters cut off. A word of bars only (`|`) stays as it is: the
  * layout splits table cells at it and leaves it out of their text.
  *
- * @returns the page with its runs cleaned (other fields unchanged).
+ * @param detected rules found on the page image, added to the page's own.
+ * @returns the page with its runs cleaned and `detected` among its rules (other fields unchanged).
  */
-export function withoutRuleGlyphs(
-  page: PageText,
-  rules: readonly Segment[] = page.rules,
-): PageText {
+export function withoutRuleGlyphs(page: PageText, detected: readonly Segment[] = []): PageText {
+  const rules = [...page.rules, ...detected];
   const verticals = rules.filter((r) => Math.abs(r.x1 - r.x2) < Math.abs(r.y1 - r.y2));
   const nearRule = (x: number, run: TextRun) =>
     verticals.some(
@@ -139,7 +144,7 @@ export function withoutRuleGlyphs(
       w: width * (end - start),
     });
   }
-  return { ...page, runs, rules: [...rules] };
+  return { ...page, runs, rules };
 }
 
 /**

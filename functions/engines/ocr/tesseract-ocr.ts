@@ -7,7 +7,8 @@ import { createWorker, type Bbox, type Line, type Page, type Worker } from 'tess
 import { ProviderUnavailableError } from '../../core/domain/errors.js';
 import { WorkerSlot } from '../module-worker.js';
 import { splitIntoBands } from './bands.js';
-import { findDarkRegions, invertedCrop, type Region } from './dark-regions.js';
+import type { Segment } from '../layout/types.js';
+import { findDarkRegions, invertedCrop, rulesInRegion, type Region } from './dark-regions.js';
 import { prepareForOcr, toPgm, type PrepareOptions } from './preprocess.js';
 
 /** A box in pixels of the image given to {@link TesseractOcr.recognize}, origin top-left. */
@@ -44,6 +45,12 @@ export interface OcrResult {
   words: OcrWord[];
   /** Factor between the image given and the one recognised (after preprocessing). */
   scale: number;
+  /**
+   * Vertical rules crossing the dark-background regions (the column separators of a shaded
+   * header row, see {@link rulesInRegion}), in pixels of the image given: the region is read
+   * inverted, where they vanish, and a rule finder for dark ink on paper does not see them.
+   */
+  rules: Segment[];
 }
 
 /** Options of one {@link TesseractOcr.recognize} call. */
@@ -233,7 +240,7 @@ export class TesseractOcr {
    *
    * @returns words with boxes in pixels of `image` (whatever resampling OCR used internally), in
    *   tesseract's reading order band by band, then the dark regions' words; block, paragraph and
-   *   line ids unique in the page.
+   *   line ids unique in the page; the vertical rules across the dark regions.
    * @throws {ProviderUnavailableError} when the language data is missing, or a worker fails on
    *   the image (tesseract cannot read it, its thread dies): the call rejects, never the process,
    *   and the worker is replaced by a new one on the next call.
@@ -306,11 +313,23 @@ export class TesseractOcr {
         ids,
       }),
     }));
+    const rules = dark.flatMap((region) =>
+      rulesInRegion(prepared.pixels, prepared.width, region).map((rule): Segment => {
+        const x = (rule.x + rule.w / 2) / prepared.scale;
+        return {
+          x1: x,
+          y1: rule.y / prepared.scale,
+          x2: x,
+          y2: (rule.y + rule.h) / prepared.scale,
+        };
+      }),
+    );
     return {
       width,
       height,
       words: replaceInRegions(words, regionWords, prepared.scale),
       scale: prepared.scale,
+      rules,
     };
   }
 

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { findDarkRegions, invertedCrop } from '../../../../functions/engines/ocr/dark-regions.js';
+import {
+  findDarkRegions,
+  invertedCrop,
+  rulesInRegion,
+} from '../../../../functions/engines/ocr/dark-regions.js';
 import type { OcrWord } from '../../../../functions/engines/ocr/tesseract-ocr.js';
 import { replaceInRegions } from '../../../../functions/engines/ocr/tesseract-ocr.js';
 
@@ -110,5 +114,30 @@ describe('replaceInRegions', () => {
     const words = replaceInRegions(page, [{ region, words: [word('Ship', 80, 100)] }], 2);
     // Assert
     expect(words).toHaveLength(1);
+  });
+});
+
+describe('rulesInRegion', () => {
+  it('finds the column separators across a shaded header row, not its letters or its frame', () => {
+    // Arrange: a 360 × 40 band (grey 90) framed by black sides, light letters 14 px tall, a
+    // black separator 1 px wide and a light one 2 px wide, each across the band's height.
+    const band = { x: 20, y: 40, w: 360, h: 40 };
+    const pixels = image(400, 120, [
+      { ...band, level: 90 },
+      { x: 20, y: 40, w: 2, h: 40, level: 0 },
+      { x: 378, y: 40, w: 2, h: 40, level: 0 },
+      ...letters(60, 53, 8),
+      { x: 150, y: 40, w: 1, h: 40, level: 5 },
+      ...letters(170, 53, 8),
+      { x: 260, y: 40, w: 2, h: 40, level: 240 },
+      ...letters(280, 53, 8),
+    ]);
+    // Act
+    const rules = rulesInRegion(pixels, 400, band);
+    // Assert
+    expect(rules).toEqual([
+      { x: 150, y: 40, w: 1, h: 40 },
+      { x: 260, y: 40, w: 2, h: 40 },
+    ]);
   });
 });

@@ -21,7 +21,13 @@ function word(text: string, x: number, y: number, overrides: Partial<OcrWord> = 
   };
 }
 
-const result = (words: OcrWord[]): OcrResult => ({ width: 1000, height: 800, words, scale: 1 });
+const result = (words: OcrWord[]): OcrResult => ({
+  width: 1000,
+  height: 800,
+  words,
+  scale: 1,
+  rules: [],
+});
 
 describe('ocrToPageText', () => {
   it('makes one run per word with its box, baseline and confidence', () => {
@@ -37,6 +43,16 @@ describe('ocrToPageText', () => {
     ]);
     expect(page.runs[0]).toMatchObject({ confidence: 0.5, bold: false, italic: false });
     expect(page.rules).toEqual([]);
+  });
+
+  it('keeps the rules the OCR found, in pixels of the page image', () => {
+    // Arrange: a column separator of a shaded header row, read on an image half the page's size.
+    const ocr = { ...result([word('Cubic', 100, 50)]), width: 500, height: 400 };
+    ocr.rules = [{ x1: 120, y1: 40, x2: 120, y2: 60 }];
+    // Act
+    const page = ocrToPageText(ocr, { pageNumber: 1, width: 1000, height: 800, dpi: 300 });
+    // Assert
+    expect(page.rules).toEqual([{ x1: 240, y1: 80, x2: 240, y2: 120 }]);
   });
 
   it('snaps line sizes close to the body size and keeps larger ones', () => {
@@ -182,6 +198,16 @@ describe('withoutRuleGlyphs', () => {
     expect(page.runs[1]).toMatchObject({ x: 110, w: 50 });
     expect(page.runs[2]).toMatchObject({ x: 220, w: 50 });
     expect(page.rules).toEqual(rules);
+  });
+
+  it('adds the rules found on the image to those the OCR found', () => {
+    // Arrange
+    const own = { x1: 700, y1: 30, x2: 700, y2: 70 };
+    const page = { ...row(), rules: [own] };
+    // Act
+    const cleaned = withoutRuleGlyphs(page, rules);
+    // Assert
+    expect(cleaned.rules).toEqual([own, ...rules]);
   });
 
   it('keeps unbalanced brackets away from rules and cuts bars off words without rules', () => {
