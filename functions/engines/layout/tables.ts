@@ -607,9 +607,9 @@ export const streamTable = (input: readonly Row[], options: StreamOptions): Tabl
 
 /**
  * The column bounds in one column gap of a stream table: its middle; or, when the few rows allowed
- * to cross gaps put text wholly inside it, an em clear of both sides, the middles of the space left and
- * right of that text, which is then a column of its own: a header over a column with no values
- * (`Extras` over empty cells) is not the neighbouring column's.
+ * to cross gaps put text wholly inside it, an em clear of both sides, the middles of the space
+ * left and right of that text, which is then a column of its own: a header over a column with no
+ * values (`Extras` over empty cells) is not the neighbouring column's.
  */
 const gapBounds = (
   [start, end]: readonly [number, number],

@@ -126,6 +126,54 @@ describe('layoutPage on OCR words', () => {
     expect(markdown).toContain('| HTML | 0.969 | 0.927 |');
   });
 
+  /** An invoice grid: right-aligned values under headers set between rules of a shaded band. */
+  const invoice = (): { runs: TextRun[]; rules: PageText['rules'] } => {
+    const header = 300;
+    const runs = [
+      ...prose(100, 3),
+      word('Date', 100, header),
+      // `Cubic` and `Weight` one word gap apart, a rule between them; `Weight` is wider than
+      // its values (right-aligned under it) and starts left of the middle of the gap between the
+      // two value columns.
+      word('Cubic', 355, header),
+      word('Weight', 408, header),
+      // A column whose cells are all empty.
+      word('Extras', 530, header),
+      word('Total', 649, header),
+    ];
+    ['1/1/2017', '2/2/2017', '3/3/2017', '4/4/2017'].forEach((date, r) => {
+      const baseline = header + 24 * (r + 1);
+      runs.push(
+        word(date, 100, baseline),
+        word('0.500', 355, baseline),
+        word('187', 443, baseline),
+        word('$11.00', 640, baseline),
+      );
+    });
+    const rules = [190, 404, 515, 610].map((x) => ({ x1: x, y1: 282, x2: x, y2: 306 }));
+    return { runs, rules };
+  };
+
+  it('gives a header wider than its values, past the middle of the column gap, its own column', () => {
+    // Arrange
+    const { runs, rules } = invoice();
+    // Act
+    const { markdown } = layout({ ...page(runs), rules });
+    // Assert
+    expect(markdown).toContain('| Date | Cubic | Weight |');
+    expect(markdown).toContain('| 1/1/2017 | 0.500 | 187 |');
+  });
+
+  it('keeps a column whose only text is its header apart from its neighbours', () => {
+    // Arrange
+    const { runs, rules } = invoice();
+    // Act
+    const { markdown } = layout({ ...page(runs), rules });
+    // Assert
+    expect(markdown).toContain('| Weight | Extras | Total |');
+    expect(markdown).toContain('| 187 |  | $11.00 |');
+  });
+
   it('keeps a paragraph with normal word gaps a paragraph', () => {
     // Arrange
     const runs = prose(100, 6);
