@@ -10,7 +10,14 @@ import {
 } from './headings.js';
 import { joinLines, letters, styledText, wordCount } from './inline.js';
 import { makeFragment, type Fragment } from './lines.js';
-import { attachMarkers, BULLET, BULLET_GLYPH, ENUMERATOR, nestListItems } from './lists.js';
+import {
+  attachMarkers,
+  BULLET,
+  BULLET_GLYPH,
+  ENUMERATOR,
+  nestListItems,
+  symbolBullets,
+} from './lists.js';
 import { escapeBlockStart, escapeInline } from './markdown.js';
 import { ocrCells, type PageKind } from './ocr-lines.js';
 import { HEADING_SIZE_RATIO } from './profile.js';
@@ -143,7 +150,7 @@ export const linesToBlocks = (
 ): Block[] => {
   const blocks: Block[] = [];
   if (regionLines.length === 0) return blocks;
-  const lines = splitLabels(attachMarkers(regionLines));
+  const lines = splitLabels(attachMarkers(symbolBullets(regionLines)));
   const leafX0 = Math.min(...lines.map((l) => l.x0));
   const leafX1 = Math.max(...lines.map((l) => l.x1));
   const deltas: number[] = [];

@@ -1,5 +1,6 @@
 import { lineOf, type Block, type Line } from './block.js';
 import { makeFragment, type Fragment } from './lines.js';
+import type { TextRun } from './types.js';
 
 /**
  * Lists: list markers joined to their text, and list items nested by indent.
@@ -83,6 +84,54 @@ export const attachMarkers = (lines: readonly Line[]): Line[] => {
     else result.push(replacement);
   }
   return result.sort((a, b) => a.baseline - b.baseline);
+};
+
+/** Symbol fonts whose letters are pictures (ZapfDingbats `n` is ■, Wingdings `l` is ●). */
+const DINGBAT_FONT = /dingbat|wingding|webding|zapf/i;
+
+/** The one glyph of a run that may be a list marker (control characters and spaces aside). */
+const loneGlyph = (run: TextRun): string | undefined => {
+  const glyphs = Array.from(run.text.replace(/[\p{Cc}\s]/gu, ''));
+  return glyphs.length === 1 && !/\p{N}/u.test(glyphs[0] ?? '') ? glyphs[0] : undefined;
+};
+
+/**
+ * Bullets drawn with a letter of a symbol font, whose text layer gives the letter (`r` for a
+ * ZapfDingbats ❒, `l` for a Wingdings ●), read as bullets (`•`): a line's first run that is one
+ * glyph set apart from the text after it, either in a dingbat font, or smaller than the text
+ * (or a symbol in another font) with the same glyph of the same font opening two more lines at
+ * the same place (a column of markers). Returns the lines, new objects where a marker was read.
+ */
+export const symbolBullets = (lines: readonly Line[]): Line[] => {
+  const markerOf = (line: Line): TextRun | undefined => {
+    const [first, next] = line.runs;
+    if (!first || !next || loneGlyph(first) === undefined) return undefined;
+    if (next.x - (first.x + first.w) < 0.15 * next.fontSize) return undefined;
+    if (DINGBAT_FONT.test(first.fontName)) return first;
+    if (!/^[\p{L}\p{N}(]/u.test(next.text.trim())) return undefined;
+    // A letter in another font at the text's size may be a variable (`x` of `x is …`).
+    const apart =
+      first.fontSize <= 0.85 * next.fontSize ||
+      (first.fontName !== next.fontName && !/\p{L}/u.test(loneGlyph(first) ?? ''));
+    return apart ? first : undefined;
+  };
+  const markers = lines.map(markerOf);
+  return lines.map((line, k) => {
+    const marker = markers[k];
+    if (!marker) return line;
+    const column = markers.filter(
+      (m) =>
+        m !== undefined &&
+        m.fontName === marker.fontName &&
+        loneGlyph(m) === loneGlyph(marker) &&
+        Math.abs(m.x - marker.x) < 0.5 * marker.fontSize,
+    ).length;
+    if (!DINGBAT_FONT.test(marker.fontName) && column < 3) return line;
+    const [first, ...fragments] = line.fragments;
+    if (!first || first.runs[0] !== marker) return line;
+    const bullet = { ...marker, text: '•' };
+    return lineOf([makeFragment([bullet, ...first.runs.slice(1)]), ...fragments]);
+  });
 };
 
 /**
