@@ -309,7 +309,7 @@ export const operations: Readonly<Record<string, Operation>> = {
     operationId: 'listProviders',
     summary: 'List providers and their circuit breakers',
     description:
-      'Each configured provider with its model (`model_id`: the `model` its pages report, and the name `preferred_model`, `compare_provider` and compare’s `providers` take) and its circuit-breaker state.',
+      'Each configured provider with its model (`model_id`: the `model` its pages report, and the name `preferred_model`, `compare_provider` and compare’s `providers` take; `model_ids`: every model id its pages may report, e.g. `office-convert-1` for converted office pages) and its circuit-breaker state.',
     tag: 'Operations',
     auth: true,
     responses: { 200: { description: 'The providers.', schema: ProviderList } },

@@ -46,6 +46,16 @@ export const OFFLINE_MODELS = {
   'local-ocr': 'tesseract-5-lstm',
 } as const satisfies Record<'local-text' | 'local-ocr', string>;
 
+/**
+ * Model ids an offline engine's pages report besides its own: `local-text` answers the pages of
+ * office, HTML and Markdown documents with their converted text, reported as `office-convert-1`
+ * (the office engine's model; a test holds the two together). Requests may name these too.
+ */
+export const OFFLINE_OTHER_MODELS = {
+  'local-text': ['office-convert-1'],
+  'local-ocr': [],
+} as const satisfies Record<'local-text' | 'local-ocr', readonly string[]>;
+
 const LocalProvider = z.strictObject({
   kind: z.enum(['local-text', 'local-ocr']),
   price: Price,

@@ -13,6 +13,7 @@ import {
   keySecretOf,
   needsTextLayer,
   OFFLINE_MODELS,
+  OFFLINE_OTHER_MODELS,
   supportsExtraction,
   type ConfiguredProvider,
   type ProvidersConfig,
@@ -76,6 +77,7 @@ export function buildProviderRegistry(
         needsTextLayer: needsTextLayer(configured(id).kind),
         generative: isGenerative(configured(id).kind),
         model: modelOf(configured(id)),
+        otherModels: otherModelsOf(configured(id)),
       })),
     );
   }
@@ -202,4 +204,9 @@ function instantiate(entry: ConfiguredProvider, runtime: ProviderRuntime): Built
  */
 function modelOf(entry: ConfiguredProvider): string {
   return 'model' in entry ? entry.model : OFFLINE_MODELS[entry.kind];
+}
+
+/** The other model ids a configured provider's pages report ({@link OFFLINE_OTHER_MODELS}). */
+function otherModelsOf(entry: ConfiguredProvider): readonly string[] {
+  return 'model' in entry ? [] : OFFLINE_OTHER_MODELS[entry.kind];
 }

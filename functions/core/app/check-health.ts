@@ -69,11 +69,12 @@ export async function listProviders(
   deps: Pick<AppDeps, 'providers' | 'breakers'>,
 ): Promise<{ providers: ProviderStatus[] }> {
   const states = await providerStates(deps);
-  const models = new Map(providerModels(deps.providers).map((p) => [p.id, p.model]));
+  const models = new Map(providerModels(deps.providers).map((p) => [p.id, p]));
   return {
     providers: [...states].map(([id, s]) => ({
       provider_id: id,
-      model_id: models.get(id) ?? id,
+      model_id: models.get(id)?.model ?? id,
+      model_ids: [models.get(id)?.model ?? id, ...(models.get(id)?.otherModels ?? [])],
       circuit_breaker_state: s.state,
       healthy: s.healthy,
     })),

@@ -4,7 +4,7 @@ import { plainText, textSimilarity } from '../domain/markdown.js';
 import type { ParseOptions, Plan, RequestRecord } from '../domain/request.js';
 import type { CompareResult, ParseResponse } from '../domain/schemas.js';
 import type { AppDeps } from './app-deps.js';
-import { resolveProviderModel, type ProviderModel } from './provider-models.js';
+import { resolveProviderModel, type ModelPair } from './provider-models.js';
 import {
   failureOf,
   readResult,
@@ -80,7 +80,7 @@ export async function compareProviders(
 ): Promise<Comparison> {
   const providers = checkedProviders(deps, request.providers);
   const compareId = `cmp_${deps.newId()}`;
-  const records: { provider: ProviderModel; record: RequestRecord }[] = [];
+  const records: { provider: ModelPair; record: RequestRecord }[] = [];
   // One after the other: the first stores nothing a failure would leave behind, and an upload
   // slot is read and checked once per run.
   for (const provider of providers) {
@@ -155,7 +155,7 @@ export function pageAgreement(responses: readonly ParseResponse[]): PageAgreemen
 function checkedProviders(
   deps: Pick<AppDeps, 'providers'>,
   providers: ComparedProviders,
-): ProviderModel[] {
+): ModelPair[] {
   const seen = new Set<string>();
   return providers.map((name, index) => {
     const loc = ['body', 'providers', index];

@@ -11,10 +11,16 @@ import type { ProviderRegistry } from '../domain/pipeline/pipeline-ports.js';
 
 const TIERS = ['fast', 'pro', 'premium'] as const;
 
-/** A configured provider and the model it runs. */
-export interface ProviderModel {
+/** A provider id and a model id it runs, as compare's `providers` and runs name them. */
+export interface ModelPair {
   id: string;
   model: string;
+}
+
+/** A configured provider and the model it runs. */
+export interface ProviderModel extends ModelPair {
+  /** Other model ids its pages report, which requests may name too (e.g. `office-convert-1`). */
+  otherModels: readonly string[];
 }
 
 /**
@@ -28,11 +34,17 @@ export type ProviderName = { id: string; model?: string | undefined } | string;
  * with its model (its id where the registry names none).
  */
 export function providerModels(providers: Pick<ProviderRegistry, 'chain'>): ProviderModel[] {
-  const models = new Map<string, string>();
+  const models = new Map<string, ProviderModel>();
   for (const provider of TIERS.flatMap((tier) => providers.chain(tier))) {
-    if (!models.has(provider.id)) models.set(provider.id, provider.model ?? provider.id);
+    if (!models.has(provider.id)) {
+      models.set(provider.id, {
+        id: provider.id,
+        model: provider.model ?? provider.id,
+        otherModels: provider.otherModels ?? [],
+      });
+    }
   }
-  return [...models].map(([id, model]) => ({ id, model }));
+  return [...models.values()];
 }
 
 /**
@@ -55,7 +67,7 @@ export function resolveProviderModel(
   providers: Pick<ProviderRegistry, 'chain'>,
   name: ProviderName,
   loc: (string | number)[],
-): ProviderModel {
+): ModelPair {
   const known = providerModels(providers);
   const fail = (problem: string): never => {
     throw new ValidationError([
@@ -67,18 +79,34 @@ export function resolveProviderModel(
     ]);
   };
   if (typeof name === 'string') {
-    const match = known.find((p) => p.id === name) ?? known.find((p) => p.model === name);
-    return match ?? fail(`no configured provider or model is named "${name}"`);
+    const match =
+      known.find((p) => p.id === name) ??
+      known.find((p) => p.model === name) ??
+      known.find((p) => p.otherModels.includes(name));
+    return match ? pair(match) : fail(`no configured provider or model is named "${name}"`);
   }
   const provider = known.find((p) => p.id === name.id);
   if (!provider) return fail(`no configured provider is named "${name.id}"`);
-  if (name.model !== undefined && name.model !== provider.model) {
+  if (
+    name.model !== undefined &&
+    name.model !== provider.model &&
+    !provider.otherModels.includes(name.model)
+  ) {
     return fail(`provider ${provider.id} runs the model "${provider.model}", not "${name.model}"`);
   }
-  return provider;
+  return pair(provider);
+}
+
+/** A provider with its own model, the one its pages report first. */
+function pair({ id, model }: ProviderModel): ModelPair {
+  return { id, model };
 }
 
 /** The pairs as JSON text, as compare's `providers` takes them. */
 function validPairs(known: readonly ProviderModel[]): string {
-  return JSON.stringify(known.map(({ id, model }) => ({ id, model })));
+  return JSON.stringify(
+    known.flatMap(({ id, model, otherModels }) =>
+      [model, ...otherModels].map((m) => ({ id, model: m })),
+    ),
+  );
 }

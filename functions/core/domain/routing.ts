@@ -65,8 +65,10 @@ export interface ProviderCapability {
    * on the page (text layer, OCR, Textract) are left as they are: a repetition there is real.
    */
   generative?: boolean;
-  /** The model it runs (for remote providers, the configured model; offline ones, their kind). */
+  /** The model it runs, as its pages report it (remote providers: the configured model). */
   model?: string;
+  /** Other model ids its pages may report (the offline text provider's office conversion). */
+  otherModels?: readonly string[];
 }
 
 /**

@@ -287,6 +287,12 @@ export const ProviderStatus = z.object({
   provider_id: z.string(),
   /** Beyond the spec: the model the provider runs, as its pages report it (`Page.model`). */
   model_id: z.string(),
+  /**
+   * Beyond the spec: every model id its pages may report, `model_id` first (the offline text
+   * provider also reports `office-convert-1` on office, HTML and Markdown pages); requests may
+   * name any of them.
+   */
+  model_ids: z.array(z.string()),
   circuit_breaker_state: CircuitBreakerState,
   healthy: z.boolean(),
 });

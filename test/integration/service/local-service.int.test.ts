@@ -106,12 +106,18 @@ describe('local service: probes and auth', () => {
     const providers = listed.body.providers as {
       provider_id: string;
       model_id: string;
+      model_ids: string[];
       healthy: boolean;
     }[];
     // Each with the model its pages report.
     expect(providers.map((p) => [p.provider_id, p.model_id])).toEqual([
       ['local-text', 'pdf-text-layout-1'],
       ['local-ocr', 'tesseract-5-lstm'],
+    ]);
+    // local-text also reports the office conversion's model, on office pages.
+    expect(providers.map((p) => p.model_ids)).toEqual([
+      ['pdf-text-layout-1', 'office-convert-1'],
+      ['tesseract-5-lstm'],
     ]);
     for (const provider of providers) {
       expect(provider).toMatchObject({

@@ -162,6 +162,7 @@ describe('a provider that dies in the middle of a document', () => {
     expect(providers.body.providers).toContainEqual({
       provider_id: 'vlm',
       model_id: 'test-vlm',
+      model_ids: ['test-vlm'],
       circuit_breaker_state: 'OPEN',
       healthy: false,
     });

@@ -1,3 +1,4 @@
+import { OFFICE_MODEL } from '../../../functions/engines/office/office-engine.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type {
   PageParseRequest,
@@ -97,16 +98,52 @@ describe('buildProviderRegistry', () => {
     // Assert
     expect(chains).toEqual({
       fast: [
-        { id: 'local-text', needsTextLayer: true, generative: false, model: 'pdf-text-layout-1' },
-        { id: 'ocr', needsTextLayer: false, generative: false, model: 'tesseract-5-lstm' },
+        {
+          id: 'local-text',
+          needsTextLayer: true,
+          generative: false,
+          model: 'pdf-text-layout-1',
+          otherModels: ['office-convert-1'],
+        },
+        {
+          id: 'ocr',
+          needsTextLayer: false,
+          generative: false,
+          model: 'tesseract-5-lstm',
+          otherModels: [],
+        },
       ],
       pro: [
-        { id: 'vision', needsTextLayer: false, generative: true, model: 'gpt-4.1-mini' },
-        { id: 'ocr', needsTextLayer: false, generative: false, model: 'tesseract-5-lstm' },
+        {
+          id: 'vision',
+          needsTextLayer: false,
+          generative: true,
+          model: 'gpt-4.1-mini',
+          otherModels: [],
+        },
+        {
+          id: 'ocr',
+          needsTextLayer: false,
+          generative: false,
+          model: 'tesseract-5-lstm',
+          otherModels: [],
+        },
       ],
       premium: [
-        { id: 'claude', needsTextLayer: false, generative: true, model: 'claude-sonnet-4-5' },
-        { id: 'vision', needsTextLayer: false, generative: true, model: 'gpt-4.1-mini' },
+        {
+          id: 'claude',
+          needsTextLayer: false,
+          generative: true,
+          model: 'claude-sonnet-4-5',
+          otherModels: [],
+        },
+        {
+          id: 'vision',
+          needsTextLayer: false,
+          generative: true,
+          model: 'gpt-4.1-mini',
+          otherModels: [],
+        },
       ],
     });
   });
@@ -129,6 +166,8 @@ describe('buildProviderRegistry', () => {
       ['local-text', 'pdf-text-layout-1'],
       ['ocr', 'tesseract-5-lstm'],
     ]);
+    // local-text answers office pages with the office engine's conversion, reported as its model.
+    expect(registry.chain('fast')[0]?.otherModels).toEqual([OFFICE_MODEL]);
   });
 
   it('lists the providers of the tiers each once, in the order the tiers name them', () => {

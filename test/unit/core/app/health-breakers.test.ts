@@ -220,13 +220,21 @@ describe('listProviders', () => {
       {
         provider_id: 'pdf-text',
         model_id: 'pdf-text-model',
+        model_ids: ['pdf-text-model'],
         circuit_breaker_state: 'CLOSED',
         healthy: true,
       },
-      { provider_id: 'ocr', model_id: 'ocr-model', circuit_breaker_state: 'IDLE', healthy: true },
+      {
+        provider_id: 'ocr',
+        model_id: 'ocr-model',
+        model_ids: ['ocr-model'],
+        circuit_breaker_state: 'IDLE',
+        healthy: true,
+      },
       {
         provider_id: 'vision',
         model_id: 'vision-model',
+        model_ids: ['vision-model'],
         circuit_breaker_state: 'OPEN',
         healthy: false,
       },
@@ -243,10 +251,17 @@ describe('listProviders', () => {
       {
         provider_id: 'pdf-text',
         model_id: 'pdf-text-model',
+        model_ids: ['pdf-text-model'],
         circuit_breaker_state: 'IDLE',
         healthy: true,
       },
-      { provider_id: 'ocr', model_id: 'ocr-model', circuit_breaker_state: 'IDLE', healthy: true },
+      {
+        provider_id: 'ocr',
+        model_id: 'ocr-model',
+        model_ids: ['ocr-model'],
+        circuit_breaker_state: 'IDLE',
+        healthy: true,
+      },
     ]);
   });
 });
@@ -289,12 +304,14 @@ describe('GET /v1/providers', () => {
         {
           provider_id: 'pdf-text',
           model_id: 'pdf-text-model',
+          model_ids: ['pdf-text-model'],
           circuit_breaker_state: 'IDLE',
           healthy: true,
         },
         {
           provider_id: 'ocr',
           model_id: 'ocr-model',
+          model_ids: ['ocr-model'],
           circuit_breaker_state: 'OPEN',
           healthy: false,
         },

@@ -17,6 +17,7 @@ const REGISTRY: Pick<ProviderRegistry, 'chain'> = {
       id: 'local-text',
       needsTextLayer: true,
       model: 'pdf-text-layout-1',
+      otherModels: ['office-convert-1'],
     };
     const ocr: ProviderCapability = {
       id: 'local-ocr',
@@ -52,11 +53,11 @@ describe('providerModels', () => {
     const listed = providerModels(REGISTRY);
     // Assert
     expect(listed).toEqual([
-      { id: 'local-text', model: 'pdf-text-layout-1' },
-      { id: 'local-ocr', model: 'tesseract-5-lstm' },
-      { id: 'vision', model: 'gpt-4.1-mini' },
-      { id: 'vision-eu', model: 'gpt-4.1-mini' },
-      { id: 'bare', model: 'bare' },
+      { id: 'local-text', model: 'pdf-text-layout-1', otherModels: ['office-convert-1'] },
+      { id: 'local-ocr', model: 'tesseract-5-lstm', otherModels: [] },
+      { id: 'vision', model: 'gpt-4.1-mini', otherModels: [] },
+      { id: 'vision-eu', model: 'gpt-4.1-mini', otherModels: [] },
+      { id: 'bare', model: 'bare', otherModels: [] },
     ]);
   });
 });
@@ -67,6 +68,11 @@ describe('resolveProviderModel', () => {
     ['a provider id alone, in a pair', { id: 'local-text' }],
     ['a provider id alone', 'local-text'],
     ['the model alone', 'pdf-text-layout-1'],
+    [
+      'a pair naming the other model its pages report',
+      { id: 'local-text', model: 'office-convert-1' },
+    ],
+    ['the other model alone', 'office-convert-1'],
   ])('accepts %s', (_, name) => {
     // Act
     const provider = resolveProviderModel(REGISTRY, name, LOC);
@@ -99,7 +105,7 @@ describe('resolveProviderModel', () => {
       /^provider local-ocr runs the model "tesseract-5-lstm", not "pdf-text-layout-1"; the valid pairs are \[/,
     );
     expect(issue.msg).toContain(
-      '[{"id":"local-text","model":"pdf-text-layout-1"},{"id":"local-ocr","model":"tesseract-5-lstm"},{"id":"vision","model":"gpt-4.1-mini"},',
+      '[{"id":"local-text","model":"pdf-text-layout-1"},{"id":"local-text","model":"office-convert-1"},{"id":"local-ocr","model":"tesseract-5-lstm"},{"id":"vision","model":"gpt-4.1-mini"},',
     );
     expect(issue.msg).toContain('GET /v1/providers');
   });
