@@ -19,6 +19,7 @@ import { newWebhookSecret } from './adapters/http/webhook-signer.js';
 import { lambdaContext } from './adapters/local/lambda-context.js';
 import { LocalStepFunctionsWorkflow, type LocalTask } from './adapters/local/local-workflow.js';
 import { LocalUploadSigner, loadUploadSecret } from './adapters/local/local-upload-signer.js';
+import { localServiceTasks } from './adapters/local/local-service-tasks.js';
 import {
   circuitBreakers,
   common,
@@ -68,7 +69,8 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
   });
   const workflow = new LocalStepFunctionsWorkflow(
     join(REPO_ROOT, PARSE_DOCUMENT_ASL),
-    loadLocalTasks,
+    async () => ({ ...(await loadLocalTasks()), ...localServiceTasks(requests) }),
+    { TableName: tableName },
   );
 
   // Webhook deliveries run in process through the deliverer's own Lambda handler; messages

@@ -13,6 +13,14 @@ export const stages = [
   { state: 'RecordFailure', entry: 'record-failure.handler.ts' },
 ] as const;
 
+/**
+ * Task states of the same definition that call an AWS service directly instead of a stage
+ * function: `MarkFailed` (DynamoDB UpdateItem on the service table, `${TableName}`) marks the
+ * request failed when RecordFailure itself cannot run. The local runner binds them to in-process
+ * stand-ins (functions/adapters/local/local-service-tasks.ts).
+ */
+export const serviceTasks = ['MarkFailed'] as const;
+
 export type StageName = (typeof stages)[number]['state'];
 
 /** Path of the parse state machine definition, relative to the repository root. */

@@ -90,9 +90,13 @@ export class ParsePipeline extends Construct {
       definitionBody: sfn.DefinitionBody.fromString(
         readFileSync(join(PROJECT_ROOT, PARSE_DOCUMENT_ASL), 'utf8'),
       ),
-      definitionSubstitutions: Object.fromEntries(
-        Object.entries(functions).map(([state, fn]) => [`${state}Arn`, fn.functionArn]),
-      ),
+      definitionSubstitutions: {
+        ...Object.fromEntries(
+          Object.entries(functions).map(([state, fn]) => [`${state}Arn`, fn.functionArn]),
+        ),
+        // MarkFailed: the request record is updated by the state machine itself.
+        TableName: table.tableName,
+      },
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
       tracingEnabled: true,
       timeout: Duration.hours(2),
@@ -109,6 +113,14 @@ export class ParsePipeline extends Construct {
       new iam.PolicyStatement({
         actions: ['lambda:InvokeFunction'],
         resources: Object.values(functions).map((fn) => fn.functionArn),
+      }),
+    );
+    // MarkFailed (when RecordFailure cannot run): one update of a request record, no other item.
+    this.stateMachine.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['REQ#*'] } },
       }),
     );
   }

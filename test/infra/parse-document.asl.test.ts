@@ -2,7 +2,8 @@ import '../../functions/polyfills.js';
 import { readFileSync } from 'node:fs';
 import { ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import { describe, expect, it } from 'vitest';
-import { PARSE_DOCUMENT_ASL, stages } from '../../functions/pipeline/stages.js';
+import { localContextObject } from '../../functions/adapters/local/local-workflow.js';
+import { PARSE_DOCUMENT_ASL, serviceTasks, stages } from '../../functions/pipeline/stages.js';
 
 type Json = Record<string, unknown>;
 type Task = (input: Json) => unknown;
@@ -22,6 +23,17 @@ const definition = JSON.parse(
     (_, state: string) => `arn:aws:lambda:us-east-1:000000000000:function:${state}`,
   ),
 ) as StateMachineDefinition;
+
+/** Task states run by a Step Functions service integration rather than a stage function. */
+const SERVICE_TASKS: readonly string[] = serviceTasks;
+
+/** Every Lambda Task state retries these, the invoke failures of the Lambda service itself. */
+const LAMBDA_SERVICE_ERRORS = [
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
+  'Lambda.TooManyRequestsException',
+];
 
 const namedError = (name: string, message: string): Error =>
   Object.assign(new Error(message), { name });
@@ -46,9 +58,10 @@ function stubTasks(pages: number, overrides: Record<string, Task> = {}) {
       const failure = input.failure as { Error: string; Cause?: string };
       return { requestId: input.requestId, error: failure.Error, cause: failure.Cause ?? '' };
     },
+    MarkFailed: () => ({}),
   };
   const handlers: LocalHandlers = {};
-  for (const { state } of stages) {
+  for (const state of [...stages.map((s) => s.state), ...SERVICE_TASKS]) {
     const task = overrides[state] ?? defaults[state]!;
     const handler: LocalHandler = async (input) => {
       const json = structuredClone(input) as Json;
@@ -63,9 +76,12 @@ function stubTasks(pages: number, overrides: Record<string, Task> = {}) {
 function execute(tasks: ReturnType<typeof stubTasks>, input: Json) {
   const machine = new StateMachine(definition);
   return machine.run(input as never, {
+    context: localContextObject(),
     overrides: {
       taskResourceLocalHandlers: tasks.handlers,
-      retryIntervalOverrides: { Ingest: 0, Classify: 0, ParsePage: 0 },
+      retryIntervalOverrides: Object.fromEntries(
+        [...stages.map((s) => s.state), ...SERVICE_TASKS].map((state) => [state, 0]),
+      ),
     },
   }).result;
 }
@@ -184,6 +200,78 @@ describe('parse-document state machine', () => {
     expect(tasks.calls.at(-1)?.state).toBe('RecordFailure');
   });
 
+  it.each(['Ingest', 'Classify', 'Route', 'ParsePage', 'Verify', 'Deliver'])(
+    'retries %s when Lambda is throttled and then goes on',
+    async (state) => {
+      // Arrange
+      let attempts = 0;
+      const tasks = stubTasks(1);
+      const stub = tasks.handlers[state]!;
+      tasks.handlers[state] = async (input, ...rest) => {
+        attempts += 1;
+        if (attempts <= 2) throw namedError('Lambda.TooManyRequestsException', 'Rate Exceeded.');
+        return stub(input, ...rest);
+      };
+      // Act
+      await execute(tasks, START);
+      // Assert
+      expect(attempts).toBe(3);
+      expect(tasks.calls.map((c) => c.state)).not.toContain('RecordFailure');
+      expect(tasks.calls.at(-1)?.state).toBe('Deliver');
+    },
+  );
+
+  it('marks the request failed without RecordFailure when RecordFailure itself fails', async () => {
+    // Arrange
+    const tasks = stubTasks(1, {
+      Verify: () => {
+        throw namedError('VerificationError', 'pages disagree');
+      },
+      RecordFailure: () => {
+        throw namedError('Lambda.TooManyRequestsException', 'Rate Exceeded.');
+      },
+    });
+    // Act
+    const outcome = await execute(tasks, START).catch((error: unknown) => error);
+    // Assert
+    expect(tasks.calls.filter((c) => c.state === 'RecordFailure')).toHaveLength(7);
+    const marked = tasks.calls.at(-1);
+    expect(marked?.state).toBe('MarkFailed');
+    expect(marked?.input).toMatchObject({
+      Key: { pk: { S: 'REQ#req_1' }, sk: { S: 'META' } },
+      ConditionExpression: '#status IN (:queued, :processing)',
+      ExpressionAttributeValues: {
+        ':failed': { S: 'failed' },
+        ':error': { M: { name: { S: 'VerificationError' }, kind: { S: 'internal' } } },
+      },
+    });
+    expect(outcome).toBeInstanceOf(ExecutionError);
+    expect((outcome as Error).cause).toMatchObject({
+      name: 'VerificationError',
+      message: 'pages disagree',
+    });
+  });
+
+  it('still fails with the stage error when marking the request failed fails too', async () => {
+    // Arrange
+    const tasks = stubTasks(1, {
+      Route: () => {
+        throw namedError('RoutingError', 'no tier');
+      },
+      RecordFailure: () => {
+        throw namedError('States.Timeout', 'timed out');
+      },
+      MarkFailed: () => {
+        throw namedError('DynamoDB.ConditionalCheckFailedException', 'already ended');
+      },
+    });
+    // Act
+    const outcome = await execute(tasks, START).catch((error: unknown) => error);
+    // Assert
+    expect(tasks.calls.filter((c) => c.state === 'MarkFailed')).toHaveLength(1);
+    expect((outcome as Error).cause).toMatchObject({ name: 'RoutingError' });
+  });
+
   it('does not retry a rejected document', async () => {
     // Arrange
     const tasks = stubTasks(1, {
@@ -210,22 +298,62 @@ describe('parse-document definition and stages.ts', () => {
     expect(used).toEqual(declared);
   });
 
-  it('names every Task state after the function its placeholder stands for', () => {
-    // Arrange
-    const raw = JSON.parse(aslText) as { States: Record<string, Json> };
-    const tasks: [string, unknown][] = [];
-    const collect = (states: Record<string, Json>) => {
-      for (const [name, state] of Object.entries(states)) {
-        if (state.Type === 'Task') tasks.push([name, state.Resource]);
-        const processor = state.ItemProcessor as { States: Record<string, Json> } | undefined;
-        if (processor) collect(processor.States);
-      }
-    };
-    // Act
-    collect(raw.States);
+  const raw = JSON.parse(aslText) as { States: Record<string, Json> };
+  /** Every state of the definition, those inside Map item processors included. */
+  const allStates = (states: Record<string, Json> = raw.States): [string, Json][] =>
+    Object.entries(states).flatMap(([name, state]) => {
+      const processor = state.ItemProcessor as { States: Record<string, Json> } | undefined;
+      return [[name, state] as [string, Json], ...(processor ? allStates(processor.States) : [])];
+    });
+  const taskStates = allStates().filter(([, state]) => state.Type === 'Task');
+  const lambdaTasks = taskStates.filter(([name]) => !SERVICE_TASKS.includes(name));
+
+  it('names every Lambda Task state after the function its placeholder stands for', () => {
     // Assert
-    expect(tasks.length).toBe(stages.length);
-    for (const [name, resource] of tasks) expect(resource).toBe(`\${${name}Arn}`);
+    expect(lambdaTasks.length).toBe(stages.length);
+    for (const [name, state] of lambdaTasks) expect(state.Resource).toBe(`\${${name}Arn}`);
+    for (const name of SERVICE_TASKS) {
+      expect(raw.States[name]?.Resource).toMatch(/^arn:aws:states:::/);
+    }
+  });
+
+  it('retries the Lambda service errors and throttling on every Task with full jitter', () => {
+    // Assert
+    for (const [name, state] of lambdaTasks) {
+      const retriers = (state.Retry ?? []) as Json[];
+      const lambda = retriers.find((r) =>
+        LAMBDA_SERVICE_ERRORS.every((e) => (r.ErrorEquals as string[]).includes(e)),
+      );
+      expect(lambda, `${name} retries Lambda service errors`).toMatchObject({
+        JitterStrategy: 'FULL',
+        BackoffRate: 2,
+        MaxAttempts: expect.any(Number) as number,
+        MaxDelaySeconds: expect.any(Number) as number,
+      });
+      expect(lambda?.MaxAttempts).toBeGreaterThanOrEqual(3);
+    }
+    for (const name of SERVICE_TASKS) {
+      const retriers = (raw.States[name]?.Retry ?? []) as Json[];
+      expect(retriers, `${name} retries throttling`).toEqual([
+        expect.objectContaining({ JitterStrategy: 'FULL' }),
+      ]);
+    }
+  });
+
+  it('catches every failure of RecordFailure into MarkFailed, which ends in a Fail state', () => {
+    // Arrange
+    const { RecordFailure: recordFailure, MarkFailed: markFailed } = raw.States;
+    // Assert
+    expect(recordFailure?.Catch).toEqual([
+      expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'MarkFailed' }),
+    ]);
+    expect(markFailed).toMatchObject({
+      Resource: 'arn:aws:states:::dynamodb:updateItem',
+      Parameters: { TableName: '${TableName}' },
+      Next: 'FailedUnrecorded',
+      Catch: [expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'FailedUnrecorded' })],
+    });
+    expect(raw.States.FailedUnrecorded).toMatchObject({ Type: 'Fail' });
   });
 
   it('names a handler module that exists for every stage', () => {

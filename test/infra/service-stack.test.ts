@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/api/routes.js';
 import { stages } from '../../functions/pipeline/stages.js';
 import { DocparseStack } from '../../lib/docparse-stack.js';
+import { unbundledApp } from '../support/cdk-app.js';
 import { isCdkProvided } from '../support/cdk-functions.js';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
@@ -13,8 +14,6 @@ type Resources = Record<string, { Type: string; Properties: Record<string, unkno
 let template: Template;
 let resources: Resources;
 
-/** A stack synthesized without bundling (no esbuild run), as the tests need only the template. */
-const unbundledApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
 
 beforeAll(() => {
   template = Template.fromStack(new DocparseStack(unbundledApp(), 'ServiceTest'));
@@ -124,14 +123,35 @@ describe('the parse pipeline', () => {
     // Act
     const [, machine] = ofType('AWS::StepFunctions::StateMachine')[0] ?? [];
     const substitutions = machine?.Properties.DefinitionSubstitutions as Record<string, unknown>;
+    // Assert: the stage functions, and the table that MarkFailed updates directly.
+    expect(Object.keys(substitutions).sort()).toEqual(
+      [...stages.map((s) => `${s.state}Arn`), 'TableName'].sort(),
+    );
+  });
+
+  it('lets the state machine update request records (MarkFailed) and no other item', () => {
+    // Arrange
+    const [, machine] = ofType('AWS::StepFunctions::StateMachine')[0] ?? [];
+    const roleId = (machine?.Properties.RoleArn as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+    // Act
+    const dynamo = ofType('AWS::IAM::Policy')
+      .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
+      .filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
     // Assert
-    expect(Object.keys(substitutions).sort()).toEqual(stages.map((s) => `${s.state}Arn`).sort());
+    expect(dynamo).toEqual([
+      expect.objectContaining({
+        Action: 'dynamodb:UpdateItem',
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['REQ#*'] } },
+      }),
+    ]);
   });
 
   it("lets the state machine's role invoke exactly the stage functions", () => {
     // Arrange
     const [, machine] = ofType('AWS::StepFunctions::StateMachine')[0] ?? [];
     const substitutions = machine?.Properties.DefinitionSubstitutions as Record<string, unknown>;
+    const functionArns = stages.map((s) => substitutions[`${s.state}Arn`]);
     const roleId = (machine?.Properties.RoleArn as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
     // Act
     const invokes = ofType('AWS::IAM::Policy')
@@ -140,7 +160,7 @@ describe('the parse pipeline', () => {
       .filter((s) => [s.Action].flat().includes('lambda:InvokeFunction'));
     // Assert
     expect(invokes).toHaveLength(1);
-    expect(invokes[0]?.Resource).toEqual(expect.arrayContaining(Object.values(substitutions)));
+    expect(invokes[0]?.Resource).toEqual(expect.arrayContaining(functionArns));
     expect([invokes[0]?.Resource].flat()).toHaveLength(stages.length);
   });
 });

@@ -17,21 +17,44 @@ interface Running {
 }
 
 /**
+ * What aws-local-stepfunctions leaves out of the context object (`$$`) and the definition reads:
+ * `State.EnteredTime`, here the time it is read (the state's Parameters are resolved as it is
+ * entered).
+ */
+export function localContextObject(): Record<string, unknown> {
+  return {
+    State: {
+      get EnteredTime() {
+        return new Date().toISOString();
+      },
+    },
+  };
+}
+
+/**
  * Runs the state machine's ASL file with aws-local-stepfunctions, each Task state bound to its
  * stage handler in the same process: the local stand-in for Step Functions (same definition, no
  * second copy of the orchestration).
  *
- * `${<State>Arn}` placeholders are substituted with local function ARNs, as CDK substitutes real ones.
+ * `${<State>Arn}` placeholders are substituted with local function ARNs, as CDK substitutes real
+ * ones; other `${Name}` placeholders (the table name of a service integration) with
+ * `substitutions[Name]`. Tasks are bound by state name, service integrations included.
  */
 export class LocalStepFunctionsWorkflow implements Workflow {
   readonly #aslPath: string;
   readonly #loadTasks: () => Promise<Record<string, LocalTask>>;
   readonly #executions = new Map<string, Running>();
+  readonly #substitutions: Readonly<Record<string, string>>;
   #machine: Promise<{ machine: StateMachine; tasks: Record<string, LocalTask> }> | undefined;
 
-  constructor(aslPath: string, loadTasks: () => Promise<Record<string, LocalTask>>) {
+  constructor(
+    aslPath: string,
+    loadTasks: () => Promise<Record<string, LocalTask>>,
+    substitutions: Readonly<Record<string, string>> = {},
+  ) {
     this.#aslPath = aslPath;
     this.#loadTasks = loadTasks;
+    this.#substitutions = substitutions;
   }
 
   /** {@inheritDoc Workflow.executionIdFor} */
@@ -44,6 +67,7 @@ export class LocalStepFunctionsWorkflow implements Workflow {
     if (this.#executions.has(executionId)) return { executionId };
     const { machine, tasks } = await this.#load();
     const run = machine.run(input as never, {
+      context: localContextObject(),
       overrides: { taskResourceLocalHandlers: tasks as never },
     });
     const outcome = run.result.then(
@@ -90,10 +114,14 @@ export class LocalStepFunctionsWorkflow implements Workflow {
   #load() {
     this.#machine ??= (async () => {
       const text = await readFile(this.#aslPath, 'utf8');
-      const substituted = text.replace(
-        /\$\{(\w+)Arn\}/g,
-        (_, state: string) => `arn:aws:lambda:us-east-1:000000000000:function:${state}`,
-      );
+      const substituted = text
+        .replace(
+          /\$\{(\w+)Arn\}/g,
+          (_, state: string) => `arn:aws:lambda:us-east-1:000000000000:function:${state}`,
+        )
+        .replace(/\$\{(\w+)\}/g, (placeholder, name: string) =>
+          JSON.stringify(this.#substitutions[name] ?? placeholder).slice(1, -1),
+        );
       const definition = JSON.parse(substituted) as StateMachineDefinition;
       return { machine: new StateMachine(definition), tasks: await this.#loadTasks() };
     })();
