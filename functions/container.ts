@@ -21,6 +21,7 @@ import { newWebhookSecret } from './adapters/http/webhook-signer.js';
 import { StepFunctionsWorkflow } from './adapters/aws/step-functions-workflow.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { AppDeps } from './core/app/app-deps.js';
+import { withRecordPolling } from './core/app/record-polling-workflow.js';
 import { DEFAULT_BREAKER_POLICY } from './core/domain/circuit-breaker.js';
 import { ProviderBreakers } from './core/domain/provider-breakers.js';
 import { configurationVersion, type ResultCaching } from './core/domain/result-cache.js';
@@ -218,6 +219,9 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
   const engines = await loadEngines(config, objects);
   const sfn = new SFNClient({});
   const sqs = new SQSClient({});
+  // Records, checkpoints, events and batches are kept RETENTION_DAYS after their last write.
+  const retention = { days: config.RETENTION_DAYS };
+  const requests = new DynamoDbRequestStore(documentClient, config.TABLE_NAME, { retention });
   return {
     ...common(config),
     webhookSecrets: new DynamoDbWebhookSecretStore(
@@ -231,8 +235,8 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
     ...(config.WEBHOOK_DLQ_URL === undefined
       ? {}
       : { webhookDeadLetters: new SqsQueue(sqs, config.WEBHOOK_DLQ_URL) }),
-    requests: new DynamoDbRequestStore(documentClient, config.TABLE_NAME),
-    batches: new DynamoDbBatchStore(documentClient, config.TABLE_NAME),
+    requests,
+    batches: new DynamoDbBatchStore(documentClient, config.TABLE_NAME, { retention }),
     ...(config.BATCH_QUEUE_URL === undefined
       ? {}
       : { batchItems: new SqsQueue(sqs, config.BATCH_QUEUE_URL) }),
@@ -240,7 +244,9 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
     ...(config.RESULT_CACHE === 'on'
       ? { resultCache: resultCaching(config, documentClient, config.TABLE_NAME) }
       : {}),
-    events: new DynamoDbEventLog(documentClient, config.TABLE_NAME),
+    events: new DynamoDbEventLog(documentClient, config.TABLE_NAME, {
+      retentionDays: config.RETENTION_DAYS,
+    }),
     breakers: circuitBreakers(config, documentClient, config.TABLE_NAME),
     apiKeys: new DynamoDbApiKeyStore(documentClient, config.TABLE_NAME),
     objects,
@@ -251,7 +257,9 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
     workflow:
       config.STATE_MACHINE_ARN === undefined
         ? unavailableWorkflow('STATE_MACHINE_ARN is not set for this function')
-        : new StepFunctionsWorkflow(sfn, config.STATE_MACHINE_ARN),
+        : // Waiters (synchronous parses, batch items, resumes) read the request record with
+          // backoff, not DescribeExecution every second: that API's quota is per account.
+          withRecordPolling(new StepFunctionsWorkflow(sfn, config.STATE_MACHINE_ARN), requests),
     warmUp: () => engines.warmUp(),
     close: async () => {
       await engines.close();
