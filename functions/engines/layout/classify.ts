@@ -20,6 +20,7 @@ import {
 } from './lists.js';
 import { escapeBlockStart, escapeInline } from './markdown.js';
 import { ocrCells, type PageKind } from './ocr-lines.js';
+import { isMathLike } from './math-guard.js';
 import { HEADING_SIZE_RATIO } from './profile.js';
 import { median } from './tables.js';
 import type { LayoutProfile } from './types.js';
@@ -133,6 +134,45 @@ const splitLabels = (lines: readonly Line[]): Line[] =>
   });
 
 /**
+ * Whether a region's paragraphs are set with a hanging indent (a list of references: each entry's
+ * first line flush left, the lines after it indented): a line that runs to the right edge
+ * followed by an indented one that the next line goes on under (or that ends the entry) is
+ * evidence; an indented line running to the edge followed by a flush one (a paragraph whose first
+ * line is set in) is evidence against. Lines opening with a list marker do not count (list items
+ * hang their lines too), nor do lines of formulas, nor indented lines that stop short of the
+ * right edge before more (a quotation set in on both sides).
+ */
+const hangingIndents = (
+  lines: readonly Line[],
+  leafX0: number,
+  leafX1: number,
+  spacing: number,
+): boolean => {
+  const full = (l: Line): boolean => l.x1 >= leafX1 - 2 * l.size;
+  const flush = (l: Line): boolean => l.x0 - leafX0 < 0.3 * l.size;
+  const close = (a: Line, b: Line | undefined): b is Line =>
+    b !== undefined && b.baseline - a.baseline <= 1.45 * spacing;
+  let hangs = 0;
+  let firstIndents = 0;
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const a = lines[i];
+    const b = lines[i + 1];
+    const c = lines[i + 2];
+    if (!a || !close(a, b) || !full(a) || wordCount(a.text) < 4) continue;
+    if (BULLET.test(a.text) || ENUMERATOR.test(a.text) || UNMAPPED_MARKER.test(a.text)) continue;
+    if (isMathLike(a.runs) || isMathLike(b.runs)) continue;
+    const step = b.x0 - a.x0;
+    if (flush(a) && step > 0.8 * b.size && step < 4 * b.size) {
+      const goesOn = close(b, c);
+      if (!goesOn || (full(b) && Math.abs(c.x0 - b.x0) < 0.3 * c.size)) hangs += 1;
+    } else if (flush(b) && -step > 0.8 * a.size && -step < 4 * a.size) {
+      firstIndents += 1;
+    }
+  }
+  return hangs > firstIndents;
+};
+
+/**
  * Block-classification stage: groups the lines of one reading-order region into blocks (unruled
  * tables, code, headings, list items, captions, paragraphs). Lines split into a new block at a
  * size or weight change, a gap wider than 1.45 × the region's line spacing, an indent, a list
@@ -160,6 +200,7 @@ export const linesToBlocks = (
     if (a && b) deltas.push(b.baseline - a.baseline);
   }
   const spacing = median(deltas) || body * 1.2;
+  const hangingEntries = hangingIndents(lines, leafX0, leafX1, spacing);
 
   // Unruled tables: windows of lines with two or more fragments (cells on OCR pages).
   const cellsOf = (l: Line): Fragment[] => {
@@ -253,7 +294,10 @@ export const linesToBlocks = (
         const indent =
           line.x0 - prev.x0 > 0.8 * line.size && line.x0 - leafX0 < 4 * line.size && !centred;
         const prevShort = prev.x1 < leafX1 - 3 * prev.size && /[.!?:]$/.test(prev.text);
-        split = indent || prevShort;
+        // Entries set with a hanging indent (references) go on indented and open flush left.
+        split = hangingEntries
+          ? line.x0 < prev.x0 - 0.8 * line.size || prevShort
+          : indent || prevShort;
       }
     }
     if (split) {
