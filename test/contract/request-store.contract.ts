@@ -382,6 +382,95 @@ export function describeRequestStoreContract(
       });
     });
 
+    describe('charged pages', () => {
+      const IN_FLIGHT = ['queued', 'processing'] as const;
+
+      it('counts each page once, however often or concurrently it is charged', async () => {
+        // Arrange
+        const store = await factory();
+        const record = aRequestRecord({ status: 'processing' });
+        await store.create(record);
+        // Act
+        const first = await store.chargePage(record.id, 3, IN_FLIGHT);
+        const again = await store.chargePage(record.id, 3, IN_FLIGHT);
+        const concurrent = await Promise.all(
+          [1, 2, 1, 2, 5, 5].map((n) => store.chargePage(record.id, n, IN_FLIGHT)),
+        );
+        // Assert
+        expect([first, again]).toEqual([true, false]);
+        expect(concurrent.filter(Boolean)).toHaveLength(3);
+        expect((await store.get(record.id))?.chargedPages).toEqual([1, 2, 3, 5]);
+      });
+
+      it('keeps the charged pages through updates, a patch of them included', async () => {
+        // Arrange
+        const store = await factory();
+        const record = aRequestRecord({ status: 'processing' });
+        await store.create(record);
+        await store.chargePage(record.id, 2, IN_FLIGHT);
+        // Act
+        const updated = await store.update(record.id, {
+          status: 'cancelled',
+          ...({ chargedPages: [] } as object),
+        });
+        await store.claimRun(record.id, 1, { status: 'queued' });
+        // Assert
+        expect(updated.chargedPages).toEqual([2]);
+        expect((await store.get(record.id))?.chargedPages).toEqual([2]);
+      });
+
+      it('throws ConflictError and counts nothing when the status is not an expected one', async () => {
+        // Arrange
+        const store = await factory();
+        const record = aRequestRecord({ status: 'cancelled' });
+        await store.create(record);
+        // Act
+        const charging = store.chargePage(record.id, 1, IN_FLIGHT);
+        // Assert
+        await expect(charging).rejects.toBeInstanceOf(ConflictError);
+        expect((await store.get(record.id))?.chargedPages).toBeUndefined();
+      });
+
+      it('throws NotFoundError for an unknown id', async () => {
+        // Arrange
+        const store = await factory();
+        // Act
+        const charging = store.chargePage(randomUUID(), 1, IN_FLIGHT);
+        const uncharging = store.unchargePage(randomUUID(), 1, IN_FLIGHT);
+        // Assert
+        await expect(charging).rejects.toBeInstanceOf(NotFoundError);
+        await expect(uncharging).rejects.toBeInstanceOf(NotFoundError);
+      });
+
+      it('takes a page back only while the status is an expected one', async () => {
+        // Arrange
+        const store = await factory();
+        const record = aRequestRecord({ status: 'processing' });
+        await store.create(record);
+        for (const n of [1, 2, 3]) await store.chargePage(record.id, n, IN_FLIGHT);
+        // Act
+        const taken = await store.unchargePage(record.id, 2, IN_FLIGHT);
+        const notCharged = await store.unchargePage(record.id, 7, IN_FLIGHT);
+        await store.update(record.id, { status: 'failed' });
+        const afterFailure = await store.unchargePage(record.id, 3, IN_FLIGHT);
+        // Assert
+        expect([taken, notCharged, afterFailure]).toEqual([true, false, false]);
+        expect((await store.get(record.id))?.chargedPages).toEqual([1, 3]);
+      });
+
+      it('leaves no charged pages once the last one is taken back', async () => {
+        // Arrange
+        const store = await factory();
+        const record = aRequestRecord({ status: 'processing' });
+        await store.create(record);
+        await store.chargePage(record.id, 1, IN_FLIGHT);
+        // Act
+        await store.unchargePage(record.id, 1, IN_FLIGHT);
+        // Assert
+        expect((await store.get(record.id))?.chargedPages ?? []).toEqual([]);
+      });
+    });
+
     describe('page checkpoints', () => {
       it('lists the stored checkpoints by ascending page number', async () => {
         // Arrange

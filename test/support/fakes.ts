@@ -37,7 +37,7 @@ import type {
 } from '../../functions/core/ports/upload-signer.js';
 
 /** Fields a request patch may never change. */
-const IMMUTABLE_FIELDS: ReadonlySet<string> = new Set(['id', 'tenant']);
+const IMMUTABLE_FIELDS: ReadonlySet<string> = new Set(['id', 'tenant', 'chargedPages']);
 
 const VIRTUAL_ROOT = '/store';
 
@@ -182,6 +182,54 @@ export class InMemoryRequestStore implements RequestStore {
       this.#records.set(id, stored(updated as unknown as RequestRecord));
       return true;
     });
+  }
+
+  chargePage(
+    id: string,
+    pageNumber: number,
+    expectedStatus: readonly RequestStatus[],
+  ): Promise<boolean> {
+    return settle(() => {
+      const record = this.#inStatus(id, expectedStatus);
+      const charged = record.chargedPages ?? [];
+      if (charged.includes(pageNumber)) return false;
+      record.chargedPages = [...charged, pageNumber].sort((a, b) => a - b);
+      return true;
+    });
+  }
+
+  unchargePage(
+    id: string,
+    pageNumber: number,
+    expectedStatus: readonly RequestStatus[],
+  ): Promise<boolean> {
+    return settle(() => {
+      const record = this.#records.get(id);
+      if (!record) {
+        throw new NotFoundError(`request ${id} does not exist`, { details: { requestId: id } });
+      }
+      const charged = record.chargedPages ?? [];
+      if (!expectedStatus.includes(record.status) || !charged.includes(pageNumber)) return false;
+      const left = charged.filter((n) => n !== pageNumber);
+      if (left.length > 0) record.chargedPages = left;
+      else delete record.chargedPages;
+      return true;
+    });
+  }
+
+  /** The stored record (not a copy). @throws NotFoundError, ConflictError as `update` does. */
+  #inStatus(id: string, expectedStatus: readonly RequestStatus[]): RequestRecord {
+    const record = this.#records.get(id);
+    if (!record) {
+      throw new NotFoundError(`request ${id} does not exist`, { details: { requestId: id } });
+    }
+    if (!expectedStatus.includes(record.status)) {
+      throw new ConflictError(
+        `request ${id} is not in an expected status (${expectedStatus.join(', ') || 'none'})`,
+        { details: { requestId: id, expectedStatus: [...expectedStatus] } },
+      );
+    }
+    return record;
   }
 
   putPage(requestId: string, checkpoint: PageCheckpoint): Promise<void> {

@@ -24,6 +24,9 @@ import { PARTITION_KEY, SORT_KEY } from './service-table.js';
 import { copyJson } from '../json-copy.js';
 import { RecentlyUsed } from '../recently-used.js';
 
+/** Attribute of the pages counted as parsed (a number set). */
+const CHARGED_PAGES = 'chargedPages';
+
 /** BatchWriteItem takes at most 25 requests. */
 const BATCH_WRITE_LIMIT = 25;
 
@@ -35,10 +38,26 @@ const REMEMBERED_RECORDS = 1000;
 /** Requests whose checkpoints such a store keeps. */
 const REMEMBERED_PAGE_LISTS = 16;
 
-/** Fields a patch may never change: they identify the record and its owner. */
-const IMMUTABLE_FIELDS: ReadonlySet<string> = new Set(['id', 'tenant']);
+/**
+ * Fields a patch may never change: they identify the record and its owner, or only
+ * `chargePage`/`unchargePage` write them.
+ */
+const IMMUTABLE_FIELDS: ReadonlySet<string> = new Set(['id', 'tenant', CHARGED_PAGES]);
 
-type RequestPatch = Partial<Omit<RequestRecord, 'id' | 'tenant'>>;
+type RequestPatch = Partial<Omit<RequestRecord, 'id' | 'tenant' | 'chargedPages'>>;
+
+/**
+ * The record an item holds. `chargedPages` is stored as a number set (`NS`), so that adding
+ * and removing a page are single atomic `ADD`/`DELETE` actions; records carry it as an array.
+ */
+function toRecord(item: Item): RequestRecord {
+  const { [CHARGED_PAGES]: charged, ...rest } = fromItem(item);
+  const record = rest as unknown as RequestRecord;
+  if (charged instanceof Set && charged.size > 0) {
+    record.chargedPages = [...(charged as Set<number>)].map(Number).sort((a, b) => a - b);
+  }
+  return record;
+}
 
 /**
  * Request records (`REQ#<id>` / `META`) and page checkpoints (`REQ#<id>` / `PAGE#0001`) in the
@@ -89,7 +108,11 @@ export class DynamoDbRequestStore implements RequestStore {
       await this.#client.send(
         new PutCommand({
           TableName: this.#tableName,
-          Item: { ...record, [PARTITION_KEY]: requestPk(record.id), [SORT_KEY]: META_SK },
+          Item: {
+            ...withChargedSet(record),
+            [PARTITION_KEY]: requestPk(record.id),
+            [SORT_KEY]: META_SK,
+          },
           ConditionExpression: 'attribute_not_exists(#pk)',
           ExpressionAttributeNames: { '#pk': PARTITION_KEY },
         }),
@@ -116,7 +139,7 @@ export class DynamoDbRequestStore implements RequestStore {
       }),
     );
     if (!item) return undefined;
-    const record = fromItem(item) as unknown as RequestRecord;
+    const record = toRecord(item);
     this.#remember(record);
     return record;
   }
@@ -184,7 +207,7 @@ export class DynamoDbRequestStore implements RequestStore {
         }),
       );
       if (!attributes) throw new Error(`update of request ${id} returned no attributes`);
-      const record = fromItem(attributes) as unknown as RequestRecord;
+      const record = toRecord(attributes);
       this.#remember(record);
       return record;
     } catch (error) {
@@ -199,7 +222,7 @@ export class DynamoDbRequestStore implements RequestStore {
   async claimRun(
     id: string,
     run: number,
-    patch: Partial<Omit<RequestRecord, 'id' | 'tenant' | 'runs'>>,
+    patch: Partial<Omit<RequestRecord, 'id' | 'tenant' | 'runs' | 'chargedPages'>>,
   ): Promise<boolean> {
     if (!Number.isInteger(run) || run < 1)
       throw new RangeError(`run must be 1 or more; got ${run}`);
@@ -238,7 +261,83 @@ export class DynamoDbRequestStore implements RequestStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      if (attributes) this.#remember(fromItem(attributes) as unknown as RequestRecord);
+      if (attributes) this.#remember(toRecord(attributes));
+      return true;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      if ((await this.get(id)) === undefined) throw notFound(id, error);
+      return false;
+    }
+  }
+
+  async chargePage(
+    id: string,
+    pageNumber: number,
+    expectedStatus: readonly RequestStatus[],
+  ): Promise<boolean> {
+    pageSk(pageNumber); // validates the page number
+    if (expectedStatus.length === 0) {
+      await this.#checkedRead(id, expectedStatus);
+      throw conflict(id, expectedStatus);
+    }
+    const { condition, names, values } = statusCondition(expectedStatus);
+    try {
+      const { Attributes: old } = await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#tableName,
+          Key: this.#metaKey(id),
+          UpdateExpression: 'ADD #charged :page',
+          ConditionExpression: condition,
+          ExpressionAttributeNames: { ...names, '#charged': CHARGED_PAGES },
+          ExpressionAttributeValues: { ...values, ':page': new Set([pageNumber]) },
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      if (!old) throw new Error(`charging a page of request ${id} returned no attributes`);
+      const before = toRecord(old);
+      const added = !(before.chargedPages ?? []).includes(pageNumber);
+      this.#remember({
+        ...before,
+        chargedPages: [...(before.chargedPages ?? []), ...(added ? [pageNumber] : [])].sort(
+          (a, b) => a - b,
+        ),
+      });
+      return added;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      if ((await this.get(id)) === undefined) throw notFound(id, error);
+      throw conflict(id, expectedStatus, error);
+    }
+  }
+
+  async unchargePage(
+    id: string,
+    pageNumber: number,
+    expectedStatus: readonly RequestStatus[],
+  ): Promise<boolean> {
+    pageSk(pageNumber);
+    if (expectedStatus.length === 0) {
+      await this.#checkedRead(id, undefined);
+      return false;
+    }
+    const { condition, names, values } = statusCondition(expectedStatus);
+    try {
+      const { Attributes: updated } = await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#tableName,
+          Key: this.#metaKey(id),
+          UpdateExpression: 'DELETE #charged :page',
+          ConditionExpression: `${condition} AND contains(#charged, :n)`,
+          ExpressionAttributeNames: { ...names, '#charged': CHARGED_PAGES },
+          ExpressionAttributeValues: {
+            ...values,
+            ':page': new Set([pageNumber]),
+            ':n': pageNumber,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      if (updated) this.#remember(toRecord(updated));
       return true;
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
@@ -371,4 +470,30 @@ function conflict(
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The condition that the record exists and its status is one of `expected` (not empty). */
+function statusCondition(expected: readonly RequestStatus[]): {
+  condition: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+} {
+  const values: Record<string, unknown> = {};
+  const placeholders = expected.map((status, index) => {
+    values[`:s${index}`] = status;
+    return `:s${index}`;
+  });
+  return {
+    condition: `attribute_exists(#pk) AND #status IN (${placeholders.join(', ')})`,
+    names: { '#pk': PARTITION_KEY, '#status': 'status' },
+    values,
+  };
+}
+
+/** The record as an item: `chargedPages` as a number set, left out when empty. */
+function withChargedSet(record: RequestRecord): Item {
+  const { chargedPages, ...rest } = record;
+  return chargedPages && chargedPages.length > 0
+    ? { ...rest, [CHARGED_PAGES]: new Set(chargedPages) }
+    : rest;
 }

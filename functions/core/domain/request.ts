@@ -115,6 +115,13 @@ export interface RequestRecord {
    */
   reservedPages?: PageReservation;
   /**
+   * Pages whose parse began (a provider was called for them), ascending; see
+   * `RequestStore.chargePage`. Written only through `chargePage`/`unchargePage`: a page stays
+   * here once the request left `queued`/`processing`, and such pages are never given back to
+   * the tenant's daily quota (`refundPages`).
+   */
+  chargedPages?: number[];
+  /**
    * Where Deliver files the result in the result cache once the parse completes (see
    * `resultCacheKey`). Absent: the result is not cached.
    */
@@ -130,6 +137,11 @@ export interface PageReservation {
   pages: number;
   /** ISO timestamp of the reservation; names it, so that it is given back at most once. */
   reservedAt: string;
+  /**
+   * How many pages `chargedPages` held when the reservation was made (pages counted by an
+   * earlier run, absent: none). Pages charged since are this reservation's parsed pages.
+   */
+  chargedBefore?: number;
 }
 
 /**
