@@ -9,6 +9,7 @@ import {
   sectionNumber,
 } from './headings.js';
 import { joinLines, letters, styledText, wordCount } from './inline.js';
+import { codeBlock } from './listings.js';
 import { makeFragment, type Fragment } from './lines.js';
 import {
   attachMarkers,
@@ -355,35 +356,7 @@ const makeBlock = (
   const y1 = Math.max(...lines.map((l) => l.y1));
   const geometry = { x0, y0, x1, y1 };
   const plain = joinLines(lines.map((l) => l.text)).replace(UNMAPPED_MARKER, '');
-  if (kind === 'code') {
-    const runs = lines.flatMap((l) => l.runs);
-    const charWidth =
-      runs.reduce((a, r) => a + r.w, 0) /
-        Math.max(
-          1,
-          runs.reduce((a, r) => a + r.text.length, 0),
-        ) || body * 0.6;
-    const code = lines.map((l) => {
-      let text = '';
-      let cursor = x0;
-      for (const run of l.runs) {
-        const pad = Math.round((run.x - cursor) / charWidth);
-        if (pad > 0) text += ' '.repeat(Math.min(pad, 80));
-        else if (text !== '' && !/\s$/.test(text) && run.x - cursor > 0.1 * charWidth) text += ' ';
-        text += run.text;
-        cursor = run.x + run.w;
-      }
-      return text.replace(/\s+$/, '');
-    });
-    const fence = code.some((c) => c.includes('```')) ? '~~~' : '```';
-    return {
-      kind,
-      markdown: `${fence}\n${code.join('\n')}\n${fence}`,
-      text: code.join('\n'),
-      ...geometry,
-      confidence: 0.8,
-    };
-  }
+  if (kind === 'code') return codeBlock(lines, body);
   const size = median(lines.map((l) => l.size));
   const allBold = lines.every((l) => l.bold);
   const allItalic = lines.every((l) => l.italic);

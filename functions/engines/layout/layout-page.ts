@@ -7,6 +7,7 @@ import { drawnFigureLabels, figureTexts, framedFigures, placedFigures } from './
 import { findFurniture } from './furniture.js';
 import { dominantFont, markFixedPitch } from './fixed-pitch.js';
 import { buildRows } from './lines.js';
+import { joinListings } from './listings.js';
 import { pageKind } from './ocr-lines.js';
 import { joinContinuedParagraphs, readingOrder } from './reading-order.js';
 import {
@@ -208,7 +209,7 @@ export const analyzePage = (
     }
   }
   blocks.push(...footnotes);
-  blocks.splice(0, blocks.length, ...joinContentsTables(blocks));
+  blocks.splice(0, blocks.length, ...joinListings(joinContentsTables(blocks), body));
   demoteLabels(blocks);
   // A table that opens a page after the first, without a caption, continues the previous
   // page's table: said in the Markdown, for the document to join them (the columns decide).
