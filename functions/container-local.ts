@@ -64,8 +64,12 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
   });
 
   // The local server is the only writer of its embedded table's records, keys and checkpoints.
+  // Records, checkpoints, events and batches are kept RETENTION_DAYS after their last write,
+  // then removed by the retention sweeper (startRetentionSweeper below), as DynamoDB's TTL does.
+  const retention = { days: config.RETENTION_DAYS };
   const requests = new DynamoDbRequestStore(dynamo.documentClient, tableName, {
     onlyWriter: true,
+    retention,
   });
   const workflow = new LocalStepFunctionsWorkflow(
     join(REPO_ROOT, PARSE_DOCUMENT_ASL),
@@ -122,7 +126,7 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
   const deps: Deps = {
     ...common(config),
     requests,
-    batches: new DynamoDbBatchStore(dynamo.documentClient, tableName),
+    batches: new DynamoDbBatchStore(dynamo.documentClient, tableName, { retention }),
     batchItems,
     // Requests per minute are counted in memory (this process serves every request of its
     // data directory); pages per day stay in the table, across restarts.
@@ -132,7 +136,10 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
       : {}),
     // Stages do not wait for their events here (deferEvents), so a short linger costs them
     // nothing and lets a stage's burst of events share one item.
-    events: new DynamoDbEventLog(dynamo.documentClient, tableName, { lingerMs: EVENT_LINGER_MS }),
+    events: new DynamoDbEventLog(dynamo.documentClient, tableName, {
+      lingerMs: EVENT_LINGER_MS,
+      retentionDays: config.RETENTION_DAYS,
+    }),
     deferEvents: (written) => {
       const tracked = written
         .catch((error: unknown) => {

@@ -16,12 +16,14 @@ import { ConflictError, NotFoundError } from '../../core/domain/errors.js';
 import type { BatchStore, ItemTransition } from '../../core/ports/batch-store.js';
 import {
   META_SK,
+  expiryOf,
   fromItem,
   isConditionalCheckFailed,
   queryAll,
   type Item,
+  type ItemRetention,
 } from './dynamodb-items.js';
-import { PARTITION_KEY, SORT_KEY } from './service-table.js';
+import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from './service-table.js';
 
 /** Partition key of a batch and its items: `BATCH#<id>`. */
 export const batchPk = (batchId: string): string => `BATCH#${batchId}`;
@@ -52,18 +54,33 @@ const CREATE_PARALLELISM = 25;
  * `BATCH#<id>` / `ITEM#0001`. Every write is a single-item conditional write: an item changes
  * status only from the status its writer expects, and a count move carries its id into the
  * condition (`NOT contains(appliedMoves, :id)`), so concurrent and repeated moves count once.
+ * Every write sets the item's TTL (`expiresAt`) to the retention after it (see `ItemRetention`):
+ * a batch and its items are kept that long after their last change.
  */
 export class DynamoDbBatchStore implements BatchStore {
   readonly #client: DynamoDBDocumentClient;
   readonly #tableName: string;
+  readonly #retention: ItemRetention | undefined;
 
   /**
    * @param client a document client (see `createDocumentClient`).
    * @param tableName the service table (see `serviceTable`).
+   * @param options.retention how long batches and items are kept after their last write
+   *   (`RETENTION_DAYS`). @default 7 days
    */
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
+  constructor(
+    client: DynamoDBDocumentClient,
+    tableName: string,
+    options: { retention?: ItemRetention } = {},
+  ) {
     this.#client = client;
     this.#tableName = tableName;
+    this.#retention = options.retention;
+  }
+
+  /** The TTL of an item written now. */
+  #expiry(): number {
+    return expiryOf(this.#retention);
   }
 
   async create(batch: BatchRecord, items: readonly BatchItem[]): Promise<void> {
@@ -75,7 +92,12 @@ export class DynamoDbBatchStore implements BatchStore {
             this.#client.send(
               new PutCommand({
                 TableName: this.#tableName,
-                Item: { ...item, [PARTITION_KEY]: pk, [SORT_KEY]: itemSk(item.index) },
+                Item: {
+                  ...item,
+                  [PARTITION_KEY]: pk,
+                  [SORT_KEY]: itemSk(item.index),
+                  [TTL_ATTRIBUTE]: this.#expiry(),
+                },
                 ConditionExpression: 'attribute_not_exists(#pk)',
                 ExpressionAttributeNames: { '#pk': PARTITION_KEY },
               }),
@@ -87,7 +109,13 @@ export class DynamoDbBatchStore implements BatchStore {
       await this.#client.send(
         new PutCommand({
           TableName: this.#tableName,
-          Item: { ...record, ...totals, [PARTITION_KEY]: pk, [SORT_KEY]: META_SK },
+          Item: {
+            ...record,
+            ...totals,
+            [PARTITION_KEY]: pk,
+            [SORT_KEY]: META_SK,
+            [TTL_ATTRIBUTE]: this.#expiry(),
+          },
           ConditionExpression: 'attribute_not_exists(#pk)',
           ExpressionAttributeNames: { '#pk': PARTITION_KEY },
         }),
@@ -161,13 +189,18 @@ export class DynamoDbBatchStore implements BatchStore {
   }
 
   async transitionItem(batchId: string, index: number, change: ItemTransition): Promise<BatchItem> {
-    const sets = ['#status = :to', '#updatedAt = :at'];
+    const sets = ['#status = :to', '#updatedAt = :at', '#ttl = :ttl'];
     const removes: string[] = [];
-    const names: Record<string, string> = { '#status': 'status', '#updatedAt': 'updatedAt' };
+    const names: Record<string, string> = {
+      '#status': 'status',
+      '#updatedAt': 'updatedAt',
+      '#ttl': TTL_ATTRIBUTE,
+    };
     const values: Record<string, unknown> = {
       ':from': change.from,
       ':to': change.to,
       ':at': change.at.toISOString(),
+      ':ttl': this.#expiry(),
     };
     if (change.requestId !== undefined) {
       names['#requestId'] = 'requestId';
@@ -203,6 +236,7 @@ export class DynamoDbBatchStore implements BatchStore {
       '#to': move.to,
       '#moves': MOVES,
       '#updatedAt': 'updatedAt',
+      '#ttl': TTL_ATTRIBUTE,
     };
     const values: Record<string, unknown> = {
       ':minus': -1,
@@ -210,8 +244,9 @@ export class DynamoDbBatchStore implements BatchStore {
       ':move': move.id,
       ':moves': new Set([move.id]),
       ':at': at.toISOString(),
+      ':ttl': this.#expiry(),
     };
-    const sets = ['#updatedAt = :at'];
+    const sets = ['#updatedAt = :at', '#ttl = :ttl'];
     if (move.to === 'in_progress') {
       // Items start only while the batch runs, so this never overwrites a terminal status: a
       // batch ends once every item's end move (which follows its start move) is applied.
@@ -244,17 +279,19 @@ export class DynamoDbBatchStore implements BatchStore {
         new UpdateCommand({
           TableName: this.#tableName,
           Key: { [PARTITION_KEY]: batchPk(batchId), [SORT_KEY]: META_SK },
-          UpdateExpression: 'SET #status = :status, #endedAt = :at, #updatedAt = :at',
+          UpdateExpression: 'SET #status = :status, #endedAt = :at, #updatedAt = :at, #ttl = :ttl',
           ConditionExpression: 'attribute_exists(#pk) AND #status IN (:queued, :inProgress)',
           ExpressionAttributeNames: {
             '#pk': PARTITION_KEY,
             '#status': 'status',
             '#endedAt': 'endedAt',
             '#updatedAt': 'updatedAt',
+            '#ttl': TTL_ATTRIBUTE,
           },
           ExpressionAttributeValues: {
             ':status': status,
             ':at': at.toISOString(),
+            ':ttl': this.#expiry(),
             ':queued': 'queued',
             ':inProgress': 'in_progress',
           },
@@ -280,13 +317,14 @@ export class DynamoDbBatchStore implements BatchStore {
       ([, value]) => value !== undefined,
     );
     if (fields.length === 0) return this.#existing(batchId);
-    const names: Record<string, string> = { '#pk': PARTITION_KEY };
-    const values: Record<string, unknown> = {};
+    const names: Record<string, string> = { '#pk': PARTITION_KEY, '#ttl': TTL_ATTRIBUTE };
+    const values: Record<string, unknown> = { ':ttl': this.#expiry() };
     const sets = fields.map(([name, value], i) => {
       names[`#f${i}`] = name;
       values[`:v${i}`] = value;
       return `#f${i} = :v${i}`;
     });
+    sets.push('#ttl = :ttl');
     try {
       const { Attributes: after } = await this.#client.send(
         new UpdateCommand({

@@ -2,15 +2,17 @@ import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/
 import type { Clock } from '../../core/ports/clock.js';
 import type { EventLog, LoggedEvent, ProgressEvent } from '../../core/ports/event-log.js';
 import {
+  DEFAULT_RETENTION_DAYS,
   MAX_EVENT_SEQ,
   eventSk,
+  expiryOf,
   fromItem,
   isConditionalCheckFailed,
   queryAll,
   requestPk,
   type Item,
 } from './dynamodb-items.js';
-import { PARTITION_KEY, SORT_KEY } from './service-table.js';
+import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from './service-table.js';
 import { RecentlyUsed } from '../recently-used.js';
 
 /** Attempts at claiming a sequence number before an append gives up. */
@@ -34,6 +36,12 @@ export interface DynamoDbEventLogOptions {
    * @default 0 (write at once)
    */
   readonly lingerMs?: number;
+  /**
+   * Days an event item is kept after it is written (`RETENTION_DAYS`): its TTL (`expiresAt`)
+   * is the append's time (from {@link clock}) plus this.
+   * @default 7
+   */
+  readonly retentionDays?: number;
 }
 
 /** An append waiting for its write. */
@@ -62,6 +70,7 @@ export class DynamoDbEventLog implements EventLog {
   readonly #tableName: string;
   readonly #clock: Clock;
   readonly #lingerMs: number;
+  readonly #retentionDays: number | undefined;
   readonly #lastSeq = new RecentlyUsed<string, number>({ maxEntries: REMEMBERED_REQUESTS });
   /** Appends waiting for a write, per request; present while the request's writer runs. */
   readonly #queues = new Map<string, Pending[]>();
@@ -80,6 +89,7 @@ export class DynamoDbEventLog implements EventLog {
     this.#tableName = tableName;
     this.#clock = options.clock ?? systemClock;
     this.#lingerMs = Math.max(0, options.lingerMs ?? 0);
+    this.#retentionDays = options.retentionDays;
   }
 
   append(requestId: string, event: ProgressEvent): Promise<number> {
@@ -132,7 +142,12 @@ export class DynamoDbEventLog implements EventLog {
         await this.#client.send(
           new PutCommand({
             TableName: this.#tableName,
-            Item: { ...content, [PARTITION_KEY]: requestPk(requestId), [SORT_KEY]: eventSk(seq) },
+            Item: {
+              ...content,
+              [PARTITION_KEY]: requestPk(requestId),
+              [SORT_KEY]: eventSk(seq),
+              [TTL_ATTRIBUTE]: this.#expiry(),
+            },
             ConditionExpression: 'attribute_not_exists(#pk)',
             ExpressionAttributeNames: { '#pk': PARTITION_KEY },
           }),
@@ -144,6 +159,14 @@ export class DynamoDbEventLog implements EventLog {
         seq = Math.max(seq, await this.#newestSeq(requestId)) + 1;
       }
     }
+  }
+
+  /** The TTL of an event item written now. */
+  #expiry(): number {
+    return expiryOf({
+      days: this.#retentionDays ?? DEFAULT_RETENTION_DAYS,
+      now: () => this.#clock.now(),
+    });
   }
 
   /** {@inheritDoc EventLog.opened} */

@@ -12,6 +12,32 @@ export type Item = Record<string, unknown>;
 /** Attributes the adapters add to every item; never part of a domain record. */
 const INTERNAL_ATTRIBUTES: ReadonlySet<string> = new Set([PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE]);
 
+/**
+ * Days the items holding document content or history are kept when no retention is given: the
+ * default of `RETENTION_DAYS` (functions/config.ts) and of the stack's `docparse:retentionDays`.
+ */
+export const DEFAULT_RETENTION_DAYS = 7;
+
+/**
+ * The retention of the items that hold document content or history (request records, page
+ * checkpoints, events, batches and their items): each write of such an item sets the table's
+ * TTL attribute (`expiresAt`) to the time of the write plus `days`, so DynamoDB's TTL (on AWS)
+ * and the local retention sweeper delete it that long after its last change.
+ */
+export interface ItemRetention {
+  /** Days kept after the last write (`RETENTION_DAYS`); fractions allowed. */
+  readonly days: number;
+  /** The time of a write. @default the system clock */
+  readonly now?: () => Date;
+}
+
+/** The TTL attribute value (epoch seconds) of an item written now under `retention`. */
+export function expiryOf(retention: ItemRetention | undefined): number {
+  const days = retention?.days ?? DEFAULT_RETENTION_DAYS;
+  const now = retention?.now?.() ?? new Date();
+  return Math.ceil(now.getTime() / 1000 + days * 24 * 60 * 60);
+}
+
 /** Partition key of a request and everything stored under it. */
 export const requestPk = (requestId: string): string => `REQ#${requestId}`;
 

@@ -13,14 +13,16 @@ import type { RequestStore } from '../../core/ports/request-store.js';
 import {
   META_SK,
   PAGE_SK_PREFIX,
+  expiryOf,
   fromItem,
   isConditionalCheckFailed,
   pageSk,
   queryAll,
   requestPk,
   type Item,
+  type ItemRetention,
 } from './dynamodb-items.js';
-import { PARTITION_KEY, SORT_KEY } from './service-table.js';
+import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from './service-table.js';
 import { copyJson } from '../json-copy.js';
 import { RecentlyUsed } from '../recently-used.js';
 
@@ -64,11 +66,13 @@ function toRecord(item: Item): RequestRecord {
  * service table.
  *
  * Records are stored as ordinary attributes, so they read naturally in the console. Every write
- * is a single-item conditional write.
+ * is a single-item conditional write. Each write of a record or checkpoint sets its TTL
+ * (`expiresAt`) to the retention after that write (see `ItemRetention`).
  */
 export class DynamoDbRequestStore implements RequestStore {
   readonly #client: DynamoDBDocumentClient;
   readonly #tableName: string;
+  readonly #retention: ItemRetention | undefined;
   /** Records as last written or read, when this store is the table's only writer of them. */
   readonly #records: RecentlyUsed<string, RequestRecord> | undefined;
   /**
@@ -85,14 +89,17 @@ export class DynamoDbRequestStore implements RequestStore {
    *   (one process over an embedded table): `get` then answers from the records it last wrote
    *   or read, and `listPages` from the checkpoints it wrote for the requests it created (the
    *   latest 16). Never set it where other processes write (Lambda): it would miss their writes.
+   * @param options.retention how long records and checkpoints are kept after their last write
+   *   (`RETENTION_DAYS`). @default 7 days
    */
   constructor(
     client: DynamoDBDocumentClient,
     tableName: string,
-    options: { onlyWriter?: boolean } = {},
+    options: { onlyWriter?: boolean; retention?: ItemRetention } = {},
   ) {
     this.#client = client;
     this.#tableName = tableName;
+    this.#retention = options.retention;
     const onlyWriter = options.onlyWriter === true;
     this.#records = onlyWriter ? new RecentlyUsed({ maxEntries: REMEMBERED_RECORDS }) : undefined;
     this.#pages = onlyWriter ? new RecentlyUsed({ maxEntries: REMEMBERED_PAGE_LISTS }) : undefined;
@@ -112,6 +119,7 @@ export class DynamoDbRequestStore implements RequestStore {
             ...withChargedSet(record),
             [PARTITION_KEY]: requestPk(record.id),
             [SORT_KEY]: META_SK,
+            [TTL_ATTRIBUTE]: expiryOf(this.#retention),
           },
           ConditionExpression: 'attribute_not_exists(#pk)',
           ExpressionAttributeNames: { '#pk': PARTITION_KEY },
@@ -179,6 +187,9 @@ export class DynamoDbRequestStore implements RequestStore {
         sets.push(`${nameOf(name)} = :v${index}`);
       }
     });
+    // The record is kept for the retention after its last change.
+    values[':ttl'] = expiryOf(this.#retention);
+    sets.push(`${nameOf(TTL_ATTRIBUTE)} = :ttl`);
 
     let condition = `attribute_exists(${nameOf(PARTITION_KEY)})`;
     if (expectedStatus) {
@@ -226,9 +237,13 @@ export class DynamoDbRequestStore implements RequestStore {
   ): Promise<boolean> {
     if (!Number.isInteger(run) || run < 1)
       throw new RangeError(`run must be 1 or more; got ${run}`);
-    const names: Record<string, string> = { '#pk': PARTITION_KEY, '#runs': 'runs' };
-    const values: Record<string, unknown> = { ':run': run };
-    const sets = ['#runs = :run'];
+    const names: Record<string, string> = {
+      '#pk': PARTITION_KEY,
+      '#runs': 'runs',
+      '#ttl': TTL_ATTRIBUTE,
+    };
+    const values: Record<string, unknown> = { ':run': run, ':ttl': expiryOf(this.#retention) };
+    const sets = ['#runs = :run', '#ttl = :ttl'];
     const removes: string[] = [];
     (Object.entries(patch) as [string, unknown][])
       .filter(([name]) => !IMMUTABLE_FIELDS.has(name) && name !== 'runs')
@@ -361,6 +376,8 @@ export class DynamoDbRequestStore implements RequestStore {
           ...(page === undefined ? {} : { pageJson: JSON.stringify(page) }),
           [PARTITION_KEY]: requestPk(requestId),
           [SORT_KEY]: pageSk(checkpoint.pageNumber),
+          // Page text is document content: kept for the retention, like the record.
+          [TTL_ATTRIBUTE]: expiryOf(this.#retention),
         },
       }),
     );

@@ -81,10 +81,21 @@ describe('DynamoDbRequestStore', () => {
     expect(sent[0]?.input).toEqual({
       TableName: TABLE,
       Key: { pk: 'REQ#r-1', sk: 'META' },
-      UpdateExpression: 'SET #n0 = :v0 REMOVE #n1',
-      ConditionExpression: 'attribute_exists(#n2) AND #n0 IN (:s0, :s1)',
-      ExpressionAttributeNames: { '#n0': 'status', '#n1': 'resultKey', '#n2': 'pk' },
-      ExpressionAttributeValues: { ':v0': 'cancelled', ':s0': 'queued', ':s1': 'processing' },
+      // The record's TTL moves to the retention after this change.
+      UpdateExpression: 'SET #n0 = :v0, #n2 = :ttl REMOVE #n1',
+      ConditionExpression: 'attribute_exists(#n3) AND #n0 IN (:s0, :s1)',
+      ExpressionAttributeNames: {
+        '#n0': 'status',
+        '#n1': 'resultKey',
+        '#n2': 'expiresAt',
+        '#n3': 'pk',
+      },
+      ExpressionAttributeValues: {
+        ':v0': 'cancelled',
+        ':ttl': expect.any(Number) as unknown,
+        ':s0': 'queued',
+        ':s1': 'processing',
+      },
       ReturnValues: 'ALL_NEW',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
@@ -101,7 +112,11 @@ describe('DynamoDbRequestStore', () => {
     // Act
     await store.update('r-1', patch);
     // Assert
-    expect(sent[0]?.input.ExpressionAttributeNames).toEqual({ '#n0': 'status', '#n1': 'pk' });
+    expect(sent[0]?.input.ExpressionAttributeNames).toEqual({
+      '#n0': 'status',
+      '#n1': 'expiresAt',
+      '#n2': 'pk',
+    });
   });
 
   it('throws ConflictError from the old item DynamoDB returns, without reading again', async () => {
