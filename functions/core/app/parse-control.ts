@@ -1,4 +1,5 @@
 import { ConflictError, NotFoundError } from '../domain/errors.js';
+import { refundPages } from '../domain/page-quota.js';
 import { workKeys } from '../domain/pipeline/pipeline-ports.js';
 import type { RequestRecord } from '../domain/request.js';
 import type { ParseResponse } from '../domain/schemas.js';
@@ -23,16 +24,17 @@ export interface CancelReceipt {
  * 2. Stops the execution (StopExecution on AWS, abort locally). Stages that are already running
  *    check the status before each page and call no provider for a cancelled request.
  * 3. Deletes the page checkpoints, so a later resume answers 404.
- * 4. Gives the reserved pages back (`refund`), when the deployment reserves pages.
+ * 4. Gives back the reserved pages that were never parsed (`refundPages`): a page whose parse
+ *    began before the cancel (checkpointed, or with a provider call in flight) stays counted
+ *    against the tenant's daily quota, since the cancel does not undo its cost.
  *
  * @throws {NotFoundError} (404, identical for every case, spec §5) when the id is unknown,
  *   belongs to another tenant, or the parse is not in flight (completed, failed, cancelled).
  */
 export async function cancelParse(
-  deps: Pick<AppDeps, 'requests' | 'workflow' | 'clock'>,
+  deps: Pick<AppDeps, 'requests' | 'workflow' | 'clock' | 'usage'>,
   tenant: string,
   requestId: string,
-  refund: (record: RequestRecord) => Promise<void> = () => Promise.resolve(),
 ): Promise<CancelReceipt> {
   const record = await ownedRecord(deps, tenant, requestId);
   let cancelled: RequestRecord;
@@ -48,7 +50,7 @@ export async function cancelParse(
   }
   if (cancelled.executionId) await deps.workflow.stop(cancelled.executionId);
   await deps.requests.deletePages(requestId);
-  await refund(cancelled);
+  await refundPages(deps, cancelled);
   return {
     request_id: record.id,
     status: 'cancelled',

@@ -24,18 +24,19 @@ export const dayCountExpiry = (day: string): Date =>
 const isoSeconds = (at: Date): string => at.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
- * Counts a request's pages against its tenant's daily quota (spec §8), once the page count to
- * parse (after `max_pages`) is known:
- * 1. a request without a plan (event-driven ingestion) or a deployment without usage counters
- *    is not metered;
+ * Counts a request's pages against its tenant's daily quota (spec §8), once the pages to parse
+ * (after `max_pages`) are known:
+ * 1. a request without a plan or a deployment without usage counters is not metered;
  * 2. a request that holds a reservation already (a retried Ingest) keeps it;
- * 3. adds the pages to the tenant's count of the current UTC day with one conditional write,
- *    which refuses them when the plan's `pagesPerDay` would be exceeded (a plan without that
- *    limit is counted, never refused);
- * 4. records the reservation on the request record (`reservedPages`), where
- *    {@link refundPages} finds it.
+ * 3. counts the pages not counted before: a resumed run leaves out the pages an earlier run of
+ *    the request charged (`chargedPages`), which stay counted on their own day;
+ * 4. adds them to the tenant's count of the current UTC day with one conditional write, which
+ *    refuses them when the plan's `pagesPerDay` would be exceeded (a plan without that limit is
+ *    counted, never refused);
+ * 5. records the reservation on the request record (`reservedPages`, with how many pages were
+ *    charged before it), where {@link refundPages} finds it.
  *
- * A failure between steps 3 and 4 leaves the pages counted without a record of them: a retry
+ * A failure between steps 4 and 5 leaves the pages counted without a record of them: a retry
  * counts them again. The error can only cost the tenant pages, never let it exceed its limit.
  * @returns the reservation, or undefined when the request is not metered.
  * @throws {PlanLimitError} (402) when the plan's daily pages would be exceeded; its message says
@@ -44,10 +45,12 @@ const isoSeconds = (at: Date): string => at.toISOString().replace(/\.\d{3}Z$/, '
 export async function reservePages(
   ports: Pick<PipelinePorts, 'requests' | 'usage' | 'clock' | 'settings'>,
   record: RequestRecord,
-  pageCount: number,
+  pages: readonly number[],
 ): Promise<PageReservation | undefined> {
   if (!ports.usage || record.plan === undefined) return undefined;
   if (record.reservedPages) return record.reservedPages;
+  const charged = new Set(record.chargedPages);
+  const pageCount = pages.filter((n) => !charged.has(n)).length;
   const now = ports.clock.now();
   const day = await countDailyPages(
     ports,
@@ -56,7 +59,12 @@ export async function reservePages(
     record.options.max_pages,
   );
   if (day === undefined) return undefined;
-  const reservation: PageReservation = { day, pages: pageCount, reservedAt: now.toISOString() };
+  const reservation: PageReservation = {
+    day,
+    pages: pageCount,
+    reservedAt: now.toISOString(),
+    ...(charged.size > 0 ? { chargedBefore: charged.size } : {}),
+  };
   await ports.requests.update(record.id, { reservedPages: reservation });
   return reservation;
 }
@@ -95,11 +103,15 @@ export async function countDailyPages(
 }
 
 /**
- * Gives a request's reserved pages back to its tenant's day (on failure or cancel):
+ * Gives the pages of a request's reservation that were never parsed back to its tenant's day (on
+ * failure or cancel), once the request has left `queued`/`processing`, so that no page can be
+ * charged any more:
  * 1. reads the request's current record (the one given may predate the reservation);
  * 2. without a reservation, or without usage counters, does nothing;
- * 3. takes the pages off the day's count, at most once per reservation however many callers
- *    race (the usage store keeps a refund marker named after the reservation);
+ * 3. the pages charged since the reservation (`chargedPages`, see `RequestStore.chargePage`)
+ *    were parsed, or were being parsed when the request stopped: they stay counted; the rest
+ *    of the reservation is taken off the day's count, at most once per reservation however
+ *    many callers race (the usage store keeps a refund marker named after the reservation);
  * 4. removes `reservedPages` from the record.
  *
  * Safe to call more than once and from several places (RecordFailure, the cancel endpoint).
@@ -114,15 +126,27 @@ export async function refundPages(
   const current = await ports.requests.get(record.id);
   const reservation = current?.reservedPages;
   if (!current || !reservation) return false;
-  const refunded = await usage.refundPages(
-    current.tenant,
-    reservation.day,
-    reservation.pages,
-    `${current.id}#${reservation.reservedAt}`,
-    dayCountExpiry(reservation.day),
-  );
+  const unparsed = unparsedPages(current, reservation);
+  const refunded =
+    unparsed > 0 &&
+    (await usage.refundPages(
+      current.tenant,
+      reservation.day,
+      unparsed,
+      `${current.id}#${reservation.reservedAt}`,
+      dayCountExpiry(reservation.day),
+    ));
   await ports.requests.update(current.id, { reservedPages: undefined });
   return refunded;
+}
+
+/** The pages of `reservation` that no page parse has been charged for. */
+export function unparsedPages(
+  record: Pick<RequestRecord, 'chargedPages'>,
+  reservation: PageReservation,
+): number {
+  const parsed = (record.chargedPages?.length ?? 0) - (reservation.chargedBefore ?? 0);
+  return Math.max(0, reservation.pages - Math.max(0, parsed));
 }
 
 /**

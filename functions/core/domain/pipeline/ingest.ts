@@ -8,7 +8,8 @@ import type { PipelinePorts, StageInput } from './pipeline-ports.js';
 /**
  * Ingest: opens the stored document with its format's engine, counts its pages and applies the
  * page caps, then counts the pages to be processed against the tenant's daily quota
- * (`reservePages`). Emits `ingest.start` with the page count to be processed.
+ * (`reservePages`; a resumed run counts only the pages no earlier run charged). Emits
+ * `ingest.start` with the page count to be processed.
  *
  * Safe to retry: it rewrites the record's page count, and a request keeps the reservation it
  * holds.
@@ -34,7 +35,7 @@ export async function ingest(
     record.options.max_pages,
     ports.settings.maxDocumentPages,
   );
-  await reservePages(ports, record, toParse.length);
+  await reservePages(ports, record, toParse);
   let updated;
   try {
     // A cancel that came first keeps the request cancelled (and has given its pages back).

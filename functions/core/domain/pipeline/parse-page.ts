@@ -2,6 +2,7 @@ import type { ProgressSink } from '../../ports/event-log.js';
 import { GRADE_THRESHOLDS } from '../confidence.js';
 import {
   AppError,
+  ConflictError,
   NotFoundError,
   ProviderUnavailableError,
   TierUnavailableError,
@@ -19,6 +20,9 @@ import { readInspection } from './classify.js';
 import { documentRef, loadLiveRequest } from './load-request.js';
 import { workKeys, type PageStageInput, type PipelinePorts } from './pipeline-ports.js';
 
+/** Statuses in which a page may be charged, or taken back (see `RequestStore.chargePage`). */
+const IN_FLIGHT = ['queued', 'processing'] as const;
+
 /** Checkpoints above this many bytes of JSON go to the ObjectStore behind a pointer (DynamoDB items hold 400 KB). */
 const INLINE_CHECKPOINT_BYTES = 300_000;
 
@@ -26,7 +30,9 @@ const INLINE_CHECKPOINT_BYTES = 300_000;
  * ParsePage: parses the page with its routed provider, falling over to the next providers of its
  * tier when one fails or its circuit is open; scores the result; re-routes a low-confidence page
  * one tier up when verification asks for it (keeping the better result); and writes the page
- * checkpoint with its cost. Emits `vlm.page.done` with the page's mean confidence.
+ * checkpoint with its cost. On a metered request the page is counted as parsed
+ * (`RequestStore.chargePage`) right before its first provider call, and taken back when the page
+ * fails while the request is still in flight. Emits `vlm.page.done` with the page's mean confidence.
  *
  * Safe to retry: the checkpoint is keyed by request and page number.
  * @throws {ParseCancelledError} when the request is cancelled, before any provider call or after
@@ -67,61 +73,102 @@ export async function parsePage(
     hasPageImage,
   );
   const secondEngine = record.options.enable_verification !== false;
-  const first = await parseWithFailover(ports, routeOf.tier, candidates, request);
-  let { page, evidence } = await toPage(ports, first, {
-    tier: routeOf.tier,
-    request,
-    usableTextLayer,
-    features,
-    secondEngine,
-    latencyMs: ports.clock.now().getTime() - started,
-  });
+  // Counted right before the first provider call (a page no provider is called for is never
+  // counted): a cancel or failure from then on leaves it counted.
+  const meter = { tried: false, charged: false };
+  const charge = async (): Promise<void> => {
+    if (meter.tried || !record.reservedPages) return;
+    meter.tried = true;
+    meter.charged = await chargePage(ports, input);
+  };
+  let page: Page;
+  try {
+    const first = await parseWithFailover(ports, routeOf.tier, candidates, request, charge);
+    const parsed = await toPage(ports, first, {
+      tier: routeOf.tier,
+      request,
+      usableTextLayer,
+      features,
+      secondEngine,
+      latencyMs: ports.clock.now().getTime() - started,
+    });
+    page = parsed.page;
+    let evidence = parsed.evidence;
 
-  const verification = verificationPolicy(record.options.enable_verification, routeOf.tier);
-  if (verification.reRouteBelow !== null && meanScore(page) < verification.reRouteBelow) {
-    ({ page, evidence } = await reRoute(
-      ports,
-      { page, evidence },
+    const verification = verificationPolicy(record.options.enable_verification, routeOf.tier);
+    if (verification.reRouteBelow !== null && meanScore(page) < verification.reRouteBelow) {
+      ({ page, evidence } = await reRoute(
+        ports,
+        { page, evidence },
+        {
+          request,
+          usableTextLayer,
+          hasPageImage,
+          features,
+          secondEngine,
+          threshold: verification.reRouteBelow,
+          started,
+        },
+      ));
+    }
+
+    // Fences, repetition loops, list markers (or plain paragraphs), unsupported sentences.
+    const cleaned = postprocessPage(
+      { pageNumber: page.page_number, markdown: page.content_markdown, evidenceText: evidence },
       {
-        request,
-        usableTextLayer,
-        hasPageImage,
-        features,
-        secondEngine,
-        threshold: verification.reRouteBelow,
-        started,
+        maintainFormat: record.options.maintain_format,
+        generative: isGenerative(ports.providers, page.provider),
       },
-    ));
-  }
+    );
+    page = { ...page, content_markdown: cleaned.markdown, warnings: cleaned.warnings };
+    if (record.compareProvider) {
+      const comparison = await comparePage(ports, record.compareProvider, request, page);
+      page = {
+        ...page,
+        comparison,
+        estimated_cost_usd:
+          Math.round(((page.estimated_cost_usd ?? 0) + comparison.estimated_cost_usd) * 1e6) / 1e6,
+      };
+    }
 
-  // Fences, repetition loops, list markers (or plain paragraphs), unsupported sentences.
-  const cleaned = postprocessPage(
-    { pageNumber: page.page_number, markdown: page.content_markdown, evidenceText: evidence },
-    {
-      maintainFormat: record.options.maintain_format,
-      generative: isGenerative(ports.providers, page.provider),
-    },
-  );
-  page = { ...page, content_markdown: cleaned.markdown, warnings: cleaned.warnings };
-  if (record.compareProvider) {
-    const comparison = await comparePage(ports, record.compareProvider, request, page);
-    page = {
-      ...page,
-      comparison,
-      estimated_cost_usd:
-        Math.round(((page.estimated_cost_usd ?? 0) + comparison.estimated_cost_usd) * 1e6) / 1e6,
-    };
+    // A cancel during the provider calls: the checkpoints were deleted, and stay so.
+    await loadLiveRequest(ports.requests, input.requestId);
+    await writeCheckpoint(ports, input.requestId, page);
+  } catch (error) {
+    // A page that failed while the request is still in flight gave nothing: it is taken back.
+    // Once the request is cancelled or failed, the store keeps it counted.
+    if (meter.charged) {
+      await ports.requests
+        .unchargePage(input.requestId, input.pageNumber, IN_FLIGHT)
+        .catch(() => false);
+    }
+    throw error;
   }
-
-  // A cancel during the provider calls: the checkpoints were deleted, and stay so.
-  await loadLiveRequest(ports.requests, input.requestId);
-  await writeCheckpoint(ports, input.requestId, page);
   progress.emit({
     event: 'vlm.page.done',
     page: input.pageNumber,
     confidence: Math.round(meanScore(page) * 1000) / 1000,
   });
   return { pageNumber: input.pageNumber };
+}
+
+/**
+ * Counts the page as parsed on its request before any provider is called for it.
+ * @returns whether this call counted it (false: an earlier attempt or run did).
+ * @throws {ParseCancelledError} when the request was cancelled: no provider is called.
+ * @throws {ConflictError} when the request has otherwise left `queued`/`processing` (it failed):
+ *   no provider is called for a run that has ended.
+ */
+async function chargePage(
+  ports: Pick<PipelinePorts, 'requests'>,
+  input: PageStageInput,
+): Promise<boolean> {
+  try {
+    return await ports.requests.chargePage(input.requestId, input.pageNumber, IN_FLIGHT);
+  } catch (error) {
+    if (error instanceof ConflictError) await loadLiveRequest(ports.requests, input.requestId);
+    throw error;
+  }
 }
 
 /**
@@ -208,8 +255,9 @@ export function failoverOrder(
 }
 
 /**
- * Tries `candidates` in order. A provider whose circuit is open is skipped; one that fails with
- * ProviderUnavailableError is reported to its breaker and the next one is tried. Other errors
+ * Tries `candidates` in order, calling `beforeCall` before each provider call. A provider whose
+ * circuit is open is skipped; one that fails with ProviderUnavailableError is reported to its
+ * breaker and the next one is tried. Other errors
  * (the page itself cannot be parsed) end the page at once.
  */
 async function parseWithFailover(
@@ -217,6 +265,7 @@ async function parseWithFailover(
   tier: Tier,
   candidates: readonly string[],
   request: PageParseRequest,
+  beforeCall: () => Promise<void> = () => Promise.resolve(),
 ): Promise<Attempt> {
   const open: string[] = [];
   const failed: string[] = [];
@@ -226,6 +275,9 @@ async function parseWithFailover(
       open.push(id);
       continue;
     }
+    // A refusal here (the request was cancelled, or has failed) leaves the breaker's admission
+    // unreported, as a call whose Lambda died would; a probe admission expires with the cooldown.
+    await beforeCall();
     try {
       const result = await ports.providers.get(id).parsePage(request);
       await ports.breakers?.succeeded(id);

@@ -6,8 +6,9 @@ import type { FailureStageInput, PipelinePorts } from './pipeline-ports.js';
 /**
  * RecordFailure: the state machine's Catch target. Marks the request failed with the caught
  * error's name, kind (from its name; unknown names are server errors) and message, so the API
- * answers with the matching status, gives the request's reserved pages back to the tenant's
- * daily quota (`refundPages`, at most once), queues the `parse.failed` webhook event when the
+ * answers with the matching status, gives the reserved pages that were never parsed back to the
+ * tenant's daily quota (`refundPages`, at most once: pages charged before the failure, a failed
+ * Deliver's included, stay counted), queues the `parse.failed` webhook event when the
  * request has a webhook, and then deletes the stored original of a document the pipeline refused
  * (400, 413, 422, see `isRefusal`) before any page finished: nothing can parse or resume it, and
  * it would otherwise stay until the uploads expire. A refusal after some pages finished keeps it

@@ -18,6 +18,9 @@ import { T0, aPipeline, aStoredRequest, parseOptions } from '../../../support/bu
 /** T0 is 2025-03-04T05:06:07Z: 7 s into its minute, on the UTC day 2025-03-04. */
 const DAY = '2025-03-04';
 
+/** Pages 1..n, as Ingest selects them. */
+const pagesUpTo = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
+
 const caller = (plan: Plan, keyHash = `hash-${plan}`) => ({ keyHash, plan });
 
 async function outcome(promise: Promise<unknown>): Promise<unknown> {
@@ -158,7 +161,7 @@ describe('reservePages', () => {
     const world = aPipeline();
     const record = await aStoredRequest(world, { plan: 'free' });
     // Act
-    const reservation = await reservePages(world, record, 6);
+    const reservation = await reservePages(world, record, pagesUpTo(6));
     // Assert
     const expected = { day: DAY, pages: 6, reservedAt: T0.toISOString() };
     expect(reservation).toEqual(expected);
@@ -175,7 +178,7 @@ describe('reservePages', () => {
     await world.usage.reservePages('tenant-a', DAY, 20, null, T0);
     const record = await aStoredRequest(world, { plan: 'free' });
     // Act
-    const result = await outcome(reservePages(world, record, 6));
+    const result = await outcome(reservePages(world, record, pagesUpTo(6)));
     // Assert
     expect(result).toBeInstanceOf(PlanLimitError);
     const error = result as PlanLimitError;
@@ -197,7 +200,7 @@ describe('reservePages', () => {
       options: parseOptions({ max_pages: 3 }),
     });
     // Act
-    const result = await outcome(reservePages(world, record, 3));
+    const result = await outcome(reservePages(world, record, pagesUpTo(3)));
     // Assert
     expect((result as Error).message).toBe(
       'the free plan allows 25 pages per day; 25 are used today and this request parses 3 (max_pages); the count resets at 2025-03-05T00:00:00Z (UTC midnight)',
@@ -210,7 +213,7 @@ describe('reservePages', () => {
     await world.usage.reservePages('tenant-a', DAY, 1, null, T0);
     const record = await aStoredRequest(world, { plan: 'free' });
     // Act
-    const result = await outcome(reservePages(world, record, 25));
+    const result = await outcome(reservePages(world, record, pagesUpTo(25)));
     // Assert
     expect((result as Error).message).toContain('1 is used today and this document has 25;');
   });
@@ -220,7 +223,7 @@ describe('reservePages', () => {
     const world = aPipeline();
     const record = await aStoredRequest(world, { plan: 'free' });
     // Act
-    const result = await outcome(reservePages(world, record, 26));
+    const result = await outcome(reservePages(world, record, pagesUpTo(26)));
     // Assert
     expect((result as Error).message).toContain(
       '0 are used today and this document has 26; the count resets at 2025-03-05T00:00:00Z (UTC midnight); set max_pages to 25 or less',
@@ -231,10 +234,10 @@ describe('reservePages', () => {
     // Arrange
     const world = aPipeline();
     const record = await aStoredRequest(world, { plan: 'free' });
-    await reservePages(world, record, 6);
+    await reservePages(world, record, pagesUpTo(6));
     const reserved = await world.requests.get(record.id);
     // Act
-    const again = await reservePages(world, reserved ?? record, 6);
+    const again = await reservePages(world, reserved ?? record, pagesUpTo(6));
     // Assert
     expect(again).toEqual(reserved?.reservedPages);
     expect(await world.usage.pagesUsed('tenant-a', DAY)).toBe(6);
@@ -245,7 +248,7 @@ describe('reservePages', () => {
     const world = aPipeline();
     const record = await aStoredRequest(world, { plan: 'scale' });
     // Act
-    const reservation = await reservePages(world, record, 50_000);
+    const reservation = await reservePages(world, record, pagesUpTo(50_000));
     // Assert
     expect(reservation?.pages).toBe(50_000);
     expect(await world.usage.pagesUsed('tenant-a', DAY)).toBe(50_000);
@@ -258,7 +261,7 @@ describe('reservePages', () => {
     });
     const record = await aStoredRequest(world, { plan: 'pro' });
     // Act
-    const result = await outcome(reservePages(world, record, 6));
+    const result = await outcome(reservePages(world, record, pagesUpTo(6)));
     // Assert
     expect((result as Error).message).toMatch(/^the pro plan allows 5 pages per day;/);
   });
@@ -268,7 +271,7 @@ describe('reservePages', () => {
     const world = aPipeline();
     const record = await aStoredRequest(world);
     // Act
-    const reservation = await reservePages(world, record, 500);
+    const reservation = await reservePages(world, record, pagesUpTo(500));
     // Assert
     expect(reservation).toBeUndefined();
     expect(await world.usage.pagesUsed('tenant-a', DAY)).toBe(0);
@@ -280,7 +283,7 @@ describe('reservePages', () => {
     const world = { ...aPipeline(), usage: undefined };
     const record = await aStoredRequest(world, { plan: 'free' });
     // Act
-    const reservation = await reservePages(world, record, 500);
+    const reservation = await reservePages(world, record, pagesUpTo(500));
     // Assert
     expect(reservation).toBeUndefined();
   });
@@ -290,7 +293,7 @@ describe('refundPages', () => {
   async function reserved(pages = 6) {
     const world = aPipeline();
     const record = await aStoredRequest(world, { plan: 'free' });
-    await reservePages(world, record, pages);
+    await reservePages(world, record, pagesUpTo(pages));
     return { world, record };
   }
 
@@ -325,7 +328,7 @@ describe('refundPages', () => {
     // Arrange
     const world = aPipeline();
     const stale = await aStoredRequest(world, { plan: 'free' });
-    await reservePages(world, stale, 6);
+    await reservePages(world, stale, pagesUpTo(6));
     // Act
     const refunded = await refundPages(world, stale);
     // Assert
@@ -348,12 +351,66 @@ describe('refundPages', () => {
     const { world, record } = await reserved();
     await refundPages(world, record);
     world.clock.advance(1000);
-    await reservePages(world, (await world.requests.get(record.id)) ?? record, 6);
+    await reservePages(world, (await world.requests.get(record.id)) ?? record, pagesUpTo(6));
     // Act
     const refunded = await refundPages(world, record);
     // Assert
     expect(refunded).toBe(true);
     expect(await world.usage.pagesUsed('tenant-a', DAY)).toBe(0);
+  });
+
+  it('keeps the pages charged since the reservation counted and gives back only the rest', async () => {
+    // Arrange
+    const { world, record } = await reserved(6);
+    await world.requests.update(record.id, { status: 'processing' });
+    for (const n of [1, 2, 3, 4]) await world.requests.chargePage(record.id, n, ['processing']);
+    await world.requests.update(record.id, { status: 'cancelled' });
+    // Act
+    const refunded = await refundPages(world, record);
+    // Assert
+    expect(refunded).toBe(true);
+    expect(await world.usage.pagesUsed('tenant-a', DAY)).toBe(4);
+    expect((await world.requests.get(record.id))?.reservedPages).toBeUndefined();
+  });
+
+  it('gives nothing back when every reserved page was charged (a failed Deliver)', async () => {
+    // Arrange
+    const { world, record } = await reserved(3);
+    await world.requests.update(record.id, { status: 'processing' });
+    for (const n of [1, 2, 3]) await world.requests.chargePage(record.id, n, ['processing']);
+    // Act
+    const refunded = await refundPages(world, record);
+    // Assert
+    expect(refunded).toBe(false);
+    expect(await world.usage.pagesUsed('tenant-a', DAY)).toBe(3);
+    expect((await world.requests.get(record.id))?.reservedPages).toBeUndefined();
+  });
+
+  it('counts a resumed run only for the pages no earlier run charged, and refunds only its own', async () => {
+    // Arrange: the first run charged pages 1 and 2 of 6, then failed.
+    const { world, record } = await reserved(6);
+    await world.requests.update(record.id, { status: 'processing' });
+    for (const n of [1, 2]) await world.requests.chargePage(record.id, n, ['processing']);
+    await world.requests.update(record.id, { status: 'failed' });
+    await refundPages(world, record);
+    const afterFirstRun = await world.usage.pagesUsed('tenant-a', DAY);
+    world.clock.advance(1000);
+    await world.requests.update(record.id, { status: 'processing' });
+    // Act: the resumed run reserves the 4 others and parses page 3 before it fails too.
+    const second = await reservePages(
+      world,
+      (await world.requests.get(record.id)) ?? record,
+      pagesUpTo(6),
+    );
+    const duringSecondRun = await world.usage.pagesUsed('tenant-a', DAY);
+    await world.requests.chargePage(record.id, 3, ['processing']);
+    await world.requests.update(record.id, { status: 'failed' });
+    await refundPages(world, record);
+    // Assert
+    expect(afterFirstRun).toBe(2);
+    expect(second).toMatchObject({ pages: 4, chargedBefore: 2 });
+    expect(duringSecondRun).toBe(6);
+    expect(await world.usage.pagesUsed('tenant-a', DAY)).toBe(3);
   });
 
   it('does nothing for a request that reserved nothing, or does not exist', async () => {

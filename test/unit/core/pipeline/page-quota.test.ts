@@ -1,19 +1,28 @@
 import { describe, expect, it } from 'vitest';
+import { cancelParse } from '../../../../functions/core/app/parse-control.js';
 import { parseUpload, submitUpload } from '../../../../functions/core/app/parse-upload.js';
-import { DocumentRejectedError, PlanLimitError } from '../../../../functions/core/domain/errors.js';
+import {
+  DocumentRejectedError,
+  PlanLimitError,
+  ProviderUnavailableError,
+} from '../../../../functions/core/domain/errors.js';
 import { ingest } from '../../../../functions/core/domain/pipeline/ingest.js';
 import { recordFailure } from '../../../../functions/core/domain/pipeline/record-failure.js';
 import type { DocumentInspection } from '../../../../functions/core/ports/document-engine.js';
 import {
   FakeDocumentEngine,
+  FakePageProvider,
   T0,
   TENANT,
   TINY_PDF,
   aPipeline,
+  aProviderResult,
   aStoredRequest,
   anAppWorld,
   parseOptions,
   progressTo,
+  scannedPageFeatures,
+  type AppWorld,
 } from '../../../support/builders.js';
 
 const DAY = '2025-03-04';
@@ -126,5 +135,95 @@ describe('daily pages in the pipeline', () => {
     await expect(failed).rejects.toMatchObject({ kind: 'unprocessable' });
     expect(world.workflow.ran).toEqual(['Ingest', 'Classify', 'RecordFailure']);
     expect(await world.usage.pagesUsed(TENANT, DAY)).toBe(0);
+  });
+
+  /**
+   * An app world over a 6-page scan whose OCR provider runs `onPage` before answering each page
+   * (the in-process workflow parses the pages in order).
+   */
+  async function sixPageScan(onPage: (world: AppWorld, page: number) => Promise<void>) {
+    const holder: { world?: AppWorld } = {};
+    const ocr = new FakePageProvider('ocr', async (request) => {
+      if (holder.world) await onPage(holder.world, request.pageNumber);
+      return aProviderResult({ markdown: `page ${request.pageNumber}` });
+    });
+    const world = await anAppWorld({
+      engine: new FakeDocumentEngine({ pageCount: 6, features: scannedPageFeatures }),
+      ocrProvider: ocr,
+    });
+    holder.world = world;
+    return { world, ocr };
+  }
+
+  const noVerification = () => upload(parseOptions({ enable_verification: false }));
+
+  it('keeps the pages parsed before a cancel counted, the one in flight included', async () => {
+    // Arrange: the parse is cancelled while page 3 of 6 is with the provider.
+    const { world, ocr } = await sixPageScan(async (w, page) => {
+      if (page === 3) await cancelParse(w, TENANT, 'req_id0001');
+    });
+    // Act
+    const cancelled = await parseUpload(world, noVerification()).catch((e: unknown) => e);
+    // Assert
+    expect(cancelled).toMatchObject({ name: 'ParseCancelledError' });
+    expect(ocr.calls.map((c) => c.pageNumber)).toEqual([1, 2, 3]);
+    expect(await world.usage.pagesUsed(TENANT, DAY)).toBe(3);
+    const record = await world.requests.get('req_id0001');
+    expect(record?.status).toBe('cancelled');
+    expect(record?.chargedPages).toEqual([1, 2, 3]);
+    expect(record?.reservedPages).toBeUndefined();
+  });
+
+  it('cannot be gamed by submit and cancel: each loop keeps its parsed pages counted', async () => {
+    // Arrange: every parse is cancelled while its second page is with the provider.
+    let current = 0;
+    const { world } = await sixPageScan(async (w, page) => {
+      if (page === 2) await cancelParse(w, TENANT, `req_id${String(current).padStart(4, '0')}`);
+    });
+    // Act: 12 loops of a 6-page document for a free plan of 25 pages a day.
+    const outcomes: string[] = [];
+    for (let loop = 0; loop < 12; loop++) {
+      current = loop + 1;
+      const result = await parseUpload(world, noVerification()).catch((e: unknown) => e);
+      const { name, kind } = result as { name: string; kind: string };
+      outcomes.push(name === 'ParseCancelledError' ? 'cancelled' : kind);
+    }
+    // Assert: 2 pages per loop stay counted, so the 11th loop's 6 pages no longer fit in 25.
+    expect(outcomes).toEqual([...Array<string>(10).fill('cancelled'), 'plan_limit', 'plan_limit']);
+    expect(await world.usage.pagesUsed(TENANT, DAY)).toBe(20);
+  });
+
+  it('keeps the pages parsed before a failure counted and gives back the rest', async () => {
+    // Arrange: the provider fails page 4 of 6 (after retries, the parse fails).
+    const { world } = await sixPageScan((_, page) =>
+      page === 4
+        ? Promise.reject(new ProviderUnavailableError('the model server went away'))
+        : Promise.resolve(),
+    );
+    // Act
+    const failed = await parseUpload(world, noVerification()).catch((e: unknown) => e);
+    // Assert
+    expect(failed).toMatchObject({ kind: 'unavailable' });
+    expect(await world.usage.pagesUsed(TENANT, DAY)).toBe(3);
+    const record = await world.requests.get('req_id0001');
+    expect(record?.status).toBe('failed');
+    expect(record?.chargedPages).toEqual([1, 2, 3]);
+  });
+
+  it('keeps every page counted when Deliver fails after all pages were parsed', async () => {
+    // Arrange
+    const { world } = await sixPageScan(() => Promise.resolve());
+    const deliver = world.objects.put.bind(world.objects);
+    world.objects.put = (key, body, type) =>
+      key.startsWith('results/')
+        ? Promise.reject(new Error('S3 is unavailable'))
+        : deliver(key, body, type);
+    // Act
+    const failed = await parseUpload(world, noVerification()).catch((e: unknown) => e);
+    // Assert
+    expect(failed).toBeInstanceOf(Error);
+    expect(world.workflow.ran).toContain('Deliver');
+    expect(world.workflow.ran.at(-1)).toBe('RecordFailure');
+    expect(await world.usage.pagesUsed(TENANT, DAY)).toBe(6);
   });
 });
