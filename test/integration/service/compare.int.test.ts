@@ -107,7 +107,7 @@ describe('POST /v1/compare', () => {
     const [issue] = HTTPValidationError.parse(result.body).detail;
     expect(issue?.loc).toEqual(['body', 'providers', 1]);
     expect(issue?.msg).toBe(
-      'provider local-ocr runs the model "tesseract-5-lstm", not "pdf-text-layout-1"; the valid pairs are [{"id":"local-text","model":"pdf-text-layout-1"},{"id":"local-ocr","model":"tesseract-5-lstm"}] (GET /v1/providers lists them)',
+      'provider local-ocr runs the model "tesseract-5-lstm", not "pdf-text-layout-1"; the valid pairs are [{"id":"local-text","model":"pdf-text-layout-1"},{"id":"local-text","model":"office-convert-1"},{"id":"local-ocr","model":"tesseract-5-lstm"}] (GET /v1/providers lists them)',
     );
   });
 

@@ -97,6 +97,8 @@ async function submit(): Promise<{ id: string; abort: () => void }> {
   const form = new FormData();
   form.append('file', new Blob([Buffer.from(pdf)], { type: 'application/pdf' }), 'pages.pdf');
   form.append('enable_verification', 'false');
+  // Every submission parses: a result cached by an earlier test would answer at once.
+  form.append('invalidate_cache', 'true');
   const controller = new AbortController();
   const res = await fetch(`${base}/v1/parse/upload`, {
     method: 'POST',
