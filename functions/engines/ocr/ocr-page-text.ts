@@ -31,6 +31,7 @@ export const OCR_MAX_HEADING_SIZES = 3;
  *   the others are grouped into classes about 18% apart, at most three of them above the body.
  *
  * Style flags are false: tesseract's LSTM engine does not report bold, italic or monospace.
+ * Dates of a column whose slashes were read as digits are restored ({@link withColumnDates}).
  *
  * @returns a PageText with the OCR's rules (those found inside dark regions, see
  *   {@link OcrResult.rules}) and no images.
@@ -61,7 +62,7 @@ export function ocrToPageText(result: OcrResult, geometry: OcrPageGeometry): Pag
     width: geometry.width,
     height: geometry.height,
     dpi: geometry.dpi,
-    runs,
+    runs: withColumnDates(runs),
     rules: result.rules.map((r) => ({
       x1: r.x1 * sx,
       y1: r.y1 * sy,
@@ -70,6 +71,60 @@ export function ocrToPageText(result: OcrResult, geometry: OcrPageGeometry): Pag
     })),
     images: [],
   };
+}
+
+/** A date of one or two digits, one or two digits and a four-digit year, slash-separated. */
+const SLASH_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
+/** What tesseract reads the thin slash of a date in small print as. */
+const SLASH_LIKE = /^[/17Il|]$/;
+/** Slash positions of the date forms of each length (`1/1/2017`, `5/15/2017`, `12/31/2017`). */
+const SLASH_POSITIONS: Readonly<Record<number, readonly (readonly [number, number])[]>> = {
+  8: [[1, 3]],
+  9: [
+    [1, 4],
+    [2, 4],
+  ],
+  10: [[2, 5]],
+};
+
+/**
+ * Dates whose slashes tesseract read as digits or bars (`11172017`, `4/412017` for `1/1/2017`,
+ * `4/4/2017`: a slash in small print is a thin stroke like a `1`), restored from their column:
+ * a word is taken for a date when it lies under or over at least two words read as dates
+ * (d/m/yyyy or m/d/yyyy, boxes overlapping horizontally) and exactly one date form of its length
+ * fits it with a slash, `1`, `7`, `I`, `l` or `|` at the slash positions, digits elsewhere, a
+ * year one of those dates have, and both day and month numbers between 1 and 31.
+ *
+ * @returns the runs, those restored with the date as text (boxes unchanged).
+ */
+export function withColumnDates(runs: readonly TextRun[]): TextRun[] {
+  const dates = runs.filter((run) => SLASH_DATE.test(run.text.trim()));
+  if (dates.length < 2) return [...runs];
+  return runs.map((run) => {
+    const text = run.text.trim();
+    if (SLASH_DATE.test(text) || !/^[\d/Il|]+$/.test(text)) return run;
+    const column = dates.filter((d) => d.x < run.x + run.w && run.x < d.x + d.w);
+    if (column.length < 2) return run;
+    const years = new Set(column.map((d) => d.text.trim().slice(-4)));
+    const fits = (SLASH_POSITIONS[text.length] ?? [])
+      .map(([a, b]) => {
+        const chars = Array.from(text);
+        if (!SLASH_LIKE.test(chars[a] ?? '') || !SLASH_LIKE.test(chars[b] ?? '')) return null;
+        chars[a] = '/';
+        chars[b] = '/';
+        return chars.join('');
+      })
+      .filter((date): date is string => {
+        const match = date === null ? null : SLASH_DATE.exec(date);
+        if (!match) return false;
+        const [, first, second, year] = match;
+        const inRange = (n: string | undefined) => Number(n) >= 1 && Number(n) <= 31;
+        return inRange(first) && inRange(second) && years.has(year ?? '');
+      });
+    const [date] = fits;
+    if (fits.length !== 1 || date === undefined) return run;
+    return { ...run, text: `${date}${run.text.slice(run.text.trimEnd().length)}` };
+  });
 }
 
 /** Characters tesseract reads a vertical rule as when the rule touches or crosses a word. */

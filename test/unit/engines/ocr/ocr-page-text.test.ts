@@ -55,6 +55,33 @@ describe('ocrToPageText', () => {
     expect(page.rules).toEqual([{ x1: 240, y1: 80, x2: 240, y2: 120 }]);
   });
 
+  it('restores the slashes of dates in a column of dates that were read as digits', () => {
+    // Arrange: a column of right-aligned dates, three read with 1 or 7 for a slash; a number
+    // beside them and a digit run that fits no date form stay as they are.
+    const column = ['11172017', '2/2/2017', '4/412017', '6/6/2017', '511512017', '70712017'];
+    const ocr = result([
+      ...column.map((text, k) =>
+        word(text, 190 - text.length * 10, 100 + 30 * k, {
+          lineId: k + 1,
+          bbox: { x: 190 - text.length * 10, y: 100 + 30 * k, w: text.length * 10, h: 20 },
+        }),
+      ),
+      word('11172017', 400, 100, { lineId: 1 }),
+    ]);
+    // Act
+    const page = ocrToPageText(ocr, { pageNumber: 1, width: 1000, height: 800, dpi: 300 });
+    // Assert
+    expect(page.runs.map((run) => run.text.trim())).toEqual([
+      '1/1/2017',
+      '2/2/2017',
+      '4/4/2017',
+      '6/6/2017',
+      '5/15/2017',
+      '70712017',
+      '11172017',
+    ]);
+  });
+
   it('snaps line sizes close to the body size and keeps larger ones', () => {
     // Arrange
     const ocr = result([
