@@ -8,6 +8,7 @@ import { findFurniture } from './furniture.js';
 import { dominantFont, markFixedPitch } from './fixed-pitch.js';
 import { buildRows } from './lines.js';
 import { joinListings } from './listings.js';
+import { withoutProseFrames } from './prose-frames.js';
 import { pageKind } from './ocr-lines.js';
 import { joinContinuedParagraphs, readingOrder } from './reading-order.js';
 import {
@@ -135,7 +136,8 @@ export const analyzePage = (
         : markFixedPitch(page.runs, profile.bodyFont ?? dominantFont(page.runs));
 
   // 1. Ruled tables claim their runs first.
-  const ruled = findRuledTables(page.rules, runs, scale, reading);
+  // Frames around running text are not tables.
+  const ruled = withoutProseFrames(findRuledTables(page.rules, runs, scale, reading), page.rules);
   const allRows = buildRows(runs.filter((r) => !ruled.used.has(r)));
   const kind = pageKind(page.runs, allRows, body, page.rules);
 
@@ -145,7 +147,7 @@ export const analyzePage = (
   const rows = allRows.filter((r) => !furniture.rows.has(r));
 
   // 3. Tables bounded by horizontal rules.
-  const bounded = findRuleBoundedTables(page.rules, rows, page.width, page.height, scale);
+  const bounded = findRuleBoundedTables(ruled.rules, rows, page.width, page.height, scale);
   // A header band between rules over a ruled grid, or summary rows under it, are one table
   // when no text stands between them.
   const textBetween = (x0: number, y0: number, x1: number, y1: number): boolean =>
