@@ -251,12 +251,45 @@ const titleBlock = (blocks: Block[]): void => {
 };
 
 /**
+ * A column of headings that heads nothing: two or more headings of one level set one under the
+ * other in one column, with no text under the last of them in that column (a cover's bold blurbs
+ * beside its abstract, `Implement roles …` over `Leverage row permissions …`), are plain lines.
+ * Headings introduce the text under them.
+ */
+const labelColumns = (blocks: Block[]): void => {
+  let i = 0;
+  while (i < blocks.length) {
+    const first = blocks[i];
+    if (!first || first.kind !== 'heading') {
+      i += 1;
+      continue;
+    }
+    let j = i;
+    for (;;) {
+      const a = blocks[j];
+      const b = blocks[j + 1];
+      if (!a || !b || b.kind !== 'heading' || levelOf(b) !== levelOf(first)) break;
+      if (b.y0 < a.y1 - 0.5 * height(a) || !overlapX(a, b)) break;
+      j += 1;
+    }
+    const last = blocks[j];
+    const after = blocks[j + 1];
+    const headsText =
+      after !== undefined && last !== undefined && after.y0 >= last.y1 - 1 && overlapX(after, last);
+    if (j > i && !headsText) blocks.slice(i, j + 1).forEach(toParagraph);
+    i = j + 1;
+  }
+};
+
+/**
  * Page-level heading corrections, in place of `blocks` (reading order): bare section numbers
  * joined to their titles, split titles joined, the title block's byline and running label made
- * plain lines. Changes `blocks` in place.
+ * plain lines, columns of headings that head nothing made plain lines ({@link labelColumns}).
+ * Changes `blocks` in place.
  */
 export const refineHeadings = (blocks: Block[]): void => {
   const joined = joinSplitHeadings(joinBareNumbers(blocks));
   titleBlock(joined);
+  labelColumns(joined);
   blocks.splice(0, blocks.length, ...joined);
 };

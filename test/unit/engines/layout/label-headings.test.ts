@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { markdownOf, paragraph, run } from './page-fixtures.js';
+
+describe('large bold lines that head nothing', () => {
+  it('reads a column of bold blurbs beside the text as plain lines', () => {
+    // Arrange: three bold blurbs one under the other in a narrow left column, the text in a
+    // column of its own on the right.
+    const blurb = { fontSize: 12, bold: true };
+    const runs = [
+      run('Implement roles and', 40, 100, blurb),
+      run('separation of duties', 40, 114, blurb),
+      run('Leverage row', 40, 150, blurb),
+      run('permissions', 40, 164, blurb),
+      run('Protect columns by', 40, 200, blurb),
+      run('defining masks', 40, 214, blurb),
+      ...paragraph(200, 100, 10, 'the abstract'),
+    ];
+    // Act
+    const markdown = markdownOf(runs);
+    // Assert
+    expect(markdown).not.toMatch(/^#/m);
+    expect(markdown).toContain('Implement roles and separation of duties');
+  });
+
+  it('keeps headings that head text in their column', () => {
+    // Arrange
+    const heading = { fontSize: 12, bold: true };
+    const runs = [
+      run('Who we are', 40, 100, heading),
+      ...paragraph(40, 118, 2, 'the first part'),
+      run('What we do', 40, 160, heading),
+      ...paragraph(40, 178, 2, 'the second part'),
+    ];
+    // Act
+    const markdown = markdownOf(runs);
+    // Assert
+    expect(markdown).toMatch(/^#+ Who we are$/m);
+    expect(markdown).toMatch(/^#+ What we do$/m);
+  });
+
+  it('reads a larger label closed by a colon as a plain line', () => {
+    // Arrange
+    const runs = [
+      ...paragraph(40, 100, 3, 'the blurb'),
+      run('For more information:', 40, 160, { fontSize: 12, bold: true }),
+      run('ibm.com/redbooks', 40, 174, { fontSize: 12 }),
+    ];
+    // Act
+    const markdown = markdownOf(runs);
+    // Assert
+    expect(markdown).not.toMatch(/^#/m);
+    expect(markdown).toContain('For more information:');
+  });
+});
