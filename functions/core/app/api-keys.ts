@@ -170,3 +170,19 @@ function checkLabel(label: string): void {
     );
   }
 }
+
+/** Plans from the most limited to the least. */
+const PLAN_ORDER: readonly Plan[] = ['free', 'pro', 'scale'];
+
+/**
+ * The plan a tenant works under where no API key names one (event-driven ingestion): the
+ * highest plan among its keys that are not revoked, as a request sent with its best key would
+ * get. A tenant exists only through its keys, so undefined means no such tenant (none ever
+ * issued, or all revoked).
+ */
+export async function tenantPlan(store: ApiKeyStore, tenant: string): Promise<Plan | undefined> {
+  const plans = new Set(
+    (await store.list(tenant)).filter((k) => k.revokedAt === undefined).map((k) => k.plan),
+  );
+  return [...PLAN_ORDER].reverse().find((plan) => plans.has(plan));
+}

@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, ConflictError, isRefusal, ObjectNotFoundError } from '../domain/errors.js';
 import { DEFAULT_PARSE_OPTIONS, type RequestRecord } from '../domain/request.js';
+import { utcDay } from '../domain/page-quota.js';
+import type { Plan } from '../domain/request.js';
 import { isTenantId } from '../domain/tenant.js';
+import { tenantPlan } from './api-keys.js';
 import type { AppDeps } from './app-deps.js';
 import { startParse, submitUpload } from './parse-upload.js';
 
@@ -65,14 +68,20 @@ type S3EventRecord = z.infer<typeof S3EventRecord>;
  *    a redelivered event names the same request; if that request exists, starts nothing new (a
  *    request still `queued` is started again: the same execution, in case the previous delivery
  *    stopped between creating and starting it);
- * 4. reads the object (dropped when it no longer exists), submits it for the tenant with the
- *    default parse options (`submitUpload`: size, emptiness and format checks; a refused object
- *    is dropped with the reason), and starts the parse without waiting for it. The result is
- *    delivered under `results/<tenant>/<id>.json` and `.md`.
+ * 4. looks the tenant up: a tenant exists through its API keys, and works under the highest
+ *    plan of those not revoked (`tenantPlan`); an object of an unknown tenant is dropped, and
+ *    so is one of a tenant whose daily pages are used up already (the reason names the limit);
+ * 5. reads the object (dropped when it no longer exists), submits it for the tenant under that
+ *    plan with the default parse options (`submitUpload`: size, emptiness and format checks; a
+ *    refused object is dropped with the reason), and starts the parse without waiting for it.
+ *    The result is delivered under `results/<tenant>/<id>.json` and `.md`.
  *
- * These parses carry no plan and are not metered (no request rate, no daily pages): no API key
- * authorises them, only write access to the bucket's `incoming/` prefix, which the operator
- * grants; there is no tenant-to-plan record to look the tenant's plan up in.
+ * The parse is metered as an API parse of the tenant is: Ingest counts its pages against the
+ * plan's daily pages, refusing a document that does not fit (the request then ends `failed`
+ * with the 402 detail in its record, which `GET /v1/parse/{id}` answers), and the deployment's
+ * page cap applies.
+ * The per-key request rate does not: no key sends these objects. Dropped objects stay where they
+ * were written until the bucket's lifecycle rule for `incoming/` deletes them.
  *
  * Outcomes are returned for the caller to log; dropping never throws.
  * @returns one outcome per record (one for a body that is not a notification).
@@ -131,6 +140,17 @@ async function ingestRecord(deps: AppDeps, raw: unknown): Promise<IngestOutcome>
   const existing = await deps.requests.get(requestId);
   if (existing) return duplicate(deps, existing, key);
 
+  const plan = await tenantPlan(deps.apiKeys, tenant);
+  if (plan === undefined) {
+    return {
+      status: 'dropped',
+      reason: `no tenant "${tenant}" exists (it has no API key that is not revoked); objects under ${INCOMING_PREFIX}<tenant>/ are parsed only for tenants with a key`,
+      key,
+    };
+  }
+  const full = await dailyPagesUsedUp(deps, tenant, plan);
+  if (full) return { status: 'dropped', reason: full, key };
+
   let bytes: Uint8Array;
   try {
     bytes = await deps.objects.get(key);
@@ -143,7 +163,7 @@ async function ingestRecord(deps: AppDeps, raw: unknown): Promise<IngestOutcome>
   try {
     record = await submitUpload(
       deps,
-      { tenant, bytes, filename, options: { ...DEFAULT_PARSE_OPTIONS } },
+      { tenant, plan, bytes, filename, options: { ...DEFAULT_PARSE_OPTIONS } },
       { requestId },
     );
   } catch (error) {
@@ -159,6 +179,23 @@ async function ingestRecord(deps: AppDeps, raw: unknown): Promise<IngestOutcome>
   }
   await startParse(deps, record.id);
   return { status: 'started', requestId: record.id, tenant, key };
+}
+
+/**
+ * Why the tenant can parse no page today, when its plan's daily pages are all used; undefined
+ * otherwise. A document that only partly fits is refused later by Ingest, which knows its pages.
+ */
+async function dailyPagesUsedUp(
+  deps: AppDeps,
+  tenant: string,
+  plan: Plan,
+): Promise<string | undefined> {
+  const limit = deps.settings.planLimits[plan].pagesPerDay;
+  if (!deps.usage || limit === null) return undefined;
+  const day = utcDay(deps.clock.now());
+  const used = await deps.usage.pagesUsed(tenant, day);
+  if (used < limit) return undefined;
+  return `the ${plan} plan of tenant "${tenant}" allows ${limit} pages per day and ${used} are used today (UTC day ${day}); write the object again after UTC midnight`;
 }
 
 /** The outcome for an event whose request exists already. */

@@ -74,6 +74,29 @@ describe('incoming-object handler', () => {
     );
   });
 
+  it('drops an object of an unknown tenant with a warning naming it, and does not retry it', async () => {
+    // Arrange
+    const deps = await fakeDeps();
+    const key = 'incoming/nobody/report.pdf';
+    await deps.objects.put(key, TINY_PDF, 'application/pdf');
+    const log = aLog();
+    const handler = createHandler(() => Promise.resolve(deps), log);
+    // Act
+    const response = await handler(
+      anIngestionEvent(anS3Notification(anS3EventRecord({ key }))),
+      lambdaContext('IngestObject'),
+    );
+    // Assert
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(deps.workflow.inputs).toEqual([]);
+    expect(log.warn).toHaveBeenCalledWith('incoming object dropped; it will not be parsed', {
+      messageId: 'msg-1',
+      status: 'dropped',
+      reason: expect.stringMatching(/^no tenant "nobody" exists/) as unknown,
+      key,
+    });
+  });
+
   it('logs a redelivered event as a duplicate and starts nothing new', async () => {
     // Arrange
     const deps = await fakeDeps();

@@ -7,7 +7,19 @@ import { ConflictError } from '../../../../functions/core/domain/errors.js';
 import { workKeys } from '../../../../functions/core/domain/pipeline/pipeline-ports.js';
 import { DEFAULT_PARSE_OPTIONS } from '../../../../functions/core/domain/request.js';
 import { isTenantId } from '../../../../functions/core/domain/tenant.js';
-import { TENANT, TINY_PDF, anAppWorld, type AppWorld } from '../../../support/builders.js';
+import {
+  FakeDocumentEngine,
+  OTHER_API_KEY,
+  OTHER_TENANT,
+  TENANT,
+  TINY_PDF,
+  T0,
+  anAppWorld,
+  type AppWorld,
+} from '../../../support/builders.js';
+import { hashApiKey } from '../../../../functions/core/app/authenticate.js';
+import { planLimits } from '../../../../functions/core/domain/plans.js';
+import { apiKeyId } from '../../../../functions/core/app/api-keys.js';
 import {
   anS3EventRecord,
   anS3Notification,
@@ -210,6 +222,139 @@ describe('ingestObjects', () => {
     );
     expect(world.workflow.inputs).toEqual([]);
     expect(world.objects.keys()).toEqual([]);
+  });
+
+  describe('tenants and plans', () => {
+    const DAY = '2025-03-04';
+    /** OTHER_TENANT has one key, on the free plan (25 pages a day). */
+    const FREE_KEY = `incoming/${OTHER_TENANT}/report.pdf`;
+
+    it('drops an object of a tenant that has no API key, with the reason, starting nothing', async () => {
+      // Arrange
+      const key = 'incoming/nobody/report.pdf';
+      const world = await aWorldWith([key]);
+      // Act
+      const outcomes = await ingestObjects(world, created({ key }));
+      // Assert
+      expect(outcomes).toEqual([
+        {
+          status: 'dropped',
+          reason:
+            'no tenant "nobody" exists (it has no API key that is not revoked); objects under incoming/<tenant>/ are parsed only for tenants with a key',
+          key,
+        },
+      ]);
+      expect(world.workflow.inputs).toEqual([]);
+      // The object is left where it was written, for the lifecycle rule of incoming/.
+      expect(world.objects.keys()).toEqual([key]);
+    });
+
+    it('drops an object of a tenant whose keys are all revoked', async () => {
+      // Arrange
+      const world = await aWorldWith([FREE_KEY]);
+      await world.apiKeys.revoke(apiKeyId(hashApiKey(OTHER_API_KEY)), T0);
+      // Act
+      const [outcome] = await ingestObjects(world, created({ key: FREE_KEY }));
+      // Assert
+      expect(outcome).toMatchObject({
+        status: 'dropped',
+        reason: expect.stringMatching(/^no tenant "tenant-b" exists/) as unknown,
+      });
+      expect(world.workflow.inputs).toEqual([]);
+    });
+
+    it("parses under the tenant's plan: its pages count on the tenant's day", async () => {
+      // Arrange
+      const world = await anAppWorld({ engine: new FakeDocumentEngine({ pageCount: 4 }) });
+      await world.objects.put(FREE_KEY, TINY_PDF, 'application/pdf');
+      // Act
+      const [outcome] = await ingestObjects(world, created({ key: FREE_KEY }));
+      // Assert
+      const requestId = requestIdOf(outcome);
+      expect(await finished(world, requestId)).toEqual({ status: 'SUCCEEDED' });
+      expect((await world.requests.get(requestId))?.plan).toBe('free');
+      expect(await world.usage.pagesUsed(OTHER_TENANT, DAY)).toBe(4);
+    });
+
+    it("takes the highest plan among the tenant's keys that are not revoked", async () => {
+      // Arrange
+      const world = await anAppWorld({ engine: new FakeDocumentEngine({ pageCount: 30 }) });
+      await world.objects.put(FREE_KEY, TINY_PDF, 'application/pdf');
+      await world.apiKeys.put({
+        keyHash: hashApiKey('another-key-of-tenant-b'),
+        tenant: OTHER_TENANT,
+        plan: 'pro',
+        createdAt: T0.toISOString(),
+      });
+      // Act
+      const [outcome] = await ingestObjects(world, created({ key: FREE_KEY }));
+      // Assert: 30 pages do not fit in the free plan's 25, but do in pro's 10,000.
+      const requestId = requestIdOf(outcome);
+      expect(await finished(world, requestId)).toEqual({ status: 'SUCCEEDED' });
+      expect((await world.requests.get(requestId))?.plan).toBe('pro');
+      expect(await world.usage.pagesUsed(OTHER_TENANT, DAY)).toBe(30);
+    });
+
+    it("refuses a document above the plan's daily pages and says so in the failed request record", async () => {
+      // Arrange
+      const world = await anAppWorld({ engine: new FakeDocumentEngine({ pageCount: 26 }) });
+      await world.objects.put(FREE_KEY, TINY_PDF, 'application/pdf');
+      // Act
+      const [outcome] = await ingestObjects(world, created({ key: FREE_KEY }));
+      // Assert
+      const requestId = requestIdOf(outcome);
+      expect(await finished(world, requestId)).toMatchObject({ status: 'FAILED' });
+      const detail =
+        'the free plan allows 25 pages per day; 0 are used today and this document has 26; the count resets at 2025-03-05T00:00:00Z (UTC midnight); set max_pages to 25 or less to parse the first pages now';
+      expect(await world.requests.get(requestId)).toMatchObject({
+        status: 'failed',
+        error: { name: 'PlanLimitError', kind: 'plan_limit', message: detail },
+      });
+      expect(await world.usage.pagesUsed(OTHER_TENANT, DAY)).toBe(0);
+      expect(world.workflow.ran).not.toContain('ParsePage');
+    });
+
+    it('looks no day up for a plan without a daily page limit, or without usage counters', async () => {
+      // Arrange
+      const world = await anAppWorld({
+        settings: { planLimits: planLimits({ scale: { pages_per_day: null } }) },
+      });
+      for (const key of ['incoming/big/a.pdf', 'incoming/big/b.pdf']) {
+        await world.objects.put(key, TINY_PDF, 'application/pdf');
+      }
+      await world.apiKeys.put({
+        keyHash: hashApiKey('key-of-a-scale-tenant'),
+        tenant: 'big',
+        plan: 'scale',
+        createdAt: T0.toISOString(),
+      });
+      await world.usage.reservePages('big', DAY, 1_000_000, null, T0);
+      // Act
+      const [scale] = await ingestObjects(world, created({ key: 'incoming/big/a.pdf' }));
+      const [uncounted] = await ingestObjects(
+        { ...world, usage: undefined },
+        created({ key: 'incoming/big/b.pdf' }),
+      );
+      // Assert
+      expect(scale).toMatchObject({ status: 'started', tenant: 'big' });
+      expect(uncounted).toMatchObject({ status: 'started', tenant: 'big' });
+    });
+
+    it('drops an object of a tenant whose daily pages are used up, naming the limit', async () => {
+      // Arrange
+      const world = await aWorldWith([FREE_KEY]);
+      await world.usage.reservePages(OTHER_TENANT, DAY, 25, 25, T0);
+      // Act
+      const [outcome] = await ingestObjects(world, created({ key: FREE_KEY }));
+      // Assert
+      expect(outcome).toEqual({
+        status: 'dropped',
+        reason:
+          'the free plan of tenant "tenant-b" allows 25 pages per day and 25 are used today (UTC day 2025-03-04); write the object again after UTC midnight',
+        key: FREE_KEY,
+      });
+      expect(world.workflow.inputs).toEqual([]);
+    });
   });
 
   it('drops a key that is not valid URL encoding', async () => {
