@@ -52,6 +52,13 @@ export interface WorkQueuesProps {
    * @default 10
    */
   readonly batchConcurrency?: number;
+  /**
+   * Ingestion messages handled at once: the ingestion consumer's `maxConcurrency` (2 to 1000).
+   * Each invocation reads up to 10 objects and starts their parses, so a flood of files written
+   * under `incoming/` waits in the queue instead of taking the account's concurrency.
+   * @default 5
+   */
+  readonly ingestConcurrency?: number;
 }
 
 /** The consumer of the ingestion queue. */
@@ -93,6 +100,12 @@ export class WorkQueues extends Construct {
     if (!Number.isInteger(batchConcurrency) || batchConcurrency < 2 || batchConcurrency > 1000) {
       throw new Error(
         `batchConcurrency must be an integer from 2 to 1000; got ${batchConcurrency}`,
+      );
+    }
+    const ingestConcurrency = props.ingestConcurrency ?? 5;
+    if (!Number.isInteger(ingestConcurrency) || ingestConcurrency < 2 || ingestConcurrency > 1000) {
+      throw new Error(
+        `ingestConcurrency must be an integer from 2 to 1000; got ${ingestConcurrency}`,
       );
     }
     this.batchItems = new QueueWithDlq(
@@ -141,7 +154,11 @@ export class WorkQueues extends Construct {
     grantObjects(this.ingestFunction, bucket, { read: ['incoming/'], write: ['uploads/'] });
     grantExecutions(this.ingestFunction, props.stateMachine, false);
     this.ingestFunction.addEventSource(
-      new SqsEventSource(this.incoming.queue, { batchSize: 10, reportBatchItemFailures: true }),
+      new SqsEventSource(this.incoming.queue, {
+        batchSize: 10,
+        reportBatchItemFailures: true,
+        maxConcurrency: ingestConcurrency,
+      }),
     );
 
     const webhookQueueUrl = this.webhooks.queue.queueUrl;
