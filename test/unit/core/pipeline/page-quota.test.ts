@@ -226,4 +226,22 @@ describe('daily pages in the pipeline', () => {
     expect(world.workflow.ran.at(-1)).toBe('RecordFailure');
     expect(await world.usage.pagesUsed(TENANT, DAY)).toBe(6);
   });
+
+  it('counts a page once when it falls over from one provider to the next', async () => {
+    // Arrange: the text-layer provider fails page 2, which the OCR provider then parses.
+    const text = new FakePageProvider('pdf-text', (request) => {
+      if (request.pageNumber === 2) throw new ProviderUnavailableError('text layer unreadable');
+      return aProviderResult({ markdown: `page ${request.pageNumber}` });
+    });
+    const world = await anAppWorld({
+      engine: new FakeDocumentEngine({ pageCount: 3 }),
+      textProvider: text,
+    });
+    // Act
+    const response = await parseUpload(world, noVerification());
+    // Assert
+    expect(response.pages.map((p) => p.provider)).toEqual(['pdf-text', 'ocr', 'pdf-text']);
+    expect((await world.requests.get(response.id))?.chargedPages).toEqual([1, 2, 3]);
+    expect(await world.usage.pagesUsed(TENANT, DAY)).toBe(3);
+  });
 });
