@@ -167,16 +167,29 @@ function rowRuns(grey: Uint8Array, w: number, h: number, minLength: number): Run
   return out;
 }
 
-/** The runs of every column, read row by row (one state per column). */
+/**
+ * The runs of every column, read row by row (one state per column). Pixels inside a filled area
+ * (dark `reach` pixels away on all four diagonals) are not ink here: every column crossing a dark
+ * banner would otherwise hold a run as tall as the banner, and those runs, joined across the
+ * banner's width, swallow the column rules that meet it into one band too thick to be a line.
+ */
 function columnRuns(grey: Uint8Array, w: number, h: number, minLength: number): Run[][] {
   const out: Run[][] = Array.from({ length: w }, () => []);
   const start = new Int32Array(w).fill(-1);
   const end = new Int32Array(w);
   const ink = new Int32Array(w);
+  const reach = Math.max(3, Math.round(0.005 * w));
+  const dark = (x: number, y: number): boolean =>
+    x >= 0 && x < w && y >= 0 && y < h && (grey[y * w + x] ?? 255) <= RULE_DARK_THRESHOLD;
+  const filled = (x: number, y: number): boolean =>
+    dark(x - reach, y - reach) &&
+    dark(x + reach, y - reach) &&
+    dark(x - reach, y + reach) &&
+    dark(x + reach, y + reach);
   for (let y = 0; y < h; y++) {
     const base = y * w;
     for (let x = 0; x < w; x++) {
-      if ((grey[base + x] ?? 255) > RULE_DARK_THRESHOLD) continue;
+      if ((grey[base + x] ?? 255) > RULE_DARK_THRESHOLD || filled(x, y)) continue;
       const s = start[x] ?? -1;
       const e = end[x] ?? 0;
       if (s < 0 || y - e - 1 > MAX_GAP) {

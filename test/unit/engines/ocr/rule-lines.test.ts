@@ -135,4 +135,21 @@ describe('detectRuleLines', () => {
     const columnsFound = segments.filter((s) => vertical(s) && s.x1 > 100 && s.x1 < 1100);
     expect(columnsFound.map((s) => Math.round(s.x1))).toEqual([200, 400, 600, 800]);
   });
+
+  it('finds a column rule that meets a dark banner, not the banner', async () => {
+    // Arrange: a grey banner 40 px tall over a row of cells; the rules between the cells start
+    // at the banner's lower edge and run 90 px down (the rows' horizontal rules are too short
+    // to count).
+    const body =
+      `<rect x="200" y="300" width="500" height="40" fill="#404040"/>` +
+      [300, 450, 600]
+        .map((x) => `<rect x="${x - 1}" y="340" width="2" height="90" fill="black"/>`)
+        .join('');
+    // Act
+    const segments = await detectRuleLines(await draw(body), WIDTH, HEIGHT);
+    // Assert
+    const columns = segments.filter(vertical).sort((a, b) => a.x1 - b.x1);
+    expect(columns.map((s) => Math.round(s.x1))).toEqual([300, 450, 600]);
+    for (const s of columns) expect(s.y2).toBeCloseTo(430, -1);
+  });
 });
