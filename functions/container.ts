@@ -1,5 +1,6 @@
 import './polyfills.js';
 import { randomBytes } from 'node:crypto';
+import { Tracer } from '@aws-lambda-powertools/tracer';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
@@ -18,12 +19,15 @@ import { S3UploadSigner } from './adapters/aws/s3-upload-signer.js';
 import { SqsQueue } from './adapters/aws/sqs-queue.js';
 import { DynamoDbWebhookSecretStore } from './adapters/aws/dynamodb-webhook-secrets.js';
 import { newWebhookSecret } from './adapters/http/webhook-signer.js';
+import { meteredPageWrites, meteredResultCache } from './adapters/metered-ports.js';
+import { logger } from './api/logger.js';
+import { powertoolsMetrics, serviceMetrics, useMetrics } from './api/metrics.js';
 import { StepFunctionsWorkflow } from './adapters/aws/step-functions-workflow.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { AppDeps } from './core/app/app-deps.js';
 import { withRecordPolling } from './core/app/record-polling-workflow.js';
 import { DEFAULT_BREAKER_POLICY } from './core/domain/circuit-breaker.js';
-import { ProviderBreakers } from './core/domain/provider-breakers.js';
+import { ProviderBreakers, type BreakerObserver } from './core/domain/provider-breakers.js';
 import { configurationVersion, type ResultCaching } from './core/domain/result-cache.js';
 import type { ObjectStore } from './core/ports/object-store.js';
 import type { StructureExtractor } from './core/ports/structure-extractor.js';
@@ -72,6 +76,7 @@ export async function resetDeps(): Promise<void> {
  * state machine named by `TABLE_NAME`, `BUCKET_NAME` and `STATE_MACHINE_ARN`.
  */
 export async function buildDeps(config: Config): Promise<Deps> {
+  logger.setLogLevel(config.LOG_LEVEL);
   if (config.RUNTIME_MODE === 'aws') return buildAwsDeps(config);
   // AWS bundles define DOCPARSE_BUNDLE_RUNTIME (lib/constructs/service-function.ts): the local
   // adapters and their packages are then left out of the bundle.
@@ -151,13 +156,30 @@ export function circuitBreakers(
   tableName: string,
 ): ProviderBreakers {
   const b = config.providers.breaker;
-  return new ProviderBreakers(new DynamoDbBreakerStore(documentClient, tableName), {
-    failureThreshold: b.failure_threshold ?? DEFAULT_BREAKER_POLICY.failureThreshold,
-    cooldownMs: b.cooldown_ms ?? DEFAULT_BREAKER_POLICY.cooldownMs,
-    halfOpenProbes: b.half_open_probes ?? DEFAULT_BREAKER_POLICY.halfOpenProbes,
-    idleAfterMs: b.idle_after_ms ?? DEFAULT_BREAKER_POLICY.idleAfterMs,
-  });
+  return new ProviderBreakers(
+    new DynamoDbBreakerStore(documentClient, tableName),
+    {
+      failureThreshold: b.failure_threshold ?? DEFAULT_BREAKER_POLICY.failureThreshold,
+      cooldownMs: b.cooldown_ms ?? DEFAULT_BREAKER_POLICY.cooldownMs,
+      halfOpenProbes: b.half_open_probes ?? DEFAULT_BREAKER_POLICY.halfOpenProbes,
+      idleAfterMs: b.idle_after_ms ?? DEFAULT_BREAKER_POLICY.idleAfterMs,
+    },
+    undefined,
+    { observer: breakerReports },
+  );
 }
+
+/** Provider failures and breaker openings: a warning in the log and a metric (on Lambda). */
+export const breakerReports: BreakerObserver = {
+  failed: (provider, reason) => {
+    logger.warn('provider call failed', { provider, reason });
+    serviceMetrics().providerFailed(provider);
+  },
+  opened: (provider) => {
+    logger.warn('provider circuit opened', { provider });
+    serviceMetrics().breakerOpened(provider);
+  },
+};
 
 /**
  * The result cache over the service table. Its entries answer for `RETENTION_DAYS`, and its keys
@@ -212,16 +234,24 @@ export function common(config: Config) {
  * environment. Stages write their events before returning (no `deferEvents`).
  */
 async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
-  const dynamoClient = new DynamoDBClient({});
+  // X-Ray subsegments for every AWS call (Tracer leaves the clients as they are off Lambda).
+  const tracer = new Tracer({ serviceName: 'docparse' });
+  useMetrics(powertoolsMetrics());
+  const dynamoClient = tracer.captureAWSv3Client(new DynamoDBClient({}));
   const documentClient = createDocumentClient(dynamoClient);
-  const s3 = new S3Client({});
+  const s3 = tracer.captureAWSv3Client(new S3Client({}));
   const objects = new S3ObjectStore(s3, config.BUCKET_NAME);
   const engines = await loadEngines(config, objects);
-  const sfn = new SFNClient({});
-  const sqs = new SQSClient({});
+  const sfn = tracer.captureAWSv3Client(new SFNClient({}));
+  const sqs = tracer.captureAWSv3Client(new SQSClient({}));
   // Records, checkpoints, events and batches are kept RETENTION_DAYS after their last write.
   const retention = { days: config.RETENTION_DAYS };
-  const requests = new DynamoDbRequestStore(documentClient, config.TABLE_NAME, { retention });
+  // Each page checkpoint written counts a parsed page by tier (PagesParsed).
+  const requests = meteredPageWrites(
+    new DynamoDbRequestStore(documentClient, config.TABLE_NAME, { retention }),
+    objects,
+    serviceMetrics,
+  );
   return {
     ...common(config),
     webhookSecrets: new DynamoDbWebhookSecretStore(
@@ -242,7 +272,7 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
       : { batchItems: new SqsQueue(sqs, config.BATCH_QUEUE_URL) }),
     usage: new DynamoDbUsageStore(documentClient, config.TABLE_NAME),
     ...(config.RESULT_CACHE === 'on'
-      ? { resultCache: resultCaching(config, documentClient, config.TABLE_NAME) }
+      ? { resultCache: meteredCaching(resultCaching(config, documentClient, config.TABLE_NAME)) }
       : {}),
     events: new DynamoDbEventLog(documentClient, config.TABLE_NAME, {
       retentionDays: config.RETENTION_DAYS,
@@ -270,6 +300,11 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
       sqs.destroy();
     },
   };
+}
+
+/** Result caching whose lookups count as hits and misses (CacheHits, CacheMisses). */
+function meteredCaching(caching: ResultCaching): ResultCaching {
+  return { ...caching, store: meteredResultCache(caching.store, serviceMetrics) };
 }
 
 /** A workflow for functions that never start or stop executions: every call throws. */

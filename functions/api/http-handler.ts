@@ -9,6 +9,7 @@ import { parseWith } from '../core/domain/validation.js';
 import type { ApiKeyRecord } from '../core/ports/api-key-store.js';
 import type { Deps } from '../container.js';
 import { errorResponses } from './error-responses.js';
+import { appendParseKeys, lambdaContextLogging } from './logger.js';
 import { eventBodyBytes, parseMultipart, type MultipartForm } from './multipart.js';
 import { json, withBodyBytes } from './responses.js';
 import './streaming.js';
@@ -90,7 +91,8 @@ interface HandlerSpec<P extends Schema, Q extends Schema, F extends Schema, B ex
 }
 
 /**
- * The one place where middy is composed: error responses first, then authentication and the
+ * The one place where middy is composed: the Lambda context and the request or batch id of the
+ * path (`request_id`, `batch_id`) on every log line, error responses, then authentication and the
  * key's request rate (429 with `Retry-After` above its plan's requests per minute), then the
  * multipart parser when a form schema is given, then validation, then the handler.
  * Validation failures become 422 with the HTTPValidationError body (`loc` starts with `path`,
@@ -111,7 +113,10 @@ export function httpHandler<
 ) {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({
     streamifyResponse: spec.streaming ?? false,
-  }).use(errorResponses());
+  })
+    .use(lambdaContextLogging())
+    .use(parseKeysLogging())
+    .use(errorResponses());
   // Authentication runs before the body is parsed: unauthenticated uploads are not read.
   const callers = new WeakMap<APIGatewayProxyEvent, ApiKeyRecord>();
   if (spec.auth !== false) {
@@ -187,6 +192,19 @@ export function httpHandler<
     }
     return json(reply.statusCode, reply.body, reply.headers);
   });
+}
+
+/**
+ * Appends the parse or batch a route works on (its `request_id` or `batch_id` path parameter,
+ * before validation: a malformed one is logged as it came) to the invocation's log lines.
+ */
+function parseKeysLogging(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  return {
+    before: (request) => {
+      const params = request.event.pathParameters ?? {};
+      appendParseKeys({ request_id: params.request_id, batch_id: params.batch_id });
+    },
+  };
 }
 
 /** See {@link HttpRequest.baseUrl}. */

@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { logger as sharedLogger } from '../api/logger.js';
+import { lambdaContextLogging, logger as sharedLogger } from '../api/logger.js';
 
 /** Options of {@link sqsConsumer}. */
 export interface SqsConsumerOptions {
@@ -42,31 +42,33 @@ export function sqsConsumer<D>(
   options: SqsConsumerOptions = {},
 ) {
   const log = options.logger ?? sharedLogger;
-  return middy<SQSEvent, SQSBatchResponse>().handler(async (event, context) => {
-    const deps = await getDeps();
-    // A processor holds one batch's state: one per invocation, so overlapping invocations in
-    // one process (local mode) cannot mix their records.
-    const processor = new BatchProcessor(EventType.SQS);
-    return processPartialResponse(
-      event,
-      async (record: SQSRecord) => {
-        try {
-          await handleRecord(record, deps, context);
-        } catch (error) {
-          log.error('queue message failed; it will be delivered again', {
-            messageId: record.messageId,
-            receiveCount: record.attributes.ApproximateReceiveCount,
-            error: error instanceof Error ? error : String(error),
-          });
-          throw error;
-        }
-      },
-      processor,
-      {
-        context,
-        throwOnFullBatchFailure: false,
-        processInParallel: options.parallel ?? true,
-      },
-    );
-  });
+  return middy<SQSEvent, SQSBatchResponse>()
+    .use(lambdaContextLogging())
+    .handler(async (event, context) => {
+      const deps = await getDeps();
+      // A processor holds one batch's state: one per invocation, so overlapping invocations in
+      // one process (local mode) cannot mix their records.
+      const processor = new BatchProcessor(EventType.SQS);
+      return processPartialResponse(
+        event,
+        async (record: SQSRecord) => {
+          try {
+            await handleRecord(record, deps, context);
+          } catch (error) {
+            log.error('queue message failed; it will be delivered again', {
+              messageId: record.messageId,
+              receiveCount: record.attributes.ApproximateReceiveCount,
+              error: error instanceof Error ? error : String(error),
+            });
+            throw error;
+          }
+        },
+        processor,
+        {
+          context,
+          throwOnFullBatchFailure: false,
+          processInParallel: options.parallel ?? true,
+        },
+      );
+    });
 }

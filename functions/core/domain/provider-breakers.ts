@@ -23,6 +23,16 @@ const DEFAULT_STORE_TIMEOUT_MS = 1_000;
  */
 const DEFAULT_HEALTHY_CACHE_MS = 1_000;
 
+/**
+ * Told of what the breakers see, for metrics and logs; its calls must not throw.
+ */
+export interface BreakerObserver {
+  /** A call to provider `id` failed as unavailable (each one, written to the store or not). */
+  failed?(id: string, reason: string): void;
+  /** The breaker of provider `id` opened (CLOSED or HALF_OPEN to OPEN), as written to the store. */
+  opened?(id: string): void;
+}
+
 /** A store call that failed or took too long. */
 const GAVE_UP = Symbol('gave up');
 
@@ -47,6 +57,7 @@ export class ProviderBreakers {
   readonly #clock: Clock;
   readonly #storeTimeoutMs: number;
   readonly #healthyCacheMs: number;
+  readonly #observer: BreakerObserver;
   /** The last record seen of each healthy breaker, and when (clock ms). */
   readonly #healthy = new Map<string, number>();
 
@@ -55,18 +66,20 @@ export class ProviderBreakers {
    *   (default 1000 ms). A write still in flight then may land later; it is a valid transition.
    * @param options.healthyCacheMs how long a breaker seen CLOSED without failures is trusted
    *   without reading the store (default 1000 ms; 0 reads the store on every call).
+   * @param options.observer told of each failed call and each opening (default: nobody).
    */
   constructor(
     store: BreakerStore,
     policy: BreakerPolicy = DEFAULT_BREAKER_POLICY,
     clock: Clock = { now: () => new Date() },
-    options: { storeTimeoutMs?: number; healthyCacheMs?: number } = {},
+    options: { storeTimeoutMs?: number; healthyCacheMs?: number; observer?: BreakerObserver } = {},
   ) {
     this.#store = store;
     this.#policy = policy;
     this.#clock = clock;
     this.#storeTimeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
     this.#healthyCacheMs = options.healthyCacheMs ?? DEFAULT_HEALTHY_CACHE_MS;
+    this.#observer = options.observer ?? {};
   }
 
   /** True while the breaker was last seen CLOSED without failures, within the cache time. */
@@ -133,21 +146,32 @@ export class ProviderBreakers {
   async failed(id: string, reason: string): Promise<void> {
     const now = this.#clock.now().getTime();
     this.#healthy.delete(id);
-    await this.#change(id, now, (record) => recordFailure(record, this.#policy, now, reason));
+    this.#observer.failed?.(id, reason);
+    const opened = await this.#change(id, now, (record) =>
+      recordFailure(record, this.#policy, now, reason),
+    );
+    if (opened) this.#observer.opened?.(id);
   }
 
+  /** @returns whether the change written opened the circuit. */
   async #change(
     id: string,
     now: number,
     transition: (record: BreakerRecord) => BreakerRecord,
-  ): Promise<void> {
+  ): Promise<boolean> {
+    // The change may run once per attempt: what counts is the attempt that was written.
+    let opens = false;
     const written = await this.#attempt(
       this.#store.update(id, (current) => {
         const next = transition(current ?? initialBreaker(id));
-        return worthWriting(current, next, this.#policy) ? next : null;
+        const write = worthWriting(current, next, this.#policy);
+        opens = write && next.state === 'OPEN' && current?.state !== 'OPEN';
+        return write ? next : null;
       }),
     );
-    if (written !== GAVE_UP) this.#observe(id, written, now);
+    if (written === GAVE_UP) return false;
+    this.#observe(id, written, now);
+    return opens;
   }
 
   /** The store's answer, or GAVE_UP when it rejects or takes longer than the timeout. */

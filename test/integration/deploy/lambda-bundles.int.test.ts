@@ -200,7 +200,9 @@ afterAll(async () => {
 });
 
 describe('the synthesized Lambda bundles', () => {
-  it('keep every API function that does not parse documents under 1.5 MB minified', () => {
+  // 1.5 MB before the X-Ray SDK that Powertools Tracer brings (about 125 KB with cls-hooked and
+  // semver), which every function carries to trace its AWS calls.
+  it('keep every API function that does not parse documents under 1.75 MB minified', () => {
     // Arrange
     // Handlers that open documents themselves (estimate, structured) ship the engines.
     const withEngines = routes
@@ -222,7 +224,7 @@ describe('the synthesized Lambda bundles', () => {
     });
     // Assert
     expect(sizes.length).toBeGreaterThanOrEqual(5);
-    for (const { fn, bytes } of sizes) expect(bytes, fn).toBeLessThan(1.5 * 1024 * 1024);
+    for (const { fn, bytes } of sizes) expect(bytes, fn).toBeLessThan(1.75 * 1024 * 1024);
   });
 
   it('parse a born-digital PDF and a scanned image through the state machine, and serve the result', async () => {

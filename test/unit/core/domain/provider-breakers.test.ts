@@ -340,4 +340,50 @@ describe('ProviderBreakers: the healthy-breaker cache', () => {
     // Assert
     expect(await breakers.tryAcquire('a')).toBe(false);
   });
+
+  it('tells its observer of every failed call and of each opening, a failed probe included', async () => {
+    // Arrange
+    const store = new FakeBreakerStore();
+    const clock = { at: T0, now: () => new Date(clock.at) };
+    const seen: string[] = [];
+    const breakers = new ProviderBreakers(store, POLICY, clock, {
+      observer: {
+        failed: (id, reason) => seen.push(`failed ${id}: ${reason}`),
+        opened: (id) => seen.push(`opened ${id}`),
+      },
+    });
+    // Act
+    await open(breakers, 'a');
+    await breakers.failed('a', 'HTTP 503');
+    clock.at += POLICY.cooldownMs;
+    await breakers.tryAcquire('a');
+    await breakers.failed('a', 'timeout');
+    // Assert
+    expect(seen).toEqual([
+      'failed a: HTTP 503',
+      'failed a: HTTP 503',
+      'failed a: HTTP 503',
+      'opened a',
+      'failed a: HTTP 503',
+      'failed a: timeout',
+      'opened a',
+    ]);
+  });
+
+  it('tells of a failure but of no opening when the store cannot be written', async () => {
+    // Arrange
+    const store: BreakerStore = {
+      get: () => Promise.reject(new Error('throttled')),
+      getMany: () => Promise.reject(new Error('throttled')),
+      update: () => Promise.reject(new Error('throttled')),
+    };
+    const seen: string[] = [];
+    const breakers = new ProviderBreakers(store, POLICY, undefined, {
+      observer: { failed: (id) => seen.push(`failed ${id}`), opened: (id) => seen.push(id) },
+    });
+    // Act
+    for (let i = 0; i < POLICY.failureThreshold; i++) await breakers.failed('a', 'HTTP 503');
+    // Assert
+    expect(seen).toEqual(['failed a', 'failed a', 'failed a']);
+  });
 });
