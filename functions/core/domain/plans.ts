@@ -14,12 +14,15 @@ export type PlanLimitsByPlan = Readonly<Record<Plan, Readonly<PlanLimits>>>;
 
 /**
  * The plans of the specification (§8): free 10 requests/min and 25 pages/day, pro 60/min and
- * 10,000 pages/day. Scale is custom: without `PLAN_LIMITS` it has no limit at all.
+ * 10,000 pages/day. Scale is custom (the specification gives no numbers): by default ten times
+ * pro, 600 requests/min and 100,000 pages/day, so that one scale key cannot run up an unbounded
+ * bill; a deployment lifts or removes them with `PLAN_LIMITS`
+ * (`{"scale":{"requests_per_minute":null,"pages_per_day":null}}` for none).
  */
 export const DEFAULT_PLAN_LIMITS: PlanLimitsByPlan = Object.freeze({
   free: Object.freeze({ requestsPerMinute: 10, pagesPerDay: 25 }),
   pro: Object.freeze({ requestsPerMinute: 60, pagesPerDay: 10_000 }),
-  scale: Object.freeze({ requestsPerMinute: null, pagesPerDay: null }),
+  scale: Object.freeze({ requestsPerMinute: 600, pagesPerDay: 100_000 }),
 });
 
 const Limit = z.number().int().positive().nullable().optional();

@@ -118,7 +118,7 @@ describe('limits of the default plans', () => {
     expect(statuses).toEqual(Array<number>(11).fill(200));
   });
 
-  it('leaves a scale key unlimited by default', async () => {
+  it('lets a scale key past the pro rate by default (its limit is 600 a minute)', async () => {
     // Act
     const { statuses } = await requests(service.server, SCALE, 75);
     // Assert

@@ -110,13 +110,25 @@ describe('checkRequestRate', () => {
     expect(fifty.refusal?.message).toContain('the pro plan allows 60 requests per minute');
   });
 
-  it('leaves a scale key unlimited by default, without counting its requests', async () => {
+  it('allows a scale key 600 requests a minute by default, ten times pro', async () => {
     // Arrange
     const world = aPipeline();
     // Act
-    const { allowed } = await requests(world, caller('scale'), 200);
+    const { allowed, refusal } = await requests(world, caller('scale'), 601);
     // Assert
-    expect(allowed).toBe(200);
+    expect(allowed).toBe(600);
+    expect(refusal?.message).toContain('the scale plan allows 600 requests per minute');
+  });
+
+  it('leaves a key unlimited, without counting its requests, when PLAN_LIMITS lifts its limit', async () => {
+    // Arrange
+    const world = aPipeline({
+      settings: { planLimits: planLimits({ scale: { requests_per_minute: null } }) },
+    });
+    // Act
+    const { allowed } = await requests(world, caller('scale'), 700);
+    // Assert
+    expect(allowed).toBe(700);
     expect(world.usage.expiries.size).toBe(0);
   });
 
@@ -245,13 +257,25 @@ describe('reservePages', () => {
 
   it('counts the pages of a plan without a daily limit and never refuses them', async () => {
     // Arrange
-    const world = aPipeline();
+    const world = aPipeline({
+      settings: { planLimits: planLimits({ scale: { pages_per_day: null } }) },
+    });
     const record = await aStoredRequest(world, { plan: 'scale' });
     // Act
     const reservation = await reservePages(world, record, pagesUpTo(50_000));
     // Assert
     expect(reservation?.pages).toBe(50_000);
     expect(await world.usage.pagesUsed('tenant-a', DAY)).toBe(50_000);
+  });
+
+  it("refuses a scale tenant's pages past 100,000 a day by default", async () => {
+    // Arrange
+    const world = aPipeline();
+    const record = await aStoredRequest(world, { plan: 'scale' });
+    // Act
+    const result = await outcome(reservePages(world, record, pagesUpTo(100_001)));
+    // Assert
+    expect((result as Error).message).toMatch(/^the scale plan allows 100000 pages per day;/);
   });
 
   it('applies the configured daily pages of a plan', async () => {
@@ -437,14 +461,14 @@ describe('refundPages', () => {
 });
 
 describe('plan limits', () => {
-  it('follows the specification by default: free 10/min and 25 pages, pro 60/min and 10,000, scale unlimited', () => {
+  it('follows the specification by default: free 10/min and 25 pages, pro 60/min and 10,000, scale finite at ten times pro', () => {
     // Act
     const limits = planLimits();
     // Assert
     expect(limits).toEqual({
       free: { requestsPerMinute: 10, pagesPerDay: 25 },
       pro: { requestsPerMinute: 60, pagesPerDay: 10_000 },
-      scale: { requestsPerMinute: null, pagesPerDay: null },
+      scale: { requestsPerMinute: 600, pagesPerDay: 100_000 },
     });
     expect(limits).toEqual(DEFAULT_PLAN_LIMITS);
   });
