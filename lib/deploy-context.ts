@@ -9,7 +9,79 @@ export const CONTEXT_KEYS = {
   environment: 'docparse:env',
   /** Path of a provider configuration file, like `config/providers.example.json`. */
   providers: 'docparse:providers',
+  /** Steady requests per second of the API stage, all routes together. */
+  apiRateLimit: 'docparse:apiRateLimit',
+  /** Burst of the API stage (requests at once above the steady rate). */
+  apiBurstLimit: 'docparse:apiBurstLimit',
+  /** Steady requests per second of each route that parses (`isParseRoute`, lib/constructs/parse-api.ts). */
+  parseRateLimit: 'docparse:parseRateLimit',
+  /** Burst of each route that parses. */
+  parseBurstLimit: 'docparse:parseBurstLimit',
+  /** Reserved concurrency of the ParsePage function, or `none`. */
+  parsePageConcurrency: 'docparse:parsePageConcurrency',
+  /** Reserved concurrency of each streaming API function, or `none`. */
+  streamingConcurrency: 'docparse:streamingConcurrency',
+  /** `true`: a WAFv2 web ACL with a per-address rate rule on the stage (and the distribution). */
+  waf: 'docparse:waf',
+  /** The WAF rule's limit: requests per client address in any 5 minutes. */
+  wafRateLimit: 'docparse:wafRateLimit',
+  /** An address the alarm topic mails (subscribed at deployment; confirm the mail). */
+  alarmEmail: 'docparse:alarmEmail',
+  /** `true`: the stack sets API Gateway's account-wide CloudWatch Logs role (and keeps it). */
+  apiGatewayCloudWatchRole: 'docparse:apiGatewayCloudWatchRole',
 } as const;
+
+/**
+ * The cost guards and operations settings of a deployment, each from one context key of
+ * {@link CONTEXT_KEYS}; {@link DEFAULT_GUARDS} holds the defaults.
+ */
+export interface DeployGuards {
+  /** Stage-wide steady requests per second (API Gateway throttling, before any Lambda runs). */
+  readonly apiRateLimit: number;
+  /** Stage-wide burst. */
+  readonly apiBurstLimit: number;
+  /** Steady requests per second of each route that parses (uploads, URLs, batches, compare…). */
+  readonly parseRateLimit: number;
+  /** Burst of each route that parses. */
+  readonly parseBurstLimit: number;
+  /**
+   * Reserved concurrency of ParsePage: pages parsed at once, account-wide, are capped there, and
+   * that many are kept for it whatever else runs. `undefined`: no reservation.
+   */
+  readonly parsePageConcurrency: number | undefined;
+  /**
+   * Reserved concurrency of each streaming API function (the synchronous parses, SSE, compare,
+   * structured, resume), which may each hold a Lambda for up to 15 minutes. `undefined`: none.
+   */
+  readonly streamingConcurrency: number | undefined;
+  /** A WAFv2 rate-based rule in front of the API. */
+  readonly waf: boolean;
+  /** Requests per client address in any 5 minutes before WAF blocks it (at least 10). */
+  readonly wafRateLimit: number;
+  /** Mailed by the alarm topic; `undefined`: the topic has no subscriber until one is added. */
+  readonly alarmEmail: string | undefined;
+  /** The stack sets the account's API Gateway CloudWatch Logs role (an account-wide setting). */
+  readonly apiGatewayCloudWatchRole: boolean;
+}
+
+/**
+ * The defaults of {@link DeployGuards}: sized for a team's deployment, each liftable by its
+ * context key. Reserved concurrency takes 50 + 6 × 10 = 110 from the account's pool (Lambda keeps
+ * 100 unreserved, so the account needs a concurrency quota of at least 210, the default being
+ * 1,000); set `none` where the quota is lower.
+ */
+export const DEFAULT_GUARDS: DeployGuards = Object.freeze({
+  apiRateLimit: 50,
+  apiBurstLimit: 100,
+  parseRateLimit: 10,
+  parseBurstLimit: 20,
+  parsePageConcurrency: 50,
+  streamingConcurrency: 10,
+  waf: false,
+  wafRateLimit: 1000,
+  alarmEmail: undefined,
+  apiGatewayCloudWatchRole: false,
+});
 
 /** What a deployment's context says about the service's configuration. */
 export interface DeployContext {
@@ -17,6 +89,8 @@ export interface DeployContext {
   readonly serviceEnvironment?: Record<string, string>;
   /** The path in `docparse:providers`; absent when the key is not set. */
   readonly providersFile?: string;
+  /** The guards and operations settings, defaults applied. */
+  readonly guards: DeployGuards;
 }
 
 /**
@@ -39,7 +113,120 @@ export function deployContext(scope: IConstruct): DeployContext {
   return {
     ...(env === undefined ? {} : { serviceEnvironment: environmentFrom(env) }),
     ...(providers === undefined ? {} : { providersFile: providers.trim() }),
+    guards: guardsFrom(scope),
   };
+}
+
+/**
+ * The {@link DeployGuards} of the context, each key checked. Values given with `-c` arrive as
+ * text (`-c docparse:waf=true`), those of `cdk.json` as JSON numbers and booleans: both are read.
+ * @throws {Error} naming the key and its expected form when a value does not fit.
+ */
+export function guardsFrom(scope: IConstruct): DeployGuards {
+  const get = (key: string): unknown => scope.node.tryGetContext(key);
+  const d = DEFAULT_GUARDS;
+  const guards: DeployGuards = {
+    apiRateLimit: count(CONTEXT_KEYS.apiRateLimit, get(CONTEXT_KEYS.apiRateLimit), d.apiRateLimit),
+    apiBurstLimit: count(
+      CONTEXT_KEYS.apiBurstLimit,
+      get(CONTEXT_KEYS.apiBurstLimit),
+      d.apiBurstLimit,
+    ),
+    parseRateLimit: count(
+      CONTEXT_KEYS.parseRateLimit,
+      get(CONTEXT_KEYS.parseRateLimit),
+      d.parseRateLimit,
+    ),
+    parseBurstLimit: count(
+      CONTEXT_KEYS.parseBurstLimit,
+      get(CONTEXT_KEYS.parseBurstLimit),
+      d.parseBurstLimit,
+    ),
+    parsePageConcurrency: reservation(
+      CONTEXT_KEYS.parsePageConcurrency,
+      get(CONTEXT_KEYS.parsePageConcurrency),
+      d.parsePageConcurrency,
+    ),
+    streamingConcurrency: reservation(
+      CONTEXT_KEYS.streamingConcurrency,
+      get(CONTEXT_KEYS.streamingConcurrency),
+      d.streamingConcurrency,
+    ),
+    waf: flag(CONTEXT_KEYS.waf, get(CONTEXT_KEYS.waf), d.waf),
+    wafRateLimit: count(CONTEXT_KEYS.wafRateLimit, get(CONTEXT_KEYS.wafRateLimit), d.wafRateLimit),
+    alarmEmail: email(get(CONTEXT_KEYS.alarmEmail)),
+    apiGatewayCloudWatchRole: flag(
+      CONTEXT_KEYS.apiGatewayCloudWatchRole,
+      get(CONTEXT_KEYS.apiGatewayCloudWatchRole),
+      d.apiGatewayCloudWatchRole,
+    ),
+  };
+  if (guards.wafRateLimit < 10) {
+    throw new Error(
+      `context ${CONTEXT_KEYS.wafRateLimit} must be at least 10 (WAF's smallest rate limit); got ${String(guards.wafRateLimit)}`,
+    );
+  }
+  for (const [rate, burst] of [
+    ['apiRateLimit', 'apiBurstLimit'],
+    ['parseRateLimit', 'parseBurstLimit'],
+  ] as const) {
+    if (guards[burst] < guards[rate]) {
+      throw new Error(
+        `context ${CONTEXT_KEYS[burst]} (${String(guards[burst])}) must be at least ${CONTEXT_KEYS[rate]} (${String(guards[rate])})`,
+      );
+    }
+  }
+  if (guards.parseRateLimit > guards.apiRateLimit) {
+    throw new Error(
+      `context ${CONTEXT_KEYS.parseRateLimit} (${String(guards.parseRateLimit)}) must be at most ${CONTEXT_KEYS.apiRateLimit} (${String(guards.apiRateLimit)}): the stage's limit applies to the parse routes too`,
+    );
+  }
+  return guards;
+}
+
+/** A positive integer given as a number or its text. */
+function count(key: string, raw: unknown, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new Error(
+      `context ${key} must be a positive integer, e.g. -c ${key}=${String(fallback)}; got ${JSON.stringify(raw)}`,
+    );
+  }
+  return value;
+}
+
+/** A reserved concurrency: a positive integer, or `none` (also `false`) for no reservation. */
+function reservation(key: string, raw: unknown, fallback: number | undefined): number | undefined {
+  if (raw === 'none' || raw === false || raw === 'false') return undefined;
+  if (raw === undefined) return fallback;
+  try {
+    return count(key, raw, fallback ?? 1);
+  } catch (error) {
+    throw new Error(
+      `context ${key} must be a positive integer (a reserved concurrency) or none; got ${JSON.stringify(raw)}`,
+      { cause: error },
+    );
+  }
+}
+
+/** `true` or `false`, as a boolean or its text. */
+function flag(key: string, raw: unknown, fallback: boolean): boolean {
+  if (raw === undefined) return fallback;
+  if (raw === true || raw === 'true') return true;
+  if (raw === false || raw === 'false') return false;
+  throw new Error(`context ${key} must be true or false; got ${JSON.stringify(raw)}`);
+}
+
+/** The alarm mail address, roughly checked (SNS confirms it by mail). */
+function email(raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(raw.trim())) {
+    throw new Error(
+      `context ${CONTEXT_KEYS.alarmEmail} must be a mail address, e.g. -c ${CONTEXT_KEYS.alarmEmail}=ops@example.com; got ${JSON.stringify(raw)}`,
+    );
+  }
+  return raw.trim();
 }
 
 /** `docparse:env` as a map of strings. */

@@ -1,11 +1,14 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack, Token, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { ApiWebAcl } from './constructs/api-web-acl.js';
 import { DocumentStorage } from './constructs/document-storage.js';
 import { ParseApi } from './constructs/parse-api.js';
 import { ParsePipeline } from './constructs/parse-pipeline.js';
 import { PlaygroundSite } from './constructs/playground-site.js';
+import { ServiceAlarms, type WatchedFunction } from './constructs/service-alarms.js';
+import { ServiceFunction } from './constructs/service-function.js';
 import { WorkQueues } from './constructs/work-queues.js';
-import { deployProviders } from './deploy-context.js';
+import { DEFAULT_GUARDS, deployProviders, type DeployGuards } from './deploy-context.js';
 
 export interface DocparseStackProps extends StackProps {
   /**
@@ -25,6 +28,12 @@ export interface DocparseStackProps extends StackProps {
    * @default - none: the functions use the bundled `config/providers.json` (offline engines)
    */
   readonly providersFile?: string;
+  /**
+   * Cost guards and operations settings (throttles, reserved concurrency, WAF, alarm mail, the
+   * account's API Gateway logging role); each one left out keeps its default.
+   * @default DEFAULT_GUARDS of lib/deploy-context.ts
+   */
+  readonly guards?: Partial<DeployGuards>;
 }
 
 /**
@@ -40,12 +49,17 @@ export class DocparseStack extends Stack {
   /** The playground page as a static site, with the API behind the same distribution. */
   readonly playground: PlaygroundSite;
   readonly queues: WorkQueues;
+  /** The alarm topic, the alarms and the dashboard. */
+  readonly alarms: ServiceAlarms;
+  /** The WAF web ACL on the API stage, with `docparse:waf=true`. */
+  readonly webAcl?: ApiWebAcl;
 
   constructor(scope: Construct, id: string, props: DocparseStackProps = {}) {
     // Checked before any construct exists, so that a bad configuration leaves the app untouched.
     const serviceEnvironment = props.serviceEnvironment ?? {};
     const providers = deployProviders(props.providersFile, serviceEnvironment);
     super(scope, id, props);
+    const guards: DeployGuards = { ...DEFAULT_GUARDS, ...props.guards };
     const environment = providers
       ? { ...serviceEnvironment, PROVIDERS_JSON: providers.json }
       : serviceEnvironment;
@@ -54,6 +68,9 @@ export class DocparseStack extends Stack {
       storage: this.storage,
       environment,
       ...(providers ? { providers: providers.config } : {}),
+      ...(guards.parsePageConcurrency === undefined
+        ? {}
+        : { parsePageConcurrency: guards.parsePageConcurrency }),
     });
     const stateMachine = this.pipeline.stateMachine;
     this.queues = new WorkQueues(this, 'Queues', {
@@ -72,11 +89,55 @@ export class DocparseStack extends Stack {
       stateMachine,
       environment,
       batchQueue: this.queues.batchItems.queue,
+      throttle: {
+        rateLimit: guards.apiRateLimit,
+        burstLimit: guards.apiBurstLimit,
+        parseRateLimit: guards.parseRateLimit,
+        parseBurstLimit: guards.parseBurstLimit,
+      },
+      ...(guards.streamingConcurrency === undefined
+        ? {}
+        : { streamingConcurrency: guards.streamingConcurrency }),
+      cloudWatchRole: guards.apiGatewayCloudWatchRole,
     });
+
+    let distributionAcl: ApiWebAcl | undefined;
+    if (guards.waf) {
+      this.webAcl = new ApiWebAcl(this, 'ApiWaf', {
+        scope: 'REGIONAL',
+        rateLimit: guards.wafRateLimit,
+      });
+      this.webAcl.associate('StageAssociation', this.api.api.deploymentStage.stageArn);
+      // A CLOUDFRONT web ACL exists only in us-east-1, so only a stack there can make one.
+      if (!Token.isUnresolved(this.region) && this.region === 'us-east-1') {
+        distributionAcl = new ApiWebAcl(this, 'DistributionWaf', {
+          scope: 'CLOUDFRONT',
+          rateLimit: guards.wafRateLimit,
+        });
+      } else {
+        Annotations.of(this).addWarningV2(
+          'docparse:waf-distribution',
+          'docparse:waf protects the API stage; the CloudFront distribution gets a web ACL only when the stack is deployed to us-east-1 (CloudFront web ACLs live there). Requests through the distribution reach the stage from CloudFront addresses, so the stage rule counts them per edge address.',
+        );
+      }
+    }
 
     this.playground = new PlaygroundSite(this, 'Playground', {
       api: this.api.api,
       accessLogs: this.storage.accessLogs,
+      ...(distributionAcl ? { webAclArn: distributionAcl.webAcl.attrArn } : {}),
+    });
+
+    this.alarms = new ServiceAlarms(this, 'Alarms', {
+      api: this.api.api,
+      stateMachine,
+      deadLetterQueues: {
+        BatchItems: this.queues.batchItems.deadLetterQueue,
+        Webhooks: this.queues.webhooks.deadLetterQueue,
+        Incoming: this.queues.incoming.deadLetterQueue,
+      },
+      functions: watchedFunctions(this, Object.values(this.pipeline.functions)),
+      ...(guards.alarmEmail ? { email: guards.alarmEmail } : {}),
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API' });
@@ -87,5 +148,35 @@ export class DocparseStack extends Stack {
     new CfnOutput(this, 'BucketName', { value: this.storage.bucket.bucketName });
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
     new CfnOutput(this, 'StateMachineArn', { value: stateMachine.stateMachineArn });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarms.topic.topicArn,
+      description: 'SNS topic of the alarms: subscribe the operators (mail, chat, paging)',
+    });
+    new CfnOutput(this, 'DashboardName', { value: this.alarms.dashboard.dashboardName });
   }
+}
+
+/**
+ * Every service function of the stack, named by its construct path (`ApiParseUpload`,
+ * `PipelineParsePage`, `QueuesBatchItem`): a function added later is watched too. Pipeline
+ * stages throw by design for documents that cannot be parsed, so their errors page on a run of
+ * five in 5 minutes; any other function's error is a fault.
+ */
+function watchedFunctions(stack: Stack, stages: readonly ServiceFunction[]): WatchedFunction[] {
+  const stageSet = new Set<ServiceFunction>(stages);
+  return stack.node
+    .findAll()
+    .filter((c): c is ServiceFunction => c instanceof ServiceFunction)
+    .map((fn) => ({
+      name: fn.node.path
+        .split('/')
+        .slice(1)
+        .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+        .join(''),
+      fn,
+      errorThreshold: stageSet.has(fn) ? 5 : 1,
+      reserved:
+        (fn.node.defaultChild as { reservedConcurrentExecutions?: number })
+          .reservedConcurrentExecutions !== undefined,
+    }));
 }

@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { type Stack, Token, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
 /**
@@ -11,6 +11,24 @@ export function acknowledge(
   findings: readonly { id: string; reason: string }[],
 ): void {
   for (const finding of findings) Validations.of(scope).acknowledge(finding);
+}
+
+/**
+ * A stack's partition, Region and account as cdk-nag writes them in finding ids: an unresolved
+ * value as `<AWS::Partition>`, `<AWS::Region>`, `<AWS::AccountId>`, a literal one as it is (a
+ * stack deployed with an explicit environment, and the partition under
+ * `@aws-cdk/core:enablePartitionLiterals`).
+ */
+export function nagEnvironment(stack: Stack): {
+  partition: string;
+  region: string;
+  account: string;
+} {
+  return {
+    partition: Token.isUnresolved(stack.partition) ? '<AWS::Partition>' : stack.partition,
+    region: Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region,
+    account: Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account,
+  };
 }
 
 /** Findings every service function shares, with their reasons. */

@@ -6,7 +6,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct, type IConstruct } from 'constructs';
 import { keySecretOf, type ProvidersFile } from '../../functions/providers/provider-config.js';
-import { acknowledge } from './acknowledge.js';
+import { acknowledge, nagEnvironment } from './acknowledge.js';
 
 /** Where a grant's policy lives: the principal's construct (a function's role), else the grantee. */
 const policyHolder = (grantee: iam.IGrantable & IConstruct): IConstruct =>
@@ -151,13 +151,10 @@ export function grantExecutionControl(
       resources: [executions],
     }),
   );
-  // cdk-nag names unresolved values as <AWS::Region>, literal ones as they are.
-  const stack = Stack.of(stateMachine);
-  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
-  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
+  const { partition, region, account } = nagEnvironment(Stack.of(stateMachine));
   acknowledge(policyHolder(grantee), [
     {
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:${region}:${account}:execution:<${logicalId(stateMachine)}.Name>:*]`,
+      id: `AwsSolutions-IAM5[Resource::arn:${partition}:states:${region}:${account}:execution:<${logicalId(stateMachine)}.Name>:*]`,
       reason:
         'Executions are named after their request; the grant covers the executions of this state machine only.',
     },

@@ -6,6 +6,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { routes, type Route } from '../../functions/api/routes.js';
+import { DEFAULT_GUARDS } from '../deploy-context.js';
 import { acknowledge } from './acknowledge.js';
 import type { DocumentStorage } from './document-storage.js';
 import {
@@ -30,6 +31,33 @@ export interface ParseApiProps {
    * @default - none: a route whose handler needs it fails the synth
    */
   readonly batchQueue?: sqs.IQueue;
+  /**
+   * API Gateway throttling, applied before any Lambda runs: the stage's steady rate and burst
+   * (all routes together), and each parse route's own ({@link isParseRoute}).
+   * @default the rates of `DEFAULT_GUARDS` (lib/deploy-context.ts)
+   */
+  readonly throttle?: ApiThrottle;
+  /**
+   * Reserved concurrency of each streaming route's function (they may hold a Lambda 15 minutes).
+   * @default - none: they share the account's unreserved pool
+   */
+  readonly streamingConcurrency?: number;
+  /**
+   * Sets API Gateway's account-wide CloudWatch Logs role (`AWS::ApiGateway::Account`), which the
+   * stage's logs need once per account and Region. The role is kept when the stack is deleted,
+   * as other APIs of the account may log through it.
+   * @default false: the account's role is set outside this stack
+   */
+  readonly cloudWatchRole?: boolean;
+}
+
+/** Requests per second API Gateway lets through, as steady rates and bursts. */
+export interface ApiThrottle {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+  /** Of each parse route, below the stage's. */
+  readonly parseRateLimit: number;
+  readonly parseBurstLimit: number;
 }
 
 /** What one API handler module touches, and so all its function's role may do. */
@@ -119,6 +147,21 @@ export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
   'docs.handler.ts': { packages: ['swagger-ui-dist'] },
 };
 
+/**
+ * Routes whose handler parses or starts parsing (executions started or awaited, the engines run
+ * in the function, batch items queued): the costly ones, throttled below the rest of the stage.
+ */
+export function isParseRoute(route: Route): boolean {
+  const access = HANDLER_ACCESS[route.entry];
+  return (
+    access !== undefined &&
+    (access.executions === 'start' ||
+      access.executions === 'follow' ||
+      access.engines === true ||
+      access.batchQueue !== undefined)
+  );
+}
+
 /** Handler modules that serve callers without an API key (no rate limit to count). */
 const UNAUTHENTICATED: ReadonlySet<string> = new Set([
   'live.handler.ts',
@@ -145,6 +188,24 @@ export class ParseApi extends Construct {
   constructor(scope: Construct, id: string, props: ParseApiProps) {
     super(scope, id);
     const { bucket, table } = props.storage;
+    const throttle = props.throttle ?? DEFAULT_THROTTLE;
+    const routeTable = props.routes ?? routes;
+    // Method settings replace the stage's for their method: each repeats its logging settings.
+    const logging = {
+      metricsEnabled: true,
+      loggingLevel: apigateway.MethodLoggingLevel.INFO,
+      dataTraceEnabled: false,
+    };
+    const methodOptions = Object.fromEntries(
+      routeTable.filter(isParseRoute).map((route) => [
+        `${route.path}/${route.method}`,
+        {
+          ...logging,
+          throttlingRateLimit: throttle.parseRateLimit,
+          throttlingBurstLimit: throttle.parseBurstLimit,
+        },
+      ]),
+    );
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
       retention: logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -154,14 +215,15 @@ export class ParseApi extends Construct {
       description: 'Document parsing API (spec/SPEC.md §4)',
       binaryMediaTypes: ['multipart/form-data'],
       endpointTypes: [apigateway.EndpointType.REGIONAL],
-      cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.DESTROY,
+      cloudWatchRole: props.cloudWatchRole ?? false,
+      ...(props.cloudWatchRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
       deployOptions: {
         stageName: 'prod',
         tracingEnabled: true,
-        metricsEnabled: true,
-        loggingLevel: apigateway.MethodLoggingLevel.INFO,
-        dataTraceEnabled: false,
+        ...logging,
+        throttlingRateLimit: throttle.rateLimit,
+        throttlingBurstLimit: throttle.burstLimit,
+        methodOptions,
         accessLogDestination: new apigateway.LogGroupLogDestination(accessLogs),
         accessLogFormat: apigateway.AccessLogFormat.jsonWithStandardFields(),
       },
@@ -183,6 +245,9 @@ export class ParseApi extends Construct {
         timeout: route.streaming ? STREAMING_TIMEOUT : Duration.seconds(29),
         ...(access.engines ? { parsesDocuments: true } : {}),
         ...(access.packages ? { packages: access.packages } : {}),
+        ...(route.streaming && props.streamingConcurrency !== undefined
+          ? { reservedConcurrentExecutions: props.streamingConcurrency }
+          : {}),
         environment: {
           ...props.environment,
           TABLE_NAME: table.tableName,
@@ -212,7 +277,7 @@ export class ParseApi extends Construct {
       return fn;
     };
 
-    for (const route of props.routes ?? routes) {
+    for (const route of routeTable) {
       const resource = this.api.root.resourceForPath(route.path);
       resource.addMethod(
         route.method,
@@ -239,7 +304,7 @@ export class ParseApi extends Construct {
       {
         id: 'AwsSolutions-APIG3',
         reason:
-          'A WAF web ACL is a per-deployment choice (cost, rules); attach one to the stage where needed.',
+          'A WAF web ACL is a per-deployment choice (cost, rules): -c docparse:waf=true attaches one with a per-address rate rule; the stage is throttled either way.',
       },
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
@@ -249,6 +314,14 @@ export class ParseApi extends Construct {
     ]);
   }
 }
+
+/** The throttling of `DEFAULT_GUARDS`. */
+const DEFAULT_THROTTLE: ApiThrottle = {
+  rateLimit: DEFAULT_GUARDS.apiRateLimit,
+  burstLimit: DEFAULT_GUARDS.apiBurstLimit,
+  parseRateLimit: DEFAULT_GUARDS.parseRateLimit,
+  parseBurstLimit: DEFAULT_GUARDS.parseBurstLimit,
+};
 
 /** `parse-upload` → `ParseUpload`. */
 function functionId(name: string): string {

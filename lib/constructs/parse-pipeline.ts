@@ -23,6 +23,12 @@ export interface ParsePipelineProps {
    * @default - none: the bundled configuration, whose offline engines need no permission
    */
   readonly providers?: ProvidersFile;
+  /**
+   * Reserved concurrency of ParsePage: the pages parsed at once, account-wide, never exceed it,
+   * and a flood of other invocations cannot take them away.
+   * @default - none: the account's unreserved pool
+   */
+  readonly parsePageConcurrency?: number;
 }
 
 /**
@@ -67,6 +73,9 @@ export class ParsePipeline extends Construct {
         description: `Parse pipeline: the ${state} state`,
         parsesDocuments: true,
         timeout: STAGE_TIMEOUT[state] ?? Duration.seconds(30),
+        ...(state === 'ParsePage' && props.parsePageConcurrency !== undefined
+          ? { reservedConcurrentExecutions: props.parsePageConcurrency }
+          : {}),
         environment: {
           ...props.environment,
           TABLE_NAME: table.tableName,

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { DockerImage, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { DockerImage, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -8,7 +8,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { PLAYGROUND_CONTENT_SECURITY_POLICY } from '../../web/build.js';
-import { acknowledge } from './acknowledge.js';
+import { acknowledge, nagEnvironment } from './acknowledge.js';
 import { PROJECT_ROOT } from './service-function.js';
 
 export interface PlaygroundSiteProps {
@@ -16,6 +16,11 @@ export interface PlaygroundSiteProps {
   readonly api: apigateway.RestApi;
   /** Where the site bucket's server access logs go. */
   readonly accessLogs: s3.IBucket;
+  /**
+   * ARN of a CLOUDFRONT-scoped WAFv2 web ACL for the distribution.
+   * @default - none
+   */
+  readonly webAclArn?: string;
 }
 
 /** API paths the distribution forwards to API Gateway (everything else is the static site). */
@@ -75,6 +80,7 @@ export class PlaygroundSite extends Construct {
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'docparse playground and API',
       defaultRootObject: 'index.html',
+      ...(props.webAclArn ? { webAclId: props.webAclArn } : {}),
       defaultBehavior: {
         origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
@@ -105,7 +111,7 @@ export class PlaygroundSite extends Construct {
  */
 function deployerFindings(bucket: s3.Bucket): { id: string; reason: string }[] {
   const stack = Stack.of(bucket);
-  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+  const { partition, region, account } = nagEnvironment(stack);
   const siteBucket = stack.getLogicalId(bucket.node.defaultChild as s3.CfnBucket);
   const reason =
     'The CDK-provided deployment function copies the site from the CDK asset bucket into the site bucket (object wildcards of the two buckets; CloudFront invalidation has no resource-level permissions).';
@@ -115,7 +121,7 @@ function deployerFindings(bucket: s3.Bucket): { id: string; reason: string }[] {
     ),
     'Resource::*',
     `Resource::<${siteBucket}.Arn>/*`,
-    `Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-${region}/*`,
+    `Resource::arn:${partition}:s3:::cdk-hnb659fds-assets-${account}-${region}/*`,
   ].map((detail) => ({ id: `AwsSolutions-IAM5[${detail}]`, reason }));
 }
 

@@ -71,6 +71,11 @@ export interface ServiceFunctionProps {
   readonly memorySize?: number;
   /** @default 30 seconds */
   readonly timeout?: Duration;
+  /**
+   * Concurrent executions kept for this function, and its ceiling.
+   * @default - none: the account's unreserved pool
+   */
+  readonly reservedConcurrentExecutions?: number;
   /** @default one month */
   readonly logRetention?: logs.RetentionDays;
 }
@@ -108,6 +113,9 @@ export class ServiceFunction extends NodejsFunction {
       architecture: ARCHITECTURE,
       memorySize: props.memorySize ?? (parses ? 3008 : 512),
       timeout: props.timeout ?? Duration.seconds(30),
+      ...(props.reservedConcurrentExecutions === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       tracing: lambda.Tracing.ACTIVE,
       logGroup,
       role,

@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { DocparseStack } from '../../lib/docparse-stack.js';
 import { DocumentStorage } from '../../lib/constructs/document-storage.js';
 import { ParseApi } from '../../lib/constructs/parse-api.js';
 import { WorkQueues } from '../../lib/constructs/work-queues.js';
+import { unbundledApp } from '../support/cdk-app.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 interface Statement {
@@ -17,7 +18,6 @@ interface Statement {
 let resources: Record<string, Resource>;
 
 /** A stack synthesized without bundling (no esbuild run), as the tests need only the template. */
-const unbundledApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
 
 beforeAll(() => {
   const template = Template.fromStack(new DocparseStack(unbundledApp(), 'BatchTest'));
@@ -79,7 +79,7 @@ describe('the batch queue', () => {
     });
   });
 
-  it('lets the consumer parse and announce: table, uploads/, executions, the webhook queue', () => {
+  it('lets the consumer parse and announce: table, uploads/, results/, executions, the webhook queue', () => {
     // Arrange
     const [, consumer] = functionWhere((id) => id.startsWith('QueuesBatchItem'));
     // Act
@@ -104,7 +104,12 @@ describe('the batch queue', () => {
         'states:DescribeExecution',
       ]),
     );
-    expect(actions).not.toContain('s3:GetObject');
+    // It reads stored results only (a document the result cache has is copied from its result).
+    const reads = statements
+      .filter((s) => [s.Action].flat().includes('s3:GetObject'))
+      .flatMap((s) => [s.Resource].flat());
+    expect(reads).toHaveLength(1);
+    expect(JSON.stringify(reads[0])).toContain('/results/*');
     expect(sends).toHaveLength(1);
     expect(JSON.stringify(sends[0]?.Resource)).toContain(queueId('QueuesWebhooksQueue'));
   });

@@ -7,6 +7,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTEXT_KEYS, deployContext } from '../../lib/deploy-context.js';
 import { DocparseStack } from '../../lib/docparse-stack.js';
+import { unbundledApp } from '../support/cdk-app.js';
 import { isCdkProvided } from '../support/cdk-functions.js';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
@@ -34,8 +35,7 @@ function providersFile(name: string, content: unknown): string {
 }
 
 /** An app whose context holds `context` and skips bundling (no esbuild run). */
-const appWith = (context: Record<string, unknown> = {}) =>
-  new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+const appWith = (context: Record<string, unknown> = {}) => unbundledApp(context);
 
 /** The stack as `bin/app.ts` builds it, from the app's context. */
 const stackFrom = (app: App, id = 'Providers') =>

@@ -1,14 +1,14 @@
-import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { serviceTable } from '../../functions/adapters/aws/service-table.js';
 import { DocumentStorage } from '../../lib/constructs/document-storage.js';
 import { DocparseStack } from '../../lib/docparse-stack.js';
+import { unbundledApp } from '../support/cdk-app.js';
 
 let template: Template;
 
 beforeAll(() => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = unbundledApp();
   template = Template.fromStack(new DocparseStack(app, 'DocparseTest'));
 });
 
@@ -121,7 +121,7 @@ describe('DocparseStack storage', () => {
 describe('DocumentStorage', () => {
   it('uses the configured expiry for the lifecycle rules', () => {
     // Arrange
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = unbundledApp();
     const stack = new DocparseStack(app, 'Custom');
     new DocumentStorage(stack, 'Short', { workExpiryDays: 2 });
     // Act
@@ -136,7 +136,7 @@ describe('DocumentStorage', () => {
 
   it.each([0, -1, 1.5])('throws for an expiry of %s days', (days) => {
     // Arrange
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = unbundledApp();
     const stack = new DocparseStack(app, `Bad${String(days).replace(/\W/g, '')}`);
     // Act
     const act = () => new DocumentStorage(stack, 'Bad', { workExpiryDays: days });
