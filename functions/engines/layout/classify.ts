@@ -134,6 +134,26 @@ const splitLabels = (lines: readonly Line[]): Line[] =>
     return [lineOf([makeFragment(label)]), lineOf([title, ...rest])];
   });
 
+/** The font size (px) carrying the most characters of `lines`. */
+const regionBodySize = (lines: readonly Line[]): number => {
+  const weight = new Map<number, number>();
+  for (const l of lines) {
+    for (const r of l.runs) {
+      const key = Math.round(r.fontSize * 2) / 2;
+      weight.set(key, (weight.get(key) ?? 0) + r.text.replace(/\s+/g, '').length);
+    }
+  }
+  let best = 0;
+  let size = 0;
+  for (const [k, w] of weight) {
+    if (w > best) {
+      best = w;
+      size = k;
+    }
+  }
+  return size;
+};
+
 /**
  * Whether a region's paragraphs are set with a hanging indent (a list of references: each entry's
  * first line flush left, the lines after it indented): a line that runs to the right edge
@@ -202,6 +222,10 @@ export const linesToBlocks = (
   }
   const spacing = median(deltas) || body * 1.2;
   const hangingEntries = hangingIndents(lines, leafX0, leafX1, spacing);
+  // A region set in much smaller type than the document's body (a flyer bound into a report)
+  // has its headings judged against its own text.
+  const own = regionBodySize(lines);
+  const blockBody = !kind.ocr && own > 0 && own < 0.8 * body ? own : body;
 
   // Unruled tables: windows of lines with two or more fragments (cells on OCR pages).
   const cellsOf = (l: Line): Fragment[] => {
@@ -221,7 +245,7 @@ export const linesToBlocks = (
   let currentKind: BlockKind = 'paragraph';
   const flush = (): void => {
     if (current.length === 0) return;
-    blocks.push(makeBlock(current, currentKind, profile, body, scale, leafX1, kind));
+    blocks.push(makeBlock(current, currentKind, profile, blockBody, scale, leafX1, kind));
     current = [];
   };
   for (let k = 0; k < lines.length; k++) {
