@@ -275,7 +275,7 @@ export const operations: Readonly<Record<string, Operation>> = {
     operationId: 'getParse',
     summary: 'Read a parse result',
     description:
-      'The stored ParseResponse, or the status of a parse that is still running, failed or was cancelled.',
+      'The stored ParseResponse, or the status of a parse that is still running, failed or was cancelled. The body is always the JSON itself, at every size: on AWS the route answers through Lambda response streaming (API Gateway `STREAM` mode), so a result past the 6 MB of a buffered Lambda response (a few hundred pages with grounding) comes whole, without a redirect or a download link; beyond 10 MB the gateway sends it more slowly.',
     tag: 'Results',
     auth: true,
     params: RequestIdParams,

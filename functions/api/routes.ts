@@ -7,6 +7,12 @@ export interface Route {
   entry: string;
   /** The handler needs response streaming (SSE, long synchronous uploads) on AWS. */
   streaming: boolean;
+  /**
+   * A streaming route that answers at once and streams only to send a large body (past the
+   * 6 MB of a buffered Lambda response): it keeps the buffered routes' timeout and takes no
+   * share of the reserved concurrency of the routes that hold a Lambda for minutes.
+   */
+  shortLived?: boolean;
 }
 
 export const routes: readonly Route[] = [
@@ -28,7 +34,9 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/v1/parse/{request_id}',
     entry: 'get-parse.handler.ts',
-    streaming: false,
+    // A finished result may pass the 6 MB of a buffered Lambda response.
+    streaming: true,
+    shortLived: true,
   },
   {
     method: 'POST',

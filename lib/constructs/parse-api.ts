@@ -242,10 +242,10 @@ export class ParseApi extends Construct {
           .filter((r) => r.entry === route.entry)
           .map((r) => `${r.method} ${r.path}`)
           .join(', ')}`,
-        timeout: route.streaming ? STREAMING_TIMEOUT : Duration.seconds(29),
+        timeout: route.streaming && !route.shortLived ? STREAMING_TIMEOUT : Duration.seconds(29),
         ...(access.engines ? { parsesDocuments: true } : {}),
         ...(access.packages ? { packages: access.packages } : {}),
-        ...(route.streaming && props.streamingConcurrency !== undefined
+        ...(route.streaming && !route.shortLived && props.streamingConcurrency !== undefined
           ? { reservedConcurrentExecutions: props.streamingConcurrency }
           : {}),
         environment: {

@@ -156,14 +156,23 @@ describe('reserved concurrency', () => {
       .filter(([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined)
       .map(([id]) => id.replace(/[0-9A-F]{8}$/, ''));
     // Assert
-    expect(new Set(routes.filter((r) => r.streaming).map((r) => r.entry)).size).toBe(
-      streamingIds.length,
-    );
+    // GET /v1/parse/{request_id} streams only to send a large result, and answers at once.
+    expect(
+      new Set(routes.filter((r) => r.streaming && r.shortLived !== true).map((r) => r.entry)).size,
+    ).toBe(streamingIds.length);
     expect(reserved.sort()).toEqual(['PipelineParsePage', ...streamingIds].sort());
     expect(reservedOf(defaults, 'PipelineParsePage')).toBe(DEFAULT_GUARDS.parsePageConcurrency);
     for (const id of streamingIds) {
       expect(reservedOf(defaults, id)).toBe(DEFAULT_GUARDS.streamingConcurrency);
     }
+  });
+
+  it("leaves the streamed GET of a result unreserved, with the buffered routes' timeout", () => {
+    // Act
+    const getParse = byLogicalId(defaults, 'ApiGetParse');
+    // Assert
+    expect(getParse.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(getParse.Properties.Timeout).toBe(29);
   });
 
   it('follows the context: a number, or none for no reservation', () => {

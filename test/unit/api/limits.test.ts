@@ -65,9 +65,10 @@ describe('request rate limits', () => {
       filename: 'report.pdf',
       options: parseOptions(),
     });
-    const handler = getParseHandler(() => Promise.resolve(deps));
+    const handler = getParseHandler(() => Promise.resolve(deps)) as ApiHandler;
     const get = () =>
-      handler(
+      invokeBuffered(
+        handler,
         aGetEvent(`/v1/parse/${parsed.id}`, {
           apiKey: OTHER_API_KEY,
           pathParameters: { request_id: parsed.id },

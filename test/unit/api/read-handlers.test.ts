@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { createHandler as getParseHandler } from '../../../functions/api/get-parse.handler.js';
 import { createHandler as healthHandler } from '../../../functions/api/health.handler.js';
 import { createHandler as liveHandler } from '../../../functions/api/live.handler.js';
-import { bodyBytesOf } from '../../../functions/api/responses.js';
+import {
+  invokeBuffered,
+  isStreamingHandler,
+  type ApiHandler,
+} from '../../../functions/api/streaming.js';
 import { parseUpload } from '../../../functions/core/app/parse-upload.js';
 import { HealthResponse, ParseResponse } from '../../../functions/core/domain/schemas.js';
 import {
@@ -29,8 +33,10 @@ async function parsedRequest(deps: FakeDeps) {
 }
 
 describe('GET /v1/parse/{request_id}', () => {
+  // The route streams (a result may pass the 6 MB of a buffered Lambda response).
   const get = (deps: FakeDeps, id: string, options: Parameters<typeof aGetEvent>[1] = {}) =>
-    getParseHandler(() => Promise.resolve(deps))(
+    invokeBuffered(
+      getParseHandler(() => Promise.resolve(deps)) as ApiHandler,
       aGetEvent(`/v1/parse/${id}`, { pathParameters: { request_id: id }, ...options }),
       lambdaContext('get-parse'),
     );
@@ -48,7 +54,7 @@ describe('GET /v1/parse/{request_id}', () => {
     expect(ParseResponse.parse(bodyOf(result))).toEqual(parsed);
   });
 
-  it('hands the local server the UTF-8 bytes of the body, which Lambda does not see', async () => {
+  it('streams the UTF-8 bytes of the body as JSON', async () => {
     // Arrange
     const deps = await fakeDeps({
       textProvider: new FakePageProvider('pdf-text', { markdown: 'Ça coûte 5 € — 東京' }),
@@ -57,12 +63,41 @@ describe('GET /v1/parse/{request_id}', () => {
     // Act
     const result = await get(deps, parsed.id);
     // Assert
-    expect(bodyBytesOf(result)).toEqual(new TextEncoder().encode(result.body));
-    expect(JSON.parse(JSON.stringify(result))).toEqual({
-      statusCode: 200,
-      headers: { 'content-type': 'application/json' },
-      body: result.body,
-    });
+    expect(result.headers).toEqual({ 'content-type': 'application/json' });
+    expect(JSON.stringify(JSON.parse(result.body))).toContain('Ça coûte 5 € — 東京');
+  });
+
+  it('streams a result past the 6 MB of a buffered Lambda response whole', async () => {
+    // Arrange: a 7 MB result.
+    const deps = await fakeDeps();
+    const parsed = await parsedRequest(deps);
+    const record = await deps.requests.get(parsed.id);
+    const large = {
+      ...parsed,
+      pages: parsed.pages.map((page) => ({
+        ...page,
+        content_markdown: 'x'.repeat(7 * 1024 * 1024),
+      })),
+    };
+    await deps.objects.put(
+      record?.resultKey ?? '',
+      new TextEncoder().encode(JSON.stringify(large)),
+      'application/json',
+    );
+    await deps.requests.update(parsed.id, { updatedAt: new Date().toISOString() });
+    // Act
+    const result = await get(deps, parsed.id);
+    // Assert: written to a response stream, which Lambda does not cap at 6 MB.
+    expect(isStreamingHandler(getParseHandler(() => Promise.resolve(deps)) as ApiHandler)).toBe(
+      true,
+    );
+    expect(result.statusCode).toBe(200);
+    expect(Buffer.byteLength(result.body)).toBeGreaterThan(7 * 1024 * 1024);
+    const body = ParseResponse.parse(JSON.parse(result.body));
+    expect(body.pages.map((page) => page.content_markdown.length)).toEqual(
+      large.pages.map(() => 7 * 1024 * 1024),
+    );
+    expect(body.id).toBe(parsed.id);
   });
 
   it('includes page warnings with include_warnings=true', async () => {
