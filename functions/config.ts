@@ -71,11 +71,14 @@ const int = (fallback: number) => z.coerce.number().int().positive().default(fal
 
 const common = {
   /**
-   * The retention, in days (fractions allowed: 0.5 is twelve hours). Locally: uploads (`uploads/`)
-   * and intermediate work (`work/`) under `DATA_DIR` older than this are deleted, and
-   * embedded-table items whose TTL attribute (`expiresAt`) has passed are removed, as the AWS
-   * stack's bucket lifecycle rules (`DocumentStorage` `workExpiryDays`, 7) and the table's TTL do
-   * there. Both runtimes: how long a result cache entry answers after its parse completed.
+   * The retention, in days (fractions allowed locally: 0.5 is twelve hours; the AWS stack sets it
+   * from `docparse:retentionDays`, whole days). Request records, page checkpoints, events,
+   * batches and their items are written with the TTL attribute (`expiresAt`) at this long after
+   * their last write, and a result cache entry answers this long after its parse completed.
+   * Locally: uploads, work files, results and incoming files (`uploads/`, `work/`, `results/`,
+   * `incoming/`) under `DATA_DIR` older than this are deleted, and embedded-table items whose
+   * `expiresAt` has passed are removed, as the AWS stack's bucket lifecycle rules and the
+   * table's TTL do there.
    */
   RETENTION_DAYS: z.coerce.number().positive().default(7),
   /**
@@ -142,6 +145,13 @@ const common = {
    */
   PROVIDERS_FILE: z.string().min(1).optional(),
   PROVIDERS_JSON: z.string().min(1).optional(),
+  /**
+   * `withheld`: this function never calls a provider, and the variables named by the providers'
+   * `api_key_env` are not set for it (the AWS stack sets them on ParsePage and Deliver only):
+   * the configuration is read without them, and such a provider cannot be called here.
+   * `env` (the default): each of those variables must be set.
+   */
+  PROVIDER_KEYS: z.enum(['env', 'withheld']).default('env'),
   /**
    * Hosts (`host[:port]`, comma-separated) that `POST /v1/parse` may fetch from over plain http
    * or any port, without the public-address check. For tests and local servers only.
@@ -244,7 +254,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** The provider configuration named by the environment, validated. */
 function loadProviders(
-  cfg: { PROVIDERS_FILE?: string | undefined; PROVIDERS_JSON?: string | undefined },
+  cfg: {
+    PROVIDERS_FILE?: string | undefined;
+    PROVIDERS_JSON?: string | undefined;
+    PROVIDER_KEYS: 'env' | 'withheld';
+  },
   env: NodeJS.ProcessEnv,
 ): ProvidersConfig {
   if (cfg.PROVIDERS_FILE !== undefined && cfg.PROVIDERS_JSON !== undefined) {
@@ -265,7 +279,9 @@ function loadProviders(
       `invalid configuration: ${source} cannot be read as JSON (${(error as Error).message})`,
     );
   }
-  const parsed = parseProvidersConfig(json, env);
+  const parsed = parseProvidersConfig(json, env, {
+    keysWithheld: cfg.PROVIDER_KEYS === 'withheld',
+  });
   if ('problems' in parsed) {
     throw new ConfigError(
       `invalid provider configuration in ${source}:\n  ${parsed.problems.join('\n  ')}`,

@@ -181,6 +181,9 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
         tableName,
         retentionDays: config.RETENTION_DAYS,
         now: () => deps.clock.now(),
+        onItemsDeleted: () => {
+          requests.forgetRemembered();
+        },
       });
     },
     close: async () => {

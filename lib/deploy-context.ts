@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { IConstruct } from 'constructs';
+import { DEFAULT_RETENTION_DAYS } from '../functions/adapters/aws/dynamodb-items.js';
 import { parseProvidersConfig, ProvidersFile } from '../functions/providers/provider-config.js';
 
 /** The CDK context keys of a deployment (`-c key=value`, or `context` in `cdk.json`). */
@@ -9,6 +10,11 @@ export const CONTEXT_KEYS = {
   environment: 'docparse:env',
   /** Path of a provider configuration file, like `config/providers.example.json`. */
   providers: 'docparse:providers',
+  /**
+   * Days documents, results and their records are kept: the bucket's lifecycle rules and the
+   * functions' `RETENTION_DAYS` (the table's TTL), see {@link retentionFrom}.
+   */
+  retentionDays: 'docparse:retentionDays',
   /** Steady requests per second of the API stage, all routes together. */
   apiRateLimit: 'docparse:apiRateLimit',
   /** Burst of the API stage (requests at once above the steady rate). */
@@ -89,6 +95,8 @@ export interface DeployContext {
   readonly serviceEnvironment?: Record<string, string>;
   /** The path in `docparse:providers`; absent when the key is not set. */
   readonly providersFile?: string;
+  /** Days documents, results and records are kept (`docparse:retentionDays`, default 7). */
+  readonly retentionDays: number;
   /** The guards and operations settings, defaults applied. */
   readonly guards: DeployGuards;
 }
@@ -113,6 +121,7 @@ export function deployContext(scope: IConstruct): DeployContext {
   return {
     ...(env === undefined ? {} : { serviceEnvironment: environmentFrom(env) }),
     ...(providers === undefined ? {} : { providersFile: providers.trim() }),
+    retentionDays: retentionFrom(scope),
     guards: guardsFrom(scope),
   };
 }
@@ -258,6 +267,11 @@ export interface DeployProviders {
   readonly config: ProvidersFile;
   /** The configuration as the value of `PROVIDERS_JSON`: minified, without `$comment`. */
   readonly json: string;
+  /**
+   * The environment variables holding provider API keys (`api_key_env`), by provider id: set
+   * only on the functions that call providers, never on the others.
+   */
+  readonly keyVariables: Readonly<Record<string, string>>;
 }
 
 /**
@@ -322,5 +336,32 @@ export function deployProviders(
   // The comment is for readers of the file; the environment has 4 KB for everything.
   const minified = { ...(json as Record<string, unknown>) };
   delete minified.$comment;
-  return { source, config, json: JSON.stringify(minified) };
+  const keyVariables: Record<string, string> = {};
+  for (const [id, entry] of Object.entries(config.providers)) {
+    if ('api_key_env' in entry && entry.api_key_env !== undefined) {
+      keyVariables[id] = entry.api_key_env;
+    }
+  }
+  return { source, config, json: JSON.stringify(minified), keyVariables };
+}
+
+/**
+ * The retention of `docparse:retentionDays`: a whole number of days (S3 lifecycle rules count
+ * whole days), {@link DEFAULT_RETENTION_DAYS} when unset. It drives, as one setting, the
+ * expiry of `uploads/`, `work/`, `results/` and `incoming/` in the bucket and the functions'
+ * `RETENTION_DAYS` (the TTL written on request records, page checkpoints, events, batches and
+ * result cache entries).
+ * @throws {Error} naming the key when the value is not a positive integer.
+ */
+export function retentionFrom(scope: IConstruct): number {
+  const key = CONTEXT_KEYS.retentionDays;
+  const raw: unknown = scope.node.tryGetContext(key);
+  if (raw === undefined) return DEFAULT_RETENTION_DAYS;
+  const value = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new Error(
+      `context ${key} must be a whole number of days (at least 1), e.g. -c ${key}=30; got ${JSON.stringify(raw)}`,
+    );
+  }
+  return value;
 }

@@ -8,16 +8,31 @@ import { PlaygroundSite } from './constructs/playground-site.js';
 import { ServiceAlarms, type WatchedFunction } from './constructs/service-alarms.js';
 import { ServiceFunction } from './constructs/service-function.js';
 import { WorkQueues } from './constructs/work-queues.js';
-import { DEFAULT_GUARDS, deployProviders, type DeployGuards } from './deploy-context.js';
+import { DEFAULT_RETENTION_DAYS } from '../functions/adapters/aws/dynamodb-items.js';
+import {
+  CONTEXT_KEYS,
+  DEFAULT_GUARDS,
+  deployProviders,
+  type DeployGuards,
+} from './deploy-context.js';
 
 export interface DocparseStackProps extends StackProps {
   /**
    * Service configuration passed to every function's environment (the variables of
-   * `functions/config.ts`, e.g. `MAX_UPLOAD_BYTES`, `FAST_CEILING`, and the API keys named by
-   * the providers' `api_key_env`). Validated at each function's cold start.
+   * `functions/config.ts`, e.g. `MAX_UPLOAD_BYTES`, `FAST_CEILING`), validated at each
+   * function's cold start. The API keys named by the providers' `api_key_env` go only to the
+   * functions that call providers (ParsePage and Deliver); the others get
+   * `PROVIDER_KEYS=withheld`. `RETENTION_DAYS` comes from {@link retentionDays}.
    * @default {}
    */
   readonly serviceEnvironment?: Record<string, string>;
+  /**
+   * Days documents, results and their records are kept: the bucket's lifecycle rules on
+   * `uploads/`, `work/`, `results/` and `incoming/`, and every function's `RETENTION_DAYS` (the
+   * TTL of request records, page checkpoints, events, batches and result cache entries).
+   * @default 7 (`docparse:retentionDays`)
+   */
+  readonly retentionDays?: number;
   /**
    * Path of a provider configuration file (tiers, provider chains, tier prices), relative to
    * the working directory. It is validated at synth against {@link serviceEnvironment} (every
@@ -60,13 +75,38 @@ export class DocparseStack extends Stack {
     const providers = deployProviders(props.providersFile, serviceEnvironment);
     super(scope, id, props);
     const guards: DeployGuards = { ...DEFAULT_GUARDS, ...props.guards };
-    const environment = providers
-      ? { ...serviceEnvironment, PROVIDERS_JSON: providers.json }
-      : serviceEnvironment;
-    this.storage = new DocumentStorage(this, 'Storage');
+    const retentionDays = props.retentionDays ?? DEFAULT_RETENTION_DAYS;
+    const given = serviceEnvironment.RETENTION_DAYS;
+    if (given !== undefined && Number(given) !== retentionDays) {
+      throw new Error(
+        `RETENTION_DAYS of ${CONTEXT_KEYS.environment} (${given}) differs from ${CONTEXT_KEYS.retentionDays} (${String(retentionDays)}): the retention is one setting, ${CONTEXT_KEYS.retentionDays}, which sets RETENTION_DAYS and the bucket's lifecycle rules together`,
+      );
+    }
+    const { shared: environment, providerKeys } = splitProviderKeys(
+      {
+        ...serviceEnvironment,
+        ...(providers ? { PROVIDERS_JSON: providers.json } : {}),
+        RETENTION_DAYS: String(retentionDays),
+      },
+      providers?.keyVariables ?? {},
+    );
+    if (providers && Object.keys(providers.keyVariables).length > 0) {
+      Annotations.of(this).addWarningV2(
+        'docparse:provider-key-env',
+        `${providers.source}: provider${Object.keys(providers.keyVariables).length > 1 ? 's' : ''} ${Object.entries(
+          providers.keyVariables,
+        )
+          .map(([id, name]) => `${id} (${name})`)
+          .join(
+            ', ',
+          )} read their API keys from environment variables (api_key_env), which the template, the Lambda console and anyone allowed lambda:GetFunctionConfiguration can read. They are set on the ParsePage and Deliver functions only; keep the keys in Secrets Manager instead and name each secret with api_key_secret.`,
+      );
+    }
+    this.storage = new DocumentStorage(this, 'Storage', { retentionDays });
     this.pipeline = new ParsePipeline(this, 'Pipeline', {
       storage: this.storage,
       environment,
+      providerKeys,
       ...(providers ? { providers: providers.config } : {}),
       ...(guards.parsePageConcurrency === undefined
         ? {}
@@ -179,4 +219,25 @@ function watchedFunctions(stack: Stack, stages: readonly ServiceFunction[]): Wat
         (fn.node.defaultChild as { reservedConcurrentExecutions?: number })
           .reservedConcurrentExecutions !== undefined,
     }));
+}
+
+/**
+ * The service environment without the provider API keys (`keyVariables`, by provider id: the
+ * variables named by `api_key_env`), plus `PROVIDER_KEYS=withheld` when there were any, and
+ * those keys apart: every function gets the first, only the functions that call providers the
+ * keys too (see `PROVIDER_STAGES`).
+ */
+function splitProviderKeys(
+  environment: Readonly<Record<string, string>>,
+  keyVariables: Readonly<Record<string, string>>,
+): { shared: Record<string, string>; providerKeys: Record<string, string> } {
+  const names = new Set(Object.values(keyVariables));
+  const shared: Record<string, string> = {};
+  const providerKeys: Record<string, string> = {};
+  for (const [name, value] of Object.entries(environment)) {
+    if (names.has(name)) providerKeys[name] = value;
+    else shared[name] = value;
+  }
+  if (names.size > 0) shared.PROVIDER_KEYS = 'withheld';
+  return { shared, providerKeys };
 }

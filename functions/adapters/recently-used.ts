@@ -40,6 +40,12 @@ export class RecentlyUsed<K, V> {
     }
   }
 
+  /** Drops every entry. */
+  clear(): void {
+    this.#entries.clear();
+    this.#weight = 0;
+  }
+
   delete(key: K): void {
     const old = this.#entries.get(key);
     if (old === undefined && !this.#entries.has(key)) return;

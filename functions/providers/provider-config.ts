@@ -213,12 +213,16 @@ export interface ProvidersConfig {
 /**
  * Validates a provider configuration and resolves each `api_key_env` from `env`. Keys named by
  * `api_key_secret` are left unresolved (no `apiKey`): no variable is needed for them.
+ * @param options.keysWithheld the `api_key_env` variables are deliberately not set here (a
+ *   function that never calls a provider): an unset one leaves its provider without `apiKey`
+ *   instead of being a problem.
  * @returns the configuration, or the list of problems (paths into the file and what is wrong);
- *   a named key variable that is unset or empty is a problem.
+ *   a named key variable that is unset or empty is a problem (unless `keysWithheld`).
  */
 export function parseProvidersConfig(
   json: unknown,
   env: Readonly<Record<string, string | undefined>>,
+  options: { keysWithheld?: boolean } = {},
 ): { config: ProvidersConfig } | { problems: string[] } {
   const parsed = ProvidersFile.safeParse(json);
   if (!parsed.success) {
@@ -241,7 +245,11 @@ export function parseProvidersConfig(
       if (name !== undefined) {
         const key = env[name];
         if (key === undefined || key.trim() === '') {
-          problems.push(`providers.${id}.api_key_env: the variable ${name} is not set`);
+          if (options.keysWithheld === true) {
+            providers[id] = { ...entry, id };
+          } else {
+            problems.push(`providers.${id}.api_key_env: the variable ${name} is not set`);
+          }
           continue;
         }
         providers[id] = { ...entry, id, apiKey: key.trim() };

@@ -89,6 +89,12 @@ export function buildProviderRegistry(
     if (existing) return existing;
     if (!runtime) throw new Error(`provider ${id} cannot run in this function (no engines)`);
     const entry = configured(id);
+    if ('api_key_env' in entry && entry.api_key_env !== undefined && entry.apiKey === undefined) {
+      // Only a configuration read with PROVIDER_KEYS=withheld has such a provider.
+      throw new Error(
+        `provider ${id} cannot run in this function: its API key (${entry.api_key_env}) is given only to the functions that call providers`,
+      );
+    }
     let provider: BuiltProvider;
     if (keySecretOf(entry) === undefined || entry.apiKey !== undefined) {
       provider = instantiate(entry, runtime);

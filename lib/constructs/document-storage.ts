@@ -3,32 +3,49 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { acknowledge } from './acknowledge.js';
+import { DEFAULT_RETENTION_DAYS } from '../../functions/adapters/aws/dynamodb-items.js';
 import { serviceTable } from '../../functions/adapters/aws/service-table.js';
+
+/**
+ * The bucket's key prefixes that hold documents or their content, each expiring after the
+ * retention: uploaded originals, intermediate page work, results, and objects dropped for
+ * event-driven ingestion (parsed at once, so never needed past the retention).
+ */
+export const EXPIRING_PREFIXES = ['uploads/', 'work/', 'results/', 'incoming/'] as const;
 
 export interface DocumentStorageProps {
   /**
-   * Days after which uploads and intermediate page work expire.
+   * Days objects under {@link EXPIRING_PREFIXES} are kept (S3 lifecycle expiration: whole
+   * days, counted from each object's creation and rounded up to the next midnight UTC). The
+   * functions get the same value as `RETENTION_DAYS`, the TTL of the table's items that hold
+   * document content or history (`docparse:retentionDays`).
    * @default 7
    */
-  readonly workExpiryDays?: number;
+  readonly retentionDays?: number;
 }
 
 /**
- * The stateful resources: the bucket (uploads/, work/, results/, incoming/), its access-log
- * bucket, and the single service table, whose key schema comes from `serviceTable()` (the same
- * definition the local embedded DynamoDB uses). All three are retained on stack deletion.
+ * The stateful resources: the bucket (uploads/, work/, results/, incoming/, each expiring after
+ * the retention), its access-log bucket, and the single service table (its TTL attribute
+ * `expiresAt` removes items past their retention), whose key schema comes from `serviceTable()`
+ * (the same definition the local embedded DynamoDB uses). All three are retained on stack
+ * deletion.
  */
 export class DocumentStorage extends Construct {
   readonly bucket: s3.Bucket;
   /** Server access logs of {@link bucket}, kept 90 days. */
   readonly accessLogs: s3.Bucket;
   readonly table: dynamodb.Table;
+  /** Days objects and items holding documents are kept ({@link DocumentStorageProps.retentionDays}). */
+  readonly retentionDays: number;
 
   constructor(scope: Construct, id: string, props: DocumentStorageProps = {}) {
     super(scope, id);
-    const days = props.workExpiryDays ?? 7;
-    if (!Number.isInteger(days) || days < 1)
-      throw new Error('workExpiryDays must be a positive integer');
+    const days = props.retentionDays ?? DEFAULT_RETENTION_DAYS;
+    if (!Number.isInteger(days) || days < 1) {
+      throw new Error(`retentionDays must be a whole number of days, at least 1; got ${days}`);
+    }
+    this.retentionDays = days;
     this.accessLogs = new s3.Bucket(this, 'AccessLogs', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       // Server access log delivery supports SSE-S3 only.
@@ -61,10 +78,12 @@ export class DocumentStorage extends Construct {
       enforceSSL: true,
       versioned: false,
       removalPolicy: RemovalPolicy.RETAIN,
-      lifecycleRules: [
-        { prefix: 'uploads/', expiration: Duration.days(days) },
-        { prefix: 'work/', expiration: Duration.days(days) },
-      ],
+      // Rule ids are left to CloudFormation, as for the first two rules: naming them now
+      // would rewrite the deployed rules for nothing.
+      lifecycleRules: EXPIRING_PREFIXES.map((prefix) => ({
+        prefix,
+        expiration: Duration.days(days),
+      })),
     });
     const def = serviceTable('unused');
     this.table = new dynamodb.Table(this, 'Table', {

@@ -17,6 +17,12 @@ export interface ParsePipelineProps {
   /** Environment shared by the stage functions (config values such as limits and thresholds). */
   readonly environment?: Record<string, string>;
   /**
+   * The provider API keys given as environment variables (`api_key_env`): set on the stages that
+   * call providers ({@link PROVIDER_STAGES}) only, which also lose `PROVIDER_KEYS=withheld`.
+   * @default {}
+   */
+  readonly providerKeys?: Record<string, string>;
+  /**
    * The provider configuration the functions run with, for the permissions of the stages that
    * call providers ({@link PROVIDER_STAGES}): Bedrock models, Textract and the Secrets Manager
    * secrets holding API keys (`api_key_secret`).
@@ -68,6 +74,7 @@ export class ParsePipeline extends Construct {
     const { bucket, table } = props.storage;
     const functions: Record<string, ServiceFunction> = {};
     for (const { state, entry } of stages) {
+      const uses = PROVIDER_STAGES.get(state);
       const fn = new ServiceFunction(this, state, {
         entry: join('functions/pipeline', entry),
         description: `Parse pipeline: the ${state} state`,
@@ -77,14 +84,13 @@ export class ParsePipeline extends Construct {
           ? { reservedConcurrentExecutions: props.parsePageConcurrency }
           : {}),
         environment: {
-          ...props.environment,
+          ...(uses ? withProviderKeys(props.environment, props.providerKeys) : props.environment),
           TABLE_NAME: table.tableName,
           BUCKET_NAME: bucket.bucketName,
         },
       });
       grantTable(fn, table, 'readWrite');
       grantObjects(fn, bucket, { read: ['uploads/', 'work/'], write: ['work/', 'results/'] });
-      const uses = PROVIDER_STAGES.get(state);
       if (props.providers && uses) grantProviderCalls(this, fn, props.providers, uses);
       functions[state] = fn;
     }
@@ -133,4 +139,14 @@ export class ParsePipeline extends Construct {
       }),
     );
   }
+}
+
+/** The environment of a stage that calls providers: the shared one with the providers' keys. */
+function withProviderKeys(
+  environment: Readonly<Record<string, string>> | undefined,
+  keys: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  const out: Record<string, string> = { ...environment, ...keys };
+  delete out.PROVIDER_KEYS;
+  return out;
 }

@@ -130,12 +130,12 @@ describe('the deploy-time provider configuration', () => {
     }
   });
 
-  it('accepts the example configuration once its API keys are in docparse:env', () => {
-    // Arrange: the keys the example names, as a deployment passes them.
+  it('accepts the example configuration once its API keys are in docparse:env, giving them to ParsePage and Deliver only', () => {
+    // Arrange: the keys the example names with api_key_env, as a deployment passes them (its
+    // Anthropic key is read from Secrets Manager).
     const example = join(import.meta.dirname, '../../config/providers.example.json');
     const keys = {
       OPENAI_API_KEY: 'sk-test',
-      ANTHROPIC_API_KEY: 'sk-ant-test',
       GEMINI_API_KEY: 'gm-test',
       MISTRAL_API_KEY: 'ms-test',
     };
@@ -148,9 +148,17 @@ describe('the deploy-time provider configuration', () => {
     app.synth();
     // Assert
     const resources = Template.fromStack(stack).toJSON().Resources as Resources;
+    const callers = ['Parse pipeline: the ParsePage state', 'Parse pipeline: the Deliver state'];
     for (const [, fn] of functionsOf(resources)) {
-      expect(variablesOf(fn)).toMatchObject(keys);
-      expect(typeof variablesOf(fn).PROVIDERS_JSON).toBe('string');
+      const variables = variablesOf(fn);
+      if (callers.includes(fn.Properties.Description as string)) {
+        expect(variables).toMatchObject(keys);
+        expect(variables).not.toHaveProperty('PROVIDER_KEYS');
+      } else {
+        for (const name of Object.keys(keys)) expect(variables).not.toHaveProperty(name);
+        expect(variables.PROVIDER_KEYS).toBe('withheld');
+      }
+      expect(typeof variables.PROVIDERS_JSON).toBe('string');
     }
   });
 

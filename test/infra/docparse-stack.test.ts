@@ -95,7 +95,7 @@ describe('DocparseStack storage', () => {
     });
   });
 
-  it('expires uploads and intermediate work after seven days and keeps results', () => {
+  it('expires uploads, intermediate work, results and incoming objects after seven days', () => {
     // Act
     // The service bucket is the one whose access logs go under bucket/.
     const buckets = template.findResources('AWS::S3::Bucket', {
@@ -112,18 +112,21 @@ describe('DocparseStack storage', () => {
       expect.arrayContaining([
         expect.objectContaining({ Prefix: 'uploads/', ExpirationInDays: 7, Status: 'Enabled' }),
         expect.objectContaining({ Prefix: 'work/', ExpirationInDays: 7, Status: 'Enabled' }),
+        expect.objectContaining({ Prefix: 'results/', ExpirationInDays: 7, Status: 'Enabled' }),
+        expect.objectContaining({ Prefix: 'incoming/', ExpirationInDays: 7, Status: 'Enabled' }),
       ]),
     );
-    expect(rules.some((r) => r.Prefix === 'results/' || r.Prefix === undefined)).toBe(false);
+    // No rule for the whole bucket.
+    expect(rules.some((r) => r.Prefix === undefined)).toBe(false);
   });
 });
 
 describe('DocumentStorage', () => {
-  it('uses the configured expiry for the lifecycle rules', () => {
+  it('uses the configured retention for the lifecycle rules', () => {
     // Arrange
     const app = unbundledApp();
     const stack = new DocparseStack(app, 'Custom');
-    new DocumentStorage(stack, 'Short', { workExpiryDays: 2 });
+    new DocumentStorage(stack, 'Short', { retentionDays: 2 });
     // Act
     const custom = Template.fromStack(stack);
     // Assert
@@ -139,9 +142,9 @@ describe('DocumentStorage', () => {
     const app = unbundledApp();
     const stack = new DocparseStack(app, `Bad${String(days).replace(/\W/g, '')}`);
     // Act
-    const act = () => new DocumentStorage(stack, 'Bad', { workExpiryDays: days });
+    const act = () => new DocumentStorage(stack, 'Bad', { retentionDays: days });
     // Assert
-    expect(act).toThrow('workExpiryDays must be a positive integer');
+    expect(act).toThrow('retentionDays must be a whole number of days, at least 1');
   });
 });
 

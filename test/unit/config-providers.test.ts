@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../functions/config.js';
+import { buildProviderRegistry } from '../../functions/providers/provider-registry.js';
 
 /** A provider file with an offline provider and a remote one, at prices of its own. */
 function aProvidersFile(overrides: Record<string, unknown> = {}) {
@@ -188,5 +189,52 @@ describe('loadConfig: the provider configuration', () => {
     const config = loadConfig({ PROVIDERS_JSON: '' });
     // Assert
     expect(config.providers).toEqual(loadConfig({}).providers);
+  });
+});
+
+describe('loadConfig: PROVIDER_KEYS=withheld (functions that call no provider)', () => {
+  it('reads the configuration without the api_key_env variables, the provider keyless', () => {
+    // Act
+    const config = loadConfig({
+      PROVIDERS_JSON: JSON.stringify(aProvidersFile()),
+      PROVIDER_KEYS: 'withheld',
+    });
+    // Assert: chains and prices are known, the key is not.
+    expect(config.PROVIDER_KEYS).toBe('withheld');
+    expect(config.providers.tiers.pro.providers).toEqual(['gpt', 'local-ocr']);
+    expect(config.providers.providers.gpt).not.toHaveProperty('apiKey');
+  });
+
+  it('still requires every api_key_env variable by default', () => {
+    // Act
+    const error = configErrorOf(() =>
+      loadConfig({ PROVIDERS_JSON: JSON.stringify(aProvidersFile()) }),
+    );
+    // Assert
+    expect(error.message).toContain(
+      'providers.gpt.api_key_env: the variable OPENAI_API_KEY is not set',
+    );
+  });
+
+  it('refuses to call a provider whose key was withheld, naming the variable', () => {
+    // Arrange
+    const config = loadConfig({
+      PROVIDERS_JSON: JSON.stringify(aProvidersFile()),
+      PROVIDER_KEYS: 'withheld',
+    });
+    const runtime = {
+      local: new Map(),
+      rasterizer: {} as never,
+      build: () => {
+        throw new Error('never built');
+      },
+    };
+    const registry = buildProviderRegistry(config.providers, runtime);
+    // Act
+    const act = () => registry.get('gpt');
+    // Assert
+    expect(act).toThrow(
+      'provider gpt cannot run in this function: its API key (OPENAI_API_KEY) is given only to the functions that call providers',
+    );
   });
 });

@@ -105,6 +105,16 @@ export class DynamoDbRequestStore implements RequestStore {
     this.#pages = onlyWriter ? new RecentlyUsed({ maxEntries: REMEMBERED_PAGE_LISTS }) : undefined;
   }
 
+  /**
+   * Forgets the records and checkpoints remembered as their only writer, so the next reads go
+   * to the table: after items were deleted behind this store's back (the local retention sweep
+   * removing expired ones).
+   */
+  forgetRemembered(): void {
+    this.#records?.clear();
+    this.#pages?.clear();
+  }
+
   /** Keeps a copy of `record` as stored (undefined fields dropped), the most recent 1000. */
   #remember(record: RequestRecord): void {
     this.#records?.set(record.id, JSON.parse(JSON.stringify(record)) as RequestRecord);

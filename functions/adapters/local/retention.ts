@@ -5,10 +5,11 @@ import type { FsObjectStore } from './fs-object-store.js';
 
 /**
  * Key prefixes whose objects expire: those of the AWS bucket's lifecycle rules
- * (`lib/constructs/document-storage.ts`: `uploads/` and `work/`, `workExpiryDays` days). Results
- * (`results/`) and the request records have no expiry there, and none here.
+ * (`EXPIRING_PREFIXES` of `lib/constructs/document-storage.ts`, a test holds the two together):
+ * uploads, intermediate work, results and incoming objects, `RETENTION_DAYS` after they were
+ * written. Table items expire by their own TTL attribute (`expiresAt`).
  */
-export const EXPIRING_PREFIXES = ['uploads/', 'work/'] as const;
+export const EXPIRING_PREFIXES = ['uploads/', 'work/', 'results/', 'incoming/'] as const;
 
 /** How often the local server sweeps, in milliseconds (one hour). */
 export const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
@@ -24,6 +25,11 @@ export interface RetentionTargets {
   retentionDays: number;
   /** The current time; tests advance it instead of waiting. */
   now: () => Date;
+  /**
+   * Called after a sweep that deleted table items, so that what a process remembers of them
+   * (the request store as only writer) is dropped too.
+   */
+  onItemsDeleted?: () => void;
 }
 
 /** What one sweep deleted. */
@@ -36,7 +42,7 @@ export interface SweepReport {
 
 /**
  * Deletes what the AWS stack would have expired by now, once:
- * 1. objects under `uploads/` and `work/` last written more than `retentionDays` ago (S3
+ * 1. objects under {@link EXPIRING_PREFIXES} last written more than `retentionDays` ago (S3
  *    lifecycle expiration);
  * 2. table items whose `expiresAt` (epoch seconds) is before now (DynamoDB TTL, which dynalite
  *    does not implement). An item rewritten meanwhile with a later expiry is kept: each delete
@@ -57,6 +63,7 @@ export async function sweepExpired(targets: RetentionTargets): Promise<SweepRepo
     targets.tableName,
     Math.floor(now.getTime() / 1000),
   );
+  if (items > 0) targets.onItemsDeleted?.();
   return { objects, items };
 }
 
