@@ -252,9 +252,9 @@ const titleBlock = (blocks: Block[]): void => {
 
 /**
  * A column of headings that heads nothing: two or more headings of one level set one under the
- * other in one column, with no text under the last of them in that column (a cover's bold blurbs
- * beside its abstract, `Implement roles …` over `Leverage row permissions …`), are plain lines.
- * Headings introduce the text under them.
+ * other in one column, beside text at their height, with no text under the last of them in that
+ * column (a cover's bold blurbs beside its abstract, `Implement roles …` over `Leverage row
+ * permissions …`), are plain lines. Headings introduce the text under them.
  */
 const labelColumns = (blocks: Block[]): void => {
   let i = 0;
@@ -276,7 +276,19 @@ const labelColumns = (blocks: Block[]): void => {
     const after = blocks[j + 1];
     const headsText =
       after !== undefined && last !== undefined && after.y0 >= last.y1 - 1 && overlapX(after, last);
-    if (j > i && !headsText) blocks.slice(i, j + 1).forEach(toParagraph);
+    const column = blocks.slice(i, j + 1);
+    const top = first.y0;
+    const bottom = last?.y1 ?? first.y1;
+    // Text set beside the column, at its height: the column is a margin of blurbs.
+    const besideText = blocks.some(
+      (o) =>
+        !column.includes(o) &&
+        !isHeading(o) &&
+        o.y0 < bottom &&
+        o.y1 > top &&
+        column.every((h) => !overlapX(h, o)),
+    );
+    if (j > i && !headsText && besideText) column.forEach(toParagraph);
     i = j + 1;
   }
 };

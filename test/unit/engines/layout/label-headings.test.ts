@@ -38,6 +38,21 @@ describe('large bold lines that head nothing', () => {
     expect(markdown).toMatch(/^#+ What we do$/m);
   });
 
+  it('keeps headings set one under the other at the end of a page, with no text beside them', () => {
+    // Arrange
+    const heading = { fontSize: 12, bold: true };
+    const runs = [
+      ...paragraph(40, 100, 3, 'the table notes'),
+      run('Rated Continuous Working Voltage', 40, 160, heading),
+      run('Storage Temperature and Humidity', 40, 184, heading),
+    ];
+    // Act
+    const markdown = markdownOf(runs);
+    // Assert
+    expect(markdown).toMatch(/^#+ Rated Continuous Working Voltage$/m);
+    expect(markdown).toMatch(/^#+ Storage Temperature and Humidity$/m);
+  });
+
   it('reads a larger label closed by a colon as a plain line', () => {
     // Arrange
     const runs = [
