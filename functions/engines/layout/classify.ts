@@ -391,8 +391,7 @@ const makeBlock = (
     // A heading starts with a capital or a number: a lowercase start is a wrapped line's end.
     const larger = size >= body * HEADING_SIZE_RATIO && !/^\p{Ll}+\b/u.test(plain);
     // A question may be a title (`… the tobacco industry: hope or hype?`); a sentence is not.
-    // A label closed by a colon (`For more information:`) introduces what follows it.
-    const endsSentence = (/[.!]$/.test(plain) && wordCount(plain) > 6) || /\S\s+\S+:$/.test(plain);
+    const endsSentence = /[.!]$/.test(plain) && wordCount(plain) > 6;
     const boldHeading =
       lines.every(boldText) &&
       size >= body * 0.95 &&

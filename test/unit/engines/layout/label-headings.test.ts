@@ -52,18 +52,4 @@ describe('large bold lines that head nothing', () => {
     expect(markdown).toMatch(/^#+ Rated Continuous Working Voltage$/m);
     expect(markdown).toMatch(/^#+ Storage Temperature and Humidity$/m);
   });
-
-  it('reads a larger label closed by a colon as a plain line', () => {
-    // Arrange
-    const runs = [
-      ...paragraph(40, 100, 3, 'the blurb'),
-      run('For more information:', 40, 160, { fontSize: 12, bold: true }),
-      run('ibm.com/redbooks', 40, 174, { fontSize: 12 }),
-    ];
-    // Act
-    const markdown = markdownOf(runs);
-    // Assert
-    expect(markdown).not.toMatch(/^#/m);
-    expect(markdown).toContain('For more information:');
-  });
 });
