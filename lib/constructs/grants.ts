@@ -5,6 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct, type IConstruct } from 'constructs';
+import { WEBHOOK_SECRET_PK_PREFIX } from '../../functions/adapters/aws/dynamodb-items.js';
 import { keySecretOf, type ProvidersFile } from '../../functions/providers/provider-config.js';
 import { acknowledge, nagEnvironment } from './acknowledge.js';
 
@@ -41,14 +42,32 @@ const TABLE_ACTIONS = {
 /**
  * Lets `grantee` use the items of the service table, and nothing else of DynamoDB. The table is
  * encrypted with an AWS-owned key, so no KMS grant is needed.
+ *
+ * The webhook signing secrets (partitions `WHSEC#<tenant>`, see `WEBHOOK_SECRET_PK_PREFIX`) are
+ * denied unless `options.webhookSecrets` is set, for the functions that sign deliveries or show
+ * the secret: an explicit Deny on any request naming such a partition key
+ * (`dynamodb:LeadingKeys`), which no Allow can lift. Writes are denied too, since a failed
+ * conditional write can return the item it met (`ReturnValuesOnConditionCheckFailure`).
  */
 export function grantTable(
   grantee: iam.IGrantable,
   table: dynamodb.ITable,
   access: keyof typeof TABLE_ACTIONS,
+  options: { webhookSecrets?: boolean } = {},
 ): void {
   grantee.grantPrincipal.addToPrincipalPolicy(
     new iam.PolicyStatement({ actions: [...TABLE_ACTIONS[access]], resources: [table.tableArn] }),
+  );
+  if (options.webhookSecrets === true) return;
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      effect: iam.Effect.DENY,
+      actions: [...TABLE_ACTIONS.readWrite],
+      resources: [table.tableArn],
+      conditions: {
+        'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [`${WEBHOOK_SECRET_PK_PREFIX}*`] },
+      },
+    }),
   );
 }
 

@@ -64,6 +64,11 @@ export interface ApiThrottle {
 export interface HandlerAccess {
   /** Items of the service table (keys, requests, events, checkpoints). */
   readonly table?: 'read' | 'readWrite';
+  /**
+   * The tenants' webhook signing secrets (`WHSEC#` items), denied to every other function's
+   * role (see `grantTable`).
+   */
+  readonly webhookSecrets?: true;
   /** Object key prefixes read and written. */
   readonly objects?: { readonly read?: readonly string[]; readonly write?: readonly string[] };
   /**
@@ -109,7 +114,8 @@ export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
   'get-parse.handler.ts': { table: 'read', objects: { read: ['results/'] } },
   'health.handler.ts': { table: 'read' },
   'list-providers.handler.ts': { table: 'read' },
-  'webhook-secret.handler.ts': { table: 'readWrite' },
+  // Shows the tenant's signing secret, creating it on the first call.
+  'webhook-secret.handler.ts': { table: 'readWrite', webhookSecrets: true },
   // One parse per provider: like the upload.
   'compare.handler.ts': {
     table: 'readWrite',
@@ -137,7 +143,7 @@ export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
     objects: { read: ['results/'] },
     executions: 'follow',
   },
-  // Stores the batch and its items (and the tenant's webhook secret), queues one message per item.
+  // Stores the batch and its items, queues one message per item.
   'parse-batch.handler.ts': { table: 'readWrite', batchQueue: 'send' },
   'get-batch.handler.ts': { table: 'read' },
   'live.handler.ts': {},
@@ -255,7 +261,9 @@ export class ParseApi extends Construct {
           ...(access.executions ? { STATE_MACHINE_ARN: props.stateMachine.stateMachineArn } : {}),
         },
       });
-      if (access.table) grantTable(fn, table, access.table);
+      if (access.table) {
+        grantTable(fn, table, access.table, { webhookSecrets: access.webhookSecrets === true });
+      }
       // Authenticated routes count each request against the key's rate limit.
       if (access.table === 'read' && !UNAUTHENTICATED.has(route.entry)) {
         grantRateCounters(fn, table);

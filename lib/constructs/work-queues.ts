@@ -174,8 +174,10 @@ export class WorkQueues extends Construct {
         WEBHOOK_DLQ_URL: this.webhooks.deadLetterQueue.queueUrl,
       },
     });
-    // Secrets and request records (attempts) live in the table; no object is read.
-    grantTable(this.webhookFunction, table, 'readWrite');
+    // Secrets and request records (attempts) live in the table; no object is read. It signs
+    // deliveries, so it alone among the stack's functions (with GET /v1/webhooks/secret) may
+    // read and create the tenants' signing secrets.
+    grantTable(this.webhookFunction, table, 'readWrite', { webhookSecrets: true });
     this.webhooks.queue.grantSendMessages(this.webhookFunction);
     this.webhooks.deadLetterQueue.grantSendMessages(this.webhookFunction);
     this.webhookFunction.addEventSource(

@@ -42,7 +42,11 @@ function statementsOf(fn: Resource): Statement[] {
     .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
 }
 
-const actionsOf = (fn: Resource) => statementsOf(fn).flatMap((s) => [s.Action].flat());
+/** The actions `fn`'s role is allowed (not those denied, such as the webhook secrets'). */
+const actionsOf = (fn: Resource) =>
+  statementsOf(fn)
+    .filter((s) => s.Effect === 'Allow')
+    .flatMap((s) => [s.Action].flat());
 const variablesOf = (fn: Resource) =>
   (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
 /** The logical id of the queue construct `QueuesBatchItemsQueue…` / `QueuesWebhooksQueue…`. */

@@ -259,3 +259,68 @@ describe('provider keys: only on the functions that call providers', () => {
     expect(() => app.synth()).not.toThrow();
   });
 });
+
+describe('webhook signing secrets: only for the functions that sign or show them', () => {
+  interface Statement {
+    Effect: string;
+    Action: string | string[];
+    Condition?: Record<string, Record<string, unknown>>;
+  }
+
+  /** Every statement of the policies attached to the role of `fn`. */
+  function statementsOf(stack: Stack, fn: ServiceFunction): Statement[] {
+    const role = fn.role;
+    if (!role) throw new Error(`${fn.node.path} has no role`);
+    const roleId = logicalIdOf(role);
+    const resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
+    return Object.values(resources)
+      .filter(
+        (r) =>
+          r.Type === 'AWS::IAM::Policy' &&
+          (r.Properties.Roles as { Ref?: string }[]).some((ref) => ref.Ref === roleId),
+      )
+      .flatMap((r) => (r.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+  }
+
+  const deniesSecrets = (statements: Statement[]) =>
+    statements.some(
+      (s) =>
+        s.Effect === 'Deny' &&
+        Object.keys(s.Condition ?? {}).join() === 'ForAnyValue:StringLike' &&
+        JSON.stringify(
+          [s.Condition?.['ForAnyValue:StringLike']?.['dynamodb:LeadingKeys']].flat(),
+        ) === JSON.stringify(['WHSEC#*']) &&
+        ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'].every(
+          (action) => [s.Action].flat().includes(action),
+        ),
+    );
+
+  it('denies the WHSEC# items to every role with table access but the deliverer and GET /v1/webhooks/secret', () => {
+    // Arrange
+    const stack = stackWith('SecretsDenied');
+    const allowed = new Set<ServiceFunction>([
+      stack.queues.webhookFunction,
+      stack.api.functions.get('webhook-secret.handler.ts') as ServiceFunction,
+    ]);
+    // Act
+    const byFunction = [...serviceFunctions(stack)].map(([path, fn]) => {
+      const statements = statementsOf(stack, fn);
+      const usesTable = statements.some(
+        (s) => s.Effect === 'Allow' && [s.Action].flat().includes('dynamodb:GetItem'),
+      );
+      return { path, allowed: allowed.has(fn), usesTable, denied: deniesSecrets(statements) };
+    });
+    // Assert
+    expect(byFunction.filter((f) => f.allowed).map((f) => [f.usesTable, f.denied])).toEqual([
+      [true, false],
+      [true, false],
+    ]);
+    const others = byFunction.filter((f) => !f.allowed && f.usesTable);
+    expect(others.length).toBeGreaterThan(20);
+    for (const other of others) expect(other, other.path).toMatchObject({ denied: true });
+    // ParsePage, which reads hostile documents, is among them.
+    expect(
+      deniesSecrets(statementsOf(stack, stack.pipeline.functions.ParsePage as ServiceFunction)),
+    ).toBe(true);
+  });
+});

@@ -95,7 +95,20 @@ export const API_KEY_ID_SK_PREFIX = 'KEY#';
 /** Sort key of an API key's entries by id: `KEY#<keyId>`. */
 export const apiKeyIdSk = (keyId: string): string => `${API_KEY_ID_SK_PREFIX}${keyId}`;
 
-/** Sort key of a tenant's webhook signing secret. */
+/**
+ * Partition key prefix of the webhook signing secrets, kept apart from every other item: the
+ * stack denies the items under it (`dynamodb:LeadingKeys`) to every role but those of the
+ * functions that sign or show secrets (`grantTable` in lib/constructs/grants.ts).
+ */
+export const WEBHOOK_SECRET_PK_PREFIX = 'WHSEC#';
+
+/** Partition key of a tenant's webhook signing secret: `WHSEC#<tenant>`. */
+export const webhookSecretPk = (tenant: string): string => `${WEBHOOK_SECRET_PK_PREFIX}${tenant}`;
+
+/**
+ * Sort key of a tenant's webhook signing secret (under {@link webhookSecretPk}; earlier
+ * versions kept it under `tenantPk`, where every role could read it).
+ */
 export const WEBHOOK_SECRET_SK = 'WEBHOOK_SECRET';
 
 /**

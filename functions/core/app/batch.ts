@@ -88,9 +88,10 @@ export interface BatchAccepted {
  * 1. checks every document as POST /v1/parse would before downloading (extraction schema against
  *    the mode, `preferred_model` and `compare_provider` against the configured providers),
  *    reporting every problem at once under `body.documents.<n>.<field>` (422);
- * 2. creates the tenant's webhook secret when a webhook is given (deliveries are signed with it);
- * 3. stores the batch and its items, all `queued`;
- * 4. queues one message per item, released in waves by priority (`releaseDelaySeconds`). An
+ * 2. stores the batch and its items, all `queued` (a webhook's deliveries are signed with the
+ *    tenant's secret, which the deliverer creates on the tenant's first delivery: this function
+ *    may not read secrets);
+ * 3. queues one message per item, released in waves by priority (`releaseDelaySeconds`). An
  *    item the queue does not take ends `failed` at once (resubmit it), so the batch still ends.
  * @returns `{ batch_id, status: 'queued', item_count }`.
  * @throws {ValidationError} (422) for 0 or more than 100 documents, or invalid documents.
@@ -113,7 +114,6 @@ export async function submitBatch(
   const queue = deps.batchItems;
   if (!queue) throw new Error('batches are not available: this deployment has no batch queue');
   const documents = checkedDocuments(deps, submission.documents);
-  if (submission.webhook) await deps.webhookSecrets.getOrCreate(submission.tenant);
 
   const now = deps.clock.now().toISOString();
   const batch: BatchRecord = {

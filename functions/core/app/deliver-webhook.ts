@@ -7,13 +7,14 @@ import {
   type WebhookDelivery,
 } from '../domain/webhooks.js';
 import type { Clock } from '../ports/clock.js';
-import type { WebhookSecrets, WebhookSender, WebhookSigner } from '../ports/webhook-sender.js';
+import type { WebhookSecretStore, WebhookSender, WebhookSigner } from '../ports/webhook-sender.js';
 
 /** What {@link deliverWebhook} needs. */
 export interface DeliverWebhookDeps {
   sender: WebhookSender;
   signer: WebhookSigner;
-  secrets: WebhookSecrets;
+  /** Only the deliverer and GET /v1/webhooks/secret may read (and create) secrets. */
+  secrets: WebhookSecretStore;
   clock: Clock;
 }
 
@@ -36,7 +37,8 @@ export interface WebhookAttemptResult {
  * acts on `decision`: `retry` → send `next`; `dead_letter` → keep the event for an operator;
  * `disabled` → turn the tenant's endpoint off (the receiver answered 410).
  *
- * 1. Looks up the signing secret by `message.secretRef`.
+ * 1. Looks up the signing secret by `message.secretRef` (the tenant), creating it on the tenant's
+ *    first delivery: submissions never touch secrets, the functions accepting them may not.
  * 2. Serialises the payload and signs it for this attempt: `webhook-id` is `msg_<eventId>` on
  *    every attempt, the timestamp and signature are this attempt's (receivers refuse signatures
  *    older than five minutes, so a retry cannot reuse the first one).
@@ -50,7 +52,6 @@ export interface WebhookAttemptResult {
  * deduplicate on `webhook-id`, which is what the scheme asks of them.
  * @throws {RangeError} when `message.attempt` is not from 1 to 8, or the event id or the secret
  *   is malformed (nothing sent).
- * @throws {NotFoundError} from the secret store when the secret is gone (nothing sent).
  */
 export async function deliverWebhook(
   deps: DeliverWebhookDeps,
@@ -62,7 +63,7 @@ export async function deliverWebhook(
       `attempt must be an integer from 1 to ${WEBHOOK_MAX_ATTEMPTS}; got ${attempt}`,
     );
   }
-  const secret = await deps.secrets.get(message.secretRef);
+  const secret = await deps.secrets.getOrCreate(message.secretRef);
   const body = JSON.stringify(message.payload);
   const startedAt = deps.clock.now();
   const headers = deps.signer.sign(secret, message.eventId, startedAt, body);

@@ -213,8 +213,8 @@ export function resolveProvider(
 /**
  * POST /v1/parse: downloads `fileUrl` with `fetcher` (its rules: https, public addresses, a byte
  * cap of the upload limit, at most 3 redirects) and parses it like an upload. With a `webhook`,
- * the end of the parse is also announced to it, signed with the tenant's secret (created here on
- * the tenant's first webhook).
+ * the end of the parse is also announced to it, signed with the tenant's secret (created by the
+ * deliverer on the tenant's first delivery, or by GET /v1/webhooks/secret).
  * @throws {UrlRefusedError} when the URL is refused or the download fails (400).
  * @throws {PayloadTooLargeError} when the document is above the upload limit (413).
  * @throws the errors of {@link parseUpload} for the document itself.
@@ -226,7 +226,6 @@ export async function parseUrl(
 ): Promise<ParseResponse> {
   checkedExtractionSchema(request.options.operation_mode, request.extractionSchema);
   const document = await fetcher.fetch(request.fileUrl, { maxBytes: deps.limits.maxUploadBytes });
-  if (request.webhook) await deps.webhookSecrets.getOrCreate(request.tenant);
   return parseUpload(deps, {
     tenant: request.tenant,
     ...(request.plan === undefined ? {} : { plan: request.plan }),
@@ -254,7 +253,6 @@ export async function submitUrlParse(
 ): Promise<Record<string, unknown>> {
   checkedExtractionSchema(request.options.operation_mode, request.extractionSchema);
   const document = await fetcher.fetch(request.fileUrl, { maxBytes: deps.limits.maxUploadBytes });
-  if (request.webhook) await deps.webhookSecrets.getOrCreate(request.tenant);
   const record = await submitUpload(
     deps,
     {

@@ -41,7 +41,6 @@ const STATUS_AFTER: Readonly<Record<WebhookDecision['action'], WebhookDeliverySt
  *
  * @throws {QueueSendError} when the next attempt or hop cannot be queued: the caller lets the
  *   message be delivered again (the attempt is then repeated, under the same `webhook-id`).
- * @throws {NotFoundError} when the tenant's secret is gone (nothing sent).
  */
 export async function handleWebhookMessage(
   deps: WebhookConsumerDeps,

@@ -116,7 +116,10 @@ const clock = {
 const deps = (sender = new HttpWebhookSender({ dispatcher: agent })): DeliverWebhookDeps => ({
   sender,
   signer: new StandardWebhookSigner(),
-  secrets: { get: (ref) => Promise.resolve(ref === 'acme' ? SECRET : '') },
+  secrets: {
+    get: (ref) => Promise.resolve(ref === 'acme' ? SECRET : ''),
+    getOrCreate: (ref) => Promise.resolve(ref === 'acme' ? SECRET : ''),
+  },
   clock,
 });
 

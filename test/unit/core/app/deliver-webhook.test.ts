@@ -9,11 +9,12 @@ import {
   WebhookSendError,
   type WebhookHeaders,
   type WebhookResponse,
-  type WebhookSecrets,
+  type WebhookSecretStore,
   type WebhookSender,
   type WebhookSigner,
 } from '../../../../functions/core/ports/webhook-sender.js';
 import { ManualClock, T0 } from '../../../support/builders.js';
+import { InMemoryWebhookSecretStore } from '../../../support/fakes.js';
 
 const SECRET = 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0';
 
@@ -29,11 +30,14 @@ const fakeSigner: WebhookSigner = {
   },
 };
 
-const secrets: WebhookSecrets = {
+/** Acme's secret; for any other tenant the store fails. */
+const secrets: WebhookSecretStore = {
   get: (ref) =>
     ref === 'acme'
       ? Promise.resolve(SECRET)
       : Promise.reject(new NotFoundError(`no webhook secret for ${ref}`)),
+  getOrCreate: (ref) =>
+    ref === 'acme' ? Promise.resolve(SECRET) : Promise.reject(new Error('the table is down')),
 };
 
 /** Answers from a script, one answer (or failure) per call, taking `tookMs` of clock time. */
@@ -220,13 +224,25 @@ describe('deliverWebhook', () => {
     expect(sender.calls).toHaveLength(0);
   });
 
-  it('rejects with the secret store’s NotFoundError when the secret is gone, sending nothing', async () => {
+  it('rejects with the secret store’s error when it cannot give the secret, sending nothing', async () => {
     // Arrange
     const { deps, sender } = setup([{ status: 200, retryAfter: null }]);
     // Act / Assert
-    await expect(deliverWebhook(deps, message({ secretRef: 'gone' }))).rejects.toBeInstanceOf(
-      NotFoundError,
+    await expect(deliverWebhook(deps, message({ secretRef: 'broken' }))).rejects.toThrow(
+      'the table is down',
     );
     expect(sender.calls).toHaveLength(0);
+  });
+
+  it("creates the tenant's secret on its first delivery and signs with it", async () => {
+    // Arrange: submissions never create secrets (their functions may not read them).
+    const { deps, sender } = setup([{ status: 200, retryAfter: null }]);
+    const store = new InMemoryWebhookSecretStore();
+    // Act
+    await deliverWebhook({ ...deps, secrets: store }, message({ secretRef: 'newcomer' }));
+    // Assert: the secret GET /v1/webhooks/secret will show is the one that signed.
+    const created = await store.get('newcomer');
+    expect(created).toMatch(/^whsec_/);
+    expect(sender.calls[0]?.headers['webhook-signature']).toMatch(new RegExp(`^v1,${created}\\|`));
   });
 });
