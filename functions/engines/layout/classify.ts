@@ -69,6 +69,13 @@ const isTitleLike = (text: string): boolean => {
   return words.filter((w) => /^\p{L}{4,}/u.test(w)).every((w) => /^\p{Lu}/u.test(w));
 };
 
+/**
+ * Whether a line of an OCR page may be a title: at body size or larger, 8 letters or more, no
+ * digits or commas, and title-like ({@link isTitleLike}).
+ */
+const isOcrTitleLine = (text: string, size: number, body: number): boolean =>
+  size >= body * 0.9 && letters(text) >= 8 && !/[\d,]/.test(text) && isTitleLike(text);
+
 /** The font carrying the most characters of a line, without its subset prefix (`ABCDEF+`). */
 const fontOf = (line: Line): string => {
   const chars = new Map<string, number>();
@@ -197,7 +204,7 @@ const hangingIndents = (
  * Block-classification stage: groups the lines of one reading-order region into blocks (unruled
  * tables, code, headings, list items, captions, paragraphs). Lines split into a new block at a
  * size or weight change, a gap wider than 1.45 × the region's line spacing, an indent, a list
- * marker or a short line ending a sentence.
+ * marker, a short line ending a sentence, or (on OCR pages) under a centred title line.
  *
  * @param body the page's body font size in pixels; `scale` pixels per point (profile sizes are
  *   in points).
@@ -226,6 +233,7 @@ export const linesToBlocks = (
   // has its headings judged against its own text.
   const own = regionBodySize(lines);
   const blockBody = !kind.ocr && own > 0 && own < 0.8 * body ? own : body;
+  const ocrPage = kind.ocr;
 
   // Unruled tables: windows of lines with two or more fragments (cells on OCR pages).
   const cellsOf = (l: Line): Fragment[] => {
@@ -289,7 +297,19 @@ export const linesToBlocks = (
       prev.x1 < leafX1 - 3 * prev.size &&
       isTitleLike(prev.text);
     const bigGap = gap > Math.max(spacing * 1.45, prev.size * 1.9) || gap < 0;
-    let split = sizeChange || fontChange || bigGap || styleChange || italicLead;
+    // On an OCR page (no weights known) a complete title line centred over another centred
+    // title-like line is a title over its subtitle, not one paragraph.
+    const titleOverSubtitle =
+      ocrPage &&
+      current.length === 1 &&
+      isOcrTitleLine(prev.text, prev.size, blockBody) &&
+      isTitleLike(line.text) &&
+      !/(?:^|\s)\p{Ll}+$/u.test(prev.text.trim()) &&
+      Math.abs((line.x0 + line.x1) / 2 - (prev.x0 + prev.x1) / 2) < 2 * line.size &&
+      line.x0 > prev.x0 + line.size &&
+      line.x1 < prev.x1 - line.size;
+    let split =
+      sizeChange || fontChange || bigGap || styleChange || italicLead || titleOverSubtitle;
     split ||= alone || aloneBefore;
     if (!split) {
       if (currentKind === 'code') split = kind !== 'code';
@@ -489,15 +509,7 @@ const makeBlock = (
     confidence: 0.85,
     joinable: !caption && last !== undefined && last.x1 >= leafX1 - 2 * last.size,
   };
-  if (
-    page.ocr &&
-    !caption &&
-    lines.length === 1 &&
-    size >= body * 0.9 &&
-    letters(plain) >= 8 &&
-    !/[\d,]/.test(plain) &&
-    isTitleLike(plain)
-  ) {
+  if (page.ocr && !caption && lines.length === 1 && isOcrTitleLine(plain, size, body)) {
     ocrTitleCandidates.add(block);
   }
   return block;

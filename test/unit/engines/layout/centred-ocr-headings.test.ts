@@ -111,6 +111,39 @@ describe('centred title lines on OCR pages', () => {
     expect(md).not.toMatch(/^#+ Kathy Margaret/m);
   });
 
+  it('keeps a centred subtitle under a centred title apart from it', () => {
+    // Arrange: a title line, a shorter subtitle centred under it at the same size and the usual
+    // line spacing (OCR measures no weights), then prose.
+    const runs = [
+      ...centred('Quality System Audit for BioTech Innovations (Pty) Ltd', 200),
+      ...centred('Opening Meeting Sign-in Sheet', 224),
+      ...prose(300, 5),
+    ];
+
+    // Act
+    const md = markdownOf(runs);
+
+    // Assert: the title is a heading, the subtitle a line of its own.
+    expect(md).toMatch(/^## Quality System Audit for BioTech Innovations \(Pty\) Ltd$/m);
+    expect(md).toMatch(/^(?:#+ )?Opening Meeting Sign-in Sheet$/m);
+  });
+
+  it('keeps a centred title wrapped after a lowercase word as one block', () => {
+    // Arrange: a title broken after `for`, its second line centred under the first at the usual
+    // line spacing.
+    const runs = [
+      ...centred('Quality System Audit for', 200),
+      ...centred('BioTech Innovations', 224),
+      ...prose(300, 5),
+    ];
+
+    // Act
+    const md = markdownOf(runs);
+
+    // Assert
+    expect(md).toMatch(/Quality System Audit for BioTech Innovations/);
+  });
+
   it('leaves centred lines with numbers or commas, and sentences, as text', () => {
     // Arrange
     const runs = [
