@@ -10,6 +10,7 @@ import { splitIntoBands } from './bands.js';
 import type { Segment } from '../layout/types.js';
 import { findDarkRegions, invertedCrop, rulesInRegion, type Region } from './dark-regions.js';
 import { prepareForOcr, toPgm, type PrepareOptions } from './preprocess.js';
+import { eraseRules, findUncoveredInk, paddedCrop } from './uncovered.js';
 
 /** A box in pixels of the image given to {@link TesseractOcr.recognize}, origin top-left. */
 export interface OcrBox {
@@ -142,6 +143,15 @@ type Slot = WorkerSlot<Promise<RunningWorker>>;
 /** Most dark-background regions of a page recognised apart (each is one more OCR job). */
 export const MAX_DARK_REGIONS = 24;
 
+/** Most regions of ink no word covers recognised again (each is one more OCR job). */
+export const MAX_UNCOVERED_REGIONS = 16;
+
+/**
+ * Least confidence of a word read in a region of ink the page's reading left out: such regions
+ * also hold check boxes, signatures and marks, read as noise.
+ */
+export const MIN_RECOVERED_CONFIDENCE = 0.6;
+
 /**
  * The page's words with those of each dark-background region replaced by the words read from
  * the region inverted, when that read found any: a word belongs to a region when its centre lies
@@ -249,24 +259,32 @@ export class TesseractOcr {
     const dpi = options.dpi ?? 300;
     const prepared = await prepareForOcr(image, { ...this.#preprocess, dpi });
     const ocrDpi = Math.max(70, Math.round(dpi * prepared.scale));
+    // About 1 mm: longer than a rule is thick.
+    const cell = Math.max(3, Math.round(ocrDpi / 25));
+    // About 8 mm: taller than any letter of body text or headings.
+    const ruleLength = Math.round(ocrDpi * 0.3);
     const bands = splitIntoBands(prepared.pixels, prepared.width, prepared.height, {
       parts: this.#slots.length,
       // About 1 mm: more than the space between two lines of text.
       minGap: Math.max(4, Math.round(ocrDpi / 25)),
-      // About 8 mm: taller than any letter of body text or headings.
-      ruleLength: Math.round(ocrDpi * 0.3),
+      ruleLength,
     });
     // Light text on a dark fill (banners, shaded header rows) is recognised apart, inverted; the
     // page itself is recognised as it is, so that its binarisation does not change.
     const dark = findDarkRegions(prepared.pixels, prepared.width, prepared.height, {
-      // About 1 mm: longer than a rule is thick.
-      cell: Math.max(3, Math.round(ocrDpi / 25)),
+      cell,
     }).slice(0, MAX_DARK_REGIONS);
-    const recognizeGrey = (pgm: Uint8Array, pixels: number) =>
+    const pageMode = this.#parameters.tessedit_pageseg_mode ?? PSM_CODE.auto;
+    const recognizeGrey = (pgm: Uint8Array, pixels: number, mode = pageMode) =>
       this.#withWorker(pixels, async (worker) => {
         // Without it tesseract guesses the resolution from glyph sizes; its noise and layout
         // thresholds depend on it (tables of handwriting vanish when the guess is low).
-        await worker.setParameters({ user_defined_dpi: String(ocrDpi) });
+        // The page segmentation mode is set for each job: crops of missed ink are one block.
+        const parameters: Record<string, string> = {
+          user_defined_dpi: String(ocrDpi),
+          tessedit_pageseg_mode: mode,
+        };
+        await worker.setParameters(parameters);
         const { data } = await worker.recognize(Buffer.from(pgm), {}, { blocks: true });
         return data;
       });
@@ -324,10 +342,46 @@ export class TesseractOcr {
         };
       }),
     );
+    const read = replaceInRegions(words, regionWords, prepared.scale);
+    // Ink no word covers: text tesseract's page layout left out (words beside check boxes),
+    // recognised again region by region.
+    const margin = cell / 2;
+    const erased = eraseRules(prepared.pixels, prepared.width, prepared.height, ruleLength);
+    const missed = findUncoveredInk(
+      erased,
+      prepared.width,
+      prepared.height,
+      [
+        ...read.map((word) => ({
+          x: word.bbox.x * prepared.scale - margin,
+          y: word.bbox.y * prepared.scale - margin,
+          w: word.bbox.w * prepared.scale + 2 * margin,
+          h: word.bbox.h * prepared.scale + 2 * margin,
+        })),
+        ...dark,
+      ],
+      { cell },
+    ).slice(0, MAX_UNCOVERED_REGIONS);
+    const recovered = await Promise.all(
+      missed.map(async (region) => {
+        const pad = 2 * cell;
+        const crop = paddedCrop(erased, prepared.width, region, pad);
+        // One block of text: the automatic layout analysis finds none in a crop this small.
+        const page = await recognizeGrey(
+          toPgm(crop.pixels, crop.width, 0, crop.height),
+          crop.width * crop.height,
+          PSM_CODE['single-block'],
+        );
+        const placement = { scale: prepared.scale, width, height, ids };
+        return toWords(page, { ...placement, top: region.y - pad, left: region.x - pad }).filter(
+          (word) => isRecovered(word, region, prepared.scale),
+        );
+      }),
+    );
     return {
       width,
       height,
-      words: replaceInRegions(words, regionWords, prepared.scale),
+      words: [...read, ...recovered.flat()],
       scale: prepared.scale,
       rules,
     };
@@ -470,6 +524,25 @@ const messageOf = (error: unknown): string =>
 export function defaultLangPath(): string {
   const require = createRequire(import.meta.url);
   return join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
+}
+
+/**
+ * Whether a word read again in a region of uncovered ink (boxes in pixels of the original image,
+ * the region in pixels of the prepared one) is kept: its centre lies in the region, not in the
+ * margin around it, it holds a letter or a digit, and it was read with
+ * {@link MIN_RECOVERED_CONFIDENCE} at least.
+ */
+export function isRecovered(word: OcrWord, region: Region, scale: number): boolean {
+  const cx = (word.bbox.x + word.bbox.w / 2) * scale;
+  const cy = (word.bbox.y + word.bbox.h / 2) * scale;
+  return (
+    word.confidence >= MIN_RECOVERED_CONFIDENCE &&
+    /[\p{L}\p{N}]/u.test(word.text) &&
+    cx >= region.x &&
+    cx < region.x + region.w &&
+    cy >= region.y &&
+    cy < region.y + region.h
+  );
 }
 
 /** Where a band's words go: its scale and offset, the page size, the ids used so far. */

@@ -97,6 +97,24 @@ describe('TesseractOcr', () => {
     expect(date?.bbox.x).toBeLessThan(100);
   }, 60_000);
 
+  it('reads again the words its page layout left out beside check boxes', async () => {
+    // Arrange: zerox-0011's "Freight Loaded" column lists `By Shipper` and `By Driver` beside
+    // check boxes (x 255-300, y 745-790 of 853); the page's reading leaves both out.
+    const png = readFileSync(join(CORPUS, 'files', 'zerox-0011.png'));
+    // Act
+    const result = await ocr.recognize(png, { dpi: 78 });
+    // Assert: both labels, in their place
+    const column = result.words.filter(
+      (w) => w.bbox.x > 260 && w.bbox.x < 320 && w.bbox.y > 740 && w.bbox.y < 790,
+    );
+    expect(column.map((w) => w.text)).toEqual(
+      expect.arrayContaining(['By', 'Shipper', 'By', 'Driver']),
+    );
+    const shipper = column.find((w) => w.text === 'Shipper');
+    const driver = column.find((w) => w.text === 'Driver');
+    expect(shipper?.bbox.y).toBeLessThan(driver?.bbox.y ?? 0);
+  }, 60_000);
+
   it('lets recognitions in progress end before it stops the workers', async () => {
     // Arrange: a pool of its own, stopped from inside its first job
     const own = new TesseractOcr();

@@ -1,0 +1,197 @@
+import { otsuThreshold } from './bands.js';
+import type { GreyImage, Region } from './dark-regions.js';
+
+/** Options of {@link findUncoveredInk}. */
+export interface UncoveredOptions {
+  /** Side of the square cells ink is counted in, in pixels: about 1 mm. */
+  cell: number;
+}
+
+/** Least uncovered ink pixels that make a cell count (specks and anti-aliasing do not). */
+const MIN_CELL_INK = 3;
+/** Cells of ink this many cells apart on a row are one region (letters and words of a line). */
+const BRIDGE_CELLS = 3;
+/** A region is at least this many cells wide and tall: a word, not a speck or a rule's end. */
+const MIN_WIDTH_CELLS = 3;
+const MIN_HEIGHT_CELLS = 2;
+/** A region covering more of the page than this is a picture, not text tesseract left out. */
+const MAX_PAGE_SHARE = 0.1;
+
+/**
+ * Finds the ink of a grey page image that no recognised word covers: text that tesseract's page
+ * layout analysis left out (words beside check boxes in a form, an underlined line under a
+ * title), to be recognised again on its own.
+ *
+ * Ink is every pixel darker than the page's Otsu threshold (pass the image with its rules erased,
+ * see {@link eraseRules}). Pixels inside `covered` (the boxes of the words read, the regions read
+ * apart) do not count. The rest is
+ * counted in square cells of `cell` pixels; a cell with at least 3 such pixels is ink, and ink
+ * cells that touch, or lie up to 3 cells apart on a row, form a region. Regions at least 3 cells
+ * wide and 2 tall and at most a tenth of the page are returned, the inkiest first, with a margin of
+ * one cell.
+ *
+ * @param pixels grey levels, one byte per pixel, row-major, `width × height`.
+ * @param covered boxes already read, in pixels of the image.
+ * @returns the regions' boxes, in pixels of the image.
+ */
+export function findUncoveredInk(
+  pixels: Uint8Array,
+  width: number,
+  height: number,
+  covered: readonly Region[],
+  options: UncoveredOptions,
+): Region[] {
+  const cell = Math.max(1, Math.round(options.cell));
+  const cols = Math.ceil(width / cell);
+  const rows = Math.ceil(height / cell);
+  if (cols === 0 || rows === 0) return [];
+  const threshold = otsuThreshold(pixels);
+  const free = new Uint8Array(width * height).fill(1);
+  for (const box of covered) {
+    const x0 = Math.max(0, Math.floor(box.x));
+    const x1 = Math.min(width, Math.ceil(box.x + box.w));
+    if (x1 <= x0) continue;
+    for (let y = Math.max(0, Math.floor(box.y)); y < Math.min(height, box.y + box.h); y++) {
+      free.fill(0, y * width + x0, y * width + x1);
+    }
+  }
+  const count = new Int32Array(cols * rows);
+  for (let y = 0; y < height; y++) {
+    const row = Math.floor(y / cell) * cols;
+    for (let x = 0, at = y * width; x < width; x++, at++) {
+      if ((pixels[at] ?? 255) < threshold && free[at] === 1) {
+        const index = row + Math.floor(x / cell);
+        count[index] = (count[index] ?? 0) + 1;
+      }
+    }
+  }
+
+  const seen = new Uint8Array(cols * rows);
+  const found: { region: Region; ink: number }[] = [];
+  const stack: number[] = [];
+  for (let start = 0; start < count.length; start++) {
+    if ((count[start] ?? 0) < MIN_CELL_INK || seen[start] === 1) continue;
+    let c0 = cols;
+    let c1 = -1;
+    let r0 = rows;
+    let r1 = -1;
+    let total = 0;
+    seen[start] = 1;
+    stack.push(start);
+    while (stack.length > 0) {
+      const index = stack.pop() ?? 0;
+      const r = Math.floor(index / cols);
+      const c = index - r * cols;
+      c0 = Math.min(c0, c);
+      c1 = Math.max(c1, c);
+      r0 = Math.min(r0, r);
+      r1 = Math.max(r1, r);
+      total += count[index] ?? 0;
+      for (let dr = -1; dr <= 1; dr++) {
+        for (let dc = -BRIDGE_CELLS; dc <= BRIDGE_CELLS; dc++) {
+          const rr = r + dr;
+          const cc = c + dc;
+          if (rr < 0 || rr >= rows || cc < 0 || cc >= cols) continue;
+          const next = rr * cols + cc;
+          if ((count[next] ?? 0) >= MIN_CELL_INK && seen[next] !== 1) {
+            seen[next] = 1;
+            stack.push(next);
+          }
+        }
+      }
+    }
+    if (c1 - c0 + 1 < MIN_WIDTH_CELLS || r1 - r0 + 1 < MIN_HEIGHT_CELLS) continue;
+    const x = Math.max(0, (c0 - 1) * cell);
+    const y = Math.max(0, (r0 - 1) * cell);
+    const region = {
+      x,
+      y,
+      w: Math.min(width, (c1 + 2) * cell) - x,
+      h: Math.min(height, (r1 + 2) * cell) - y,
+    };
+    if (region.w * region.h > MAX_PAGE_SHARE * width * height) continue;
+    found.push({ region, ink: total });
+  }
+  return found.sort((a, b) => b.ink - a.ink).map((f) => f.region);
+}
+
+/**
+ * A copy of a grey page image with its rules painted white: straight horizontal and vertical runs
+ * of pixels darker than the page's Otsu threshold at least `ruleLength` long (rules, frames,
+ * underlines, the edges of boxes). Text read from it is not underlined or boxed in, and its ink
+ * is text, not lines.
+ */
+export function eraseRules(
+  pixels: Uint8Array,
+  width: number,
+  height: number,
+  ruleLength: number,
+): Uint8Array {
+  const threshold = otsuThreshold(pixels);
+  const ink = new Uint8Array(width * height);
+  for (let i = 0; i < ink.length; i++) ink[i] = (pixels[i] ?? 255) < threshold ? 1 : 0;
+  const rule = ruleMask(ink, width, height, ruleLength);
+  const out = Uint8Array.from(pixels);
+  for (let i = 0; i < out.length; i++) if (rule[i] === 1) out[i] = 255;
+  return out;
+}
+
+/** Gaps of up to this many pixels inside a rule are bridged: dotted and dashed rules. */
+const RULE_MAX_GAP = 2;
+/** Least share of a bridged rule's pixels that are ink. */
+const RULE_MIN_FILL = 0.4;
+
+/**
+ * Pixels of straight horizontal or vertical ink runs at least `length` long, gaps of up to
+ * {@link RULE_MAX_GAP} pixels bridged when at least {@link RULE_MIN_FILL} of the run is ink.
+ */
+function ruleMask(ink: Uint8Array, width: number, height: number, length: number): Uint8Array {
+  const rule = new Uint8Array(width * height);
+  const scan = (count: number, lines: number, at: (line: number, k: number) => number): void => {
+    for (let line = 0; line < lines; line++) {
+      let start = -1;
+      let last = -1;
+      let filled = 0;
+      const close = (): void => {
+        const span = last - start + 1;
+        if (span >= length && filled >= RULE_MIN_FILL * span) {
+          for (let k = start; k <= last; k++) rule[at(line, k)] = 1;
+        }
+      };
+      for (let k = 0; k < count; k++) {
+        if (ink[at(line, k)] !== 1) continue;
+        if (start >= 0 && k - last - 1 > RULE_MAX_GAP) {
+          close();
+          start = -1;
+        }
+        if (start < 0) {
+          start = k;
+          filled = 0;
+        }
+        filled++;
+        last = k;
+      }
+      if (start >= 0) close();
+    }
+  };
+  scan(width, height, (y, x) => y * width + x);
+  scan(height, width, (x, y) => y * width + x);
+  return rule;
+}
+
+/** The pixels of `region` inside a white margin of `pad` pixels. */
+export function paddedCrop(
+  pixels: Uint8Array,
+  width: number,
+  region: Region,
+  pad: number,
+): GreyImage {
+  const outWidth = region.w + 2 * pad;
+  const outHeight = region.h + 2 * pad;
+  const out = new Uint8Array(outWidth * outHeight).fill(255);
+  for (let y = 0; y < region.h; y++) {
+    const from = (region.y + y) * width + region.x;
+    out.set(pixels.subarray(from, from + region.w), (pad + y) * outWidth + pad);
+  }
+  return { pixels: out, width: outWidth, height: outHeight };
+}
