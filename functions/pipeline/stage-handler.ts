@@ -16,7 +16,7 @@ import { appendParseKeys, lambdaContextLogging, logger } from '../api/logger.js'
  * (`deps.deferEvents`) lets the last ones finish while the next state starts.
  *
  * Every log line of the invocation carries the Lambda context and the parse's `request_id` (and
- * `page` for a page stage); the stage logs its start at debug, its end at info with its duration,
+ * `page` for a page stage); the stage logs its start at debug, its end at debug with its duration,
  * and a failure at warn with the error's name (the state machine's Retry and Catch decide what
  * follows).
  */
@@ -59,7 +59,8 @@ export function stageHandler<S extends z.ZodType<{ requestId: string }>, O>(
         await progress.settled().catch(() => undefined);
         throw error;
       }
-      logger.info('stage ended', {
+      // Debug like the start: one line per stage and page would flood the local server's output.
+      logger.debug('stage ended', {
         stage: node,
         ...own,
         durationMs: Math.round(performance.now() - started),

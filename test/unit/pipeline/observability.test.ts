@@ -35,7 +35,7 @@ const Input = z.object({ requestId: z.string().min(1), pageNumber: z.number().op
 const context = (): Context => ({ ...lambdaContext('ParsePage'), awsRequestId: 'lambda-req-1' });
 
 describe('stage functions', () => {
-  it('log their start at debug and their end at info, with the parse and Lambda request ids', async () => {
+  it('log their start and end at debug, with the parse and Lambda request ids', async () => {
     // Arrange
     const deps = await fakeDeps();
     const handler = stageHandler(
@@ -50,7 +50,7 @@ describe('stage functions', () => {
     const stageLines = lines.filter((l) => l.stage === 'ParsePage');
     expect(stageLines.map((l) => [l.level, l.message])).toEqual([
       ['DEBUG', 'stage started'],
-      ['INFO', 'stage ended'],
+      ['DEBUG', 'stage ended'],
     ]);
     for (const line of stageLines) {
       expect(line).toMatchObject({
