@@ -22,7 +22,7 @@ import {
 import { escapeBlockStart, escapeInline } from './markdown.js';
 import { ocrCells, type PageKind } from './ocr-lines.js';
 import { isMathLike } from './math-guard.js';
-import { HEADING_SIZE_RATIO } from './profile.js';
+import { bodySizeOf, HEADING_SIZE_RATIO } from './profile.js';
 import { median } from './tables.js';
 import type { LayoutProfile } from './types.js';
 import { findLineTables } from './unruled-tables.js';
@@ -142,24 +142,7 @@ const splitLabels = (lines: readonly Line[]): Line[] =>
   });
 
 /** The font size (px) carrying the most characters of `lines`. */
-const regionBodySize = (lines: readonly Line[]): number => {
-  const weight = new Map<number, number>();
-  for (const l of lines) {
-    for (const r of l.runs) {
-      const key = Math.round(r.fontSize * 2) / 2;
-      weight.set(key, (weight.get(key) ?? 0) + r.text.replace(/\s+/g, '').length);
-    }
-  }
-  let best = 0;
-  let size = 0;
-  for (const [k, w] of weight) {
-    if (w > best) {
-      best = w;
-      size = k;
-    }
-  }
-  return size;
-};
+const regionBodySize = (lines: readonly Line[]): number => bodySizeOf(lines.flatMap((l) => l.runs));
 
 /**
  * Whether a region's paragraphs are set with a hanging indent (a list of references: each entry's

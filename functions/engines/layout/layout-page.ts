@@ -18,8 +18,9 @@ import {
   type GridReading,
   type Table,
 } from './tables.js';
+import { bodySizeOf } from './profile.js';
 import { mergeStackedTables } from './table-stack.js';
-import type { LayoutProfile, PageText, Rect, TextRun } from './types.js';
+import type { LayoutProfile, PageText, Rect } from './types.js';
 
 export { OCR_COLUMN_GAP_RATIO } from './ocr-lines.js';
 
@@ -56,24 +57,6 @@ export interface PageAnalysis extends PageLayout {
  * document's Markdown joins the two when their columns match (`assembleDocumentMarkdown`).
  */
 export { CONTINUED_TABLE };
-
-/** The font size (px) carrying the most characters on this page. */
-const pageBodySize = (runs: readonly TextRun[]): number => {
-  const weight = new Map<number, number>();
-  for (const r of runs) {
-    const key = Math.round(r.fontSize * 2) / 2;
-    weight.set(key, (weight.get(key) ?? 0) + r.text.replace(/\s+/g, '').length);
-  }
-  let best = 0;
-  let size = 0;
-  for (const [k, w] of weight) {
-    if (w > best) {
-      best = w;
-      size = k;
-    }
-  }
-  return size;
-};
 
 /** A footnote's opening: a superscript number or a note sign (`<sup>1</sup>Our code…`, `† Work done…`). */
 const FOOTNOTE = /^(?:<sup>[\d*†‡§]{1,3}<\/sup>|\\\*\s?[^\s*]|[†‡§]\s?\S)/;
@@ -114,7 +97,7 @@ export const analyzePage = (
   reading: GridReading = {},
 ): PageAnalysis => {
   const scale = page.dpi / 72;
-  const localBody = pageBodySize(page.runs);
+  const localBody = bodySizeOf(page.runs);
   const body = profile.bodySize > 0 ? profile.bodySize * scale : localBody || 12 * scale;
   const box = (b: Edges) => clampBox(b, page.width, page.height);
 

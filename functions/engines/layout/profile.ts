@@ -1,5 +1,26 @@
 import { buildRows, foldText, isPageNumberText, isRotated, rowText, type Row } from './lines.js';
-import type { LayoutProfile, PageText } from './types.js';
+import type { LayoutProfile, PageText, TextRun } from './types.js';
+
+/**
+ * The font size (px, to the half) carrying the most characters of `runs` (spaces not counted):
+ * the body size of a page or a region. 0 without text.
+ */
+export const bodySizeOf = (runs: Iterable<TextRun>): number => {
+  const weight = new Map<number, number>();
+  for (const r of runs) {
+    const key = Math.round(r.fontSize * 2) / 2;
+    weight.set(key, (weight.get(key) ?? 0) + r.text.replace(/\s+/g, '').length);
+  }
+  let best = 0;
+  let size = 0;
+  for (const [k, w] of weight) {
+    if (w > best) {
+      best = w;
+      size = k;
+    }
+  }
+  return size;
+};
 
 /** Share of the page height, from the top or the bottom, where running headers and footers live. */
 export const FURNITURE_BAND = 0.12;
