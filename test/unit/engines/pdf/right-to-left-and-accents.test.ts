@@ -19,40 +19,10 @@ import {
   type PDFPage,
 } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
-import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
-import { extractPage } from '../../../../functions/engines/pdf/page-text.js';
-import { openPdf } from '../../../../functions/engines/pdf/pdf-document.js';
-import { extractPdfiumPage } from '../../../../functions/engines/pdf/pdfium-page-text.js';
-import { loadPdfium, PdfiumDocument } from '../../../../functions/engines/pdf/pdfium.js';
+import { pdfiumMarkdownOf, pdfjsMarkdownOf } from './markdown-of.js';
 
 const SHARED = join(import.meta.dirname, '../../../../../shared');
 const PAPERS = join(SHARED, 'corpus/papers');
-
-/** Markdown of every page of a PDF, read with PDFium and laid out as the text-layer provider does. */
-const markdownOf = async (bytes: Uint8Array): Promise<string> => {
-  const reader = PdfiumDocument.open(await loadPdfium(), bytes);
-  try {
-    const pages = Array.from({ length: reader.pageCount }, (_, i) =>
-      extractPdfiumPage(reader, i + 1, 144),
-    ).map((p) => p.text);
-    const profile = buildLayoutProfile(pages);
-    return pages.map((p) => layoutPage(p, profile).markdown).join('\n\n');
-  } finally {
-    reader.close();
-  }
-};
-
-/** Markdown of page 1 read with pdf.js (the fallback reader). */
-const pdfjsMarkdownOf = async (bytes: Uint8Array): Promise<string> => {
-  const document = await openPdf(bytes);
-  try {
-    const page = (await extractPage(await document.getPage(1), 144)).text;
-    return layoutPage(page, buildLayoutProfile([page])).markdown;
-  } finally {
-    await document.destroy();
-  }
-};
 
 /** Width of every glyph of {@link MappedFont}, in text space units (1/1000 em). */
 const GLYPH_WIDTH = 500;
@@ -164,7 +134,7 @@ describe('right-to-left text', () => {
     font.draw(page, rtlLine(first, 540, 12), 700, 12);
     font.draw(page, rtlLine(second, 540, 12), 684, 12);
     // Act
-    const markdown = await markdownOf(await doc.save());
+    const markdown = await pdfiumMarkdownOf(await doc.save());
     // Assert
     expect(markdown).toBe('السلام عليكم مرحبا بالعالم');
   });
@@ -189,7 +159,7 @@ describe('right-to-left text', () => {
     font.draw(page, rtlLine(words, 540, 12), 700, 12);
     const bytes = await doc.save();
     // Act
-    const pdfium = await markdownOf(bytes);
+    const pdfium = await pdfiumMarkdownOf(bytes);
     const pdfjs = await pdfjsMarkdownOf(bytes);
     // Assert
     expect(pdfium).toBe('تعتبر لغة R و Python مفيدة');
@@ -211,7 +181,7 @@ describe('right-to-left text', () => {
     );
     font.draw(page, rtlLine(words, 540, 12), 700, 12);
     // Act
-    const markdown = await markdownOf(await doc.save());
+    const markdown = await pdfiumMarkdownOf(await doc.save());
     // Assert
     expect(markdown).toBe('سلام عليكم');
   });
@@ -221,7 +191,7 @@ describe('right-to-left text', () => {
     const id = 'docling-right_to_left_01';
     const dir = mkdtempSync(join(tmpdir(), 'rtl-score-'));
     try {
-      const markdown = await markdownOf(readFileSync(join(PAPERS, `files/${id}.pdf`)));
+      const markdown = await pdfiumMarkdownOf(readFileSync(join(PAPERS, `files/${id}.pdf`)));
       writeFileSync(join(dir, `${id}.md`), markdown);
       // The scorer reads ground truth relative to the manifest.
       const manifestPath = join(dir, 'manifest.json');
@@ -295,7 +265,7 @@ describe('accents drawn as glyphs of their own', () => {
     page.drawText('noa is in Hawaii.', { x: 72 + width('Ma'), y: 660, size, font });
     page.drawText('Press the ´ key.', { x: 72, y: 640, size, font });
     // Act
-    const markdown = await markdownOf(await doc.save());
+    const markdown = await pdfiumMarkdownOf(await doc.save());
     // Assert
     expect(markdown).toContain('Linköping University');
     expect(markdown).toContain('Zürich is a city.');

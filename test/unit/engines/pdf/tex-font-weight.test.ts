@@ -11,12 +11,7 @@ import {
   type PDFPage,
 } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
-import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
-import { extractPage } from '../../../../functions/engines/pdf/page-text.js';
-import { openPdf } from '../../../../functions/engines/pdf/pdf-document.js';
-import { extractPdfiumPage } from '../../../../functions/engines/pdf/pdfium-page-text.js';
-import { loadPdfium, PdfiumDocument } from '../../../../functions/engines/pdf/pdfium.js';
+import { pdfiumMarkdownOf, pdfjsMarkdownOf } from './markdown-of.js';
 
 /** `/Flags` of a TeX font whose producer forced bold on it: Nonsymbolic and ForceBold. */
 const FORCE_BOLD_FLAGS = 32 | (1 << 18);
@@ -100,28 +95,6 @@ async function texPage(): Promise<Uint8Array> {
   );
   return doc.save();
 }
-
-/** Markdown of page 1 read with PDFium. */
-const pdfiumMarkdownOf = async (bytes: Uint8Array): Promise<string> => {
-  const reader = PdfiumDocument.open(await loadPdfium(), bytes);
-  try {
-    const page = extractPdfiumPage(reader, 1, 144).text;
-    return layoutPage(page, buildLayoutProfile([page])).markdown;
-  } finally {
-    reader.close();
-  }
-};
-
-/** Markdown of page 1 read with pdf.js (the fallback reader). */
-const pdfjsMarkdownOf = async (bytes: Uint8Array): Promise<string> => {
-  const document = await openPdf(bytes);
-  try {
-    const page = (await extractPage(await document.getPage(1), 144)).text;
-    return layoutPage(page, buildLayoutProfile([page])).markdown;
-  } finally {
-    await document.destroy();
-  }
-};
 
 describe('Computer Modern body text whose descriptor says bold', () => {
   it.each([
