@@ -43,24 +43,30 @@ async function exists(path: string): Promise<boolean> {
 }
 
 describe('sweepExpired', () => {
-  it('deletes uploads, work and table items past their retention, and keeps the rest', async () => {
+  it('deletes uploads, work, results and table items past their retention, and keeps the rest', async () => {
     // Arrange: a request written 8 days ago and one written now, with a 7-day retention.
     const root = join(dir, 'objects');
     const store = new FsObjectStore(root, { onlyWriter: true });
     const now = new Date();
     const old = new Date(now.getTime() - 8 * DAY_MS);
+    // Results hold document content too: they expire with the same retention.
     const oldKeys = [
       'uploads/req_old/document',
       'uploads/slots/t/upl_old/document',
       'work/req_old/inspection.json',
       'work/req_old/pages/0001.json',
+      'results/t/req_old.json',
+      'results/t/req_old.md',
     ];
-    const freshKeys = ['uploads/req_new/document', 'work/req_new/pages/0001.json'];
-    const resultKeys = ['results/t/req_old.json', 'results/t/req_old.md'];
-    for (const key of [...oldKeys, ...freshKeys, ...resultKeys]) {
+    const freshKeys = [
+      'uploads/req_new/document',
+      'work/req_new/pages/0001.json',
+      'results/t/req_new.json',
+    ];
+    for (const key of [...oldKeys, ...freshKeys]) {
       await store.put(key, bytes(key));
     }
-    for (const key of [...oldKeys, ...resultKeys]) await utimes(join(root, key), old, old);
+    for (const key of oldKeys) await utimes(join(root, key), old, old);
     const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
     const items = {
       expired: { pk: 'USAGE#t', sk: 'DAY#2025-01-01', [TTL_ATTRIBUTE]: epoch(now) - 60 },
@@ -86,8 +92,7 @@ describe('sweepExpired', () => {
       expect(await store.exists(key)).toBe(false);
       await expect(store.get(key)).rejects.toThrow();
     }
-    for (const key of [...freshKeys, ...resultKeys])
-      expect(await exists(join(root, key))).toBe(true);
+    for (const key of freshKeys) expect(await exists(join(root, key))).toBe(true);
     // Emptied directories go with their files.
     expect(await exists(join(root, 'work/req_old'))).toBe(false);
     const read = async (item: { pk: string; sk: string }) =>
