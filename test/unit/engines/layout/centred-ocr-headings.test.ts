@@ -1,70 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
 import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
-import type { PageText, TextRun } from '../../../../functions/engines/layout/types.js';
+import type { TextRun } from '../../../../functions/engines/layout/types.js';
+import { OCR_CHAR, OCR_SIZE, ocrLine, scanPage, WORD_GAP } from './ocr-page-fixtures.js';
 
-const SIZE = 20;
-const CHAR = 9;
-const WORD_GAP = 8;
-
-/** A word at (x, baseline), 9 px per character; an OCR word when `ocr` (it carries a confidence). */
-const word = (
-  text: string,
-  x: number,
-  baseline: number,
-  ocr: boolean,
-  fontSize: number,
-): TextRun => ({
-  text: `${text} `,
-  x,
-  y: baseline - 0.75 * fontSize,
-  w: text.length * CHAR * (fontSize / SIZE),
-  h: fontSize,
-  baseline,
-  fontSize,
-  fontName: 'Body',
-  bold: false,
-  italic: false,
-  monospace: false,
-  ...(ocr ? { confidence: 0.9 } : {}),
-});
-
-/** The words of a line starting at x, separated by normal word gaps. */
+/** The words of a line starting at x; OCR words unless `ocr` is false. */
 const line = (
   text: string,
   x: number,
   baseline: number,
   ocr = true,
-  fontSize = SIZE,
-): TextRun[] => {
-  const runs: TextRun[] = [];
-  let cursor = x;
-  for (const t of text.split(' ')) {
-    const r = word(t, cursor, baseline, ocr, fontSize);
-    runs.push(r);
-    cursor += r.w + WORD_GAP * (fontSize / SIZE);
-  }
-  return runs;
-};
+  fontSize = OCR_SIZE,
+): TextRun[] => ocrLine(text, x, baseline, { ocr, fontSize });
 
 /** The same line centred on x = 528 (the middle of the prose lines). */
 const centred = (text: string, baseline: number): TextRun[] => {
-  const width = text.length * CHAR + (text.split(' ').length - 1) * (WORD_GAP - CHAR);
+  const width = text.length * OCR_CHAR + (text.split(' ').length - 1) * (WORD_GAP - OCR_CHAR);
   return line(text, 528 - width / 2, baseline);
 };
 
-const page = (runs: TextRun[]): PageText => ({
-  pageNumber: 1,
-  width: 1700,
-  height: 2200,
-  dpi: 200,
-  runs,
-  rules: [],
-  images: [],
-});
-
 const markdownOf = (runs: TextRun[]): string => {
-  const p = page(runs);
+  const p = scanPage(runs);
   return layoutPage(p, buildLayoutProfile([p])).markdown;
 };
 

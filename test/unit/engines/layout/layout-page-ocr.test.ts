@@ -2,48 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
 import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
 import type { PageText, TextRun } from '../../../../functions/engines/layout/types.js';
-
-const SIZE = 20;
-const CHAR = 9;
-const WORD_GAP = 8;
+import { OCR_SIZE, ocrLine, ocrWord, scanPage } from './ocr-page-fixtures.js';
 
 /** An OCR word (it carries a confidence) at (x, baseline), 9 px per character. */
-const word = (text: string, x: number, baseline: number, fontSize = SIZE): TextRun => ({
-  text: `${text} `,
-  x,
-  y: baseline - 0.75 * fontSize,
-  w: text.length * CHAR * (fontSize / SIZE),
-  h: fontSize,
-  baseline,
-  fontSize,
-  fontName: '',
-  bold: false,
-  italic: false,
-  monospace: false,
-  confidence: 0.9,
-});
+const word = (text: string, x: number, baseline: number, fontSize = OCR_SIZE): TextRun =>
+  ocrWord(text, x, baseline, { fontSize });
 
 /** The words of a line starting at x, separated by normal word gaps. */
-const line = (text: string, x: number, baseline: number, fontSize = SIZE): TextRun[] => {
-  const runs: TextRun[] = [];
-  let cursor = x;
-  for (const t of text.split(' ')) {
-    const r = word(t, cursor, baseline, fontSize);
-    runs.push(r);
-    cursor += r.w + WORD_GAP * (fontSize / SIZE);
-  }
-  return runs;
-};
+const line = (text: string, x: number, baseline: number, fontSize = OCR_SIZE): TextRun[] =>
+  ocrLine(text, x, baseline, { fontSize });
 
-const page = (runs: TextRun[]): PageText => ({
-  pageNumber: 1,
-  width: 1700,
-  height: 2200,
-  dpi: 200,
-  runs,
-  rules: [],
-  images: [],
-});
+const page = scanPage;
 
 const layout = (p: PageText) => layoutPage(p, buildLayoutProfile([p]));
 

@@ -1,31 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { TextRun } from '../../../../functions/engines/layout/types.js';
-import { markdownOf } from './page-fixtures.js';
-
-const SIZE = 10;
-const CHAR = 5;
-
-/** A run of text at (x, baseline) on a 72 DPI page, 10 px font, 5 px per character. */
-const run = (text: string, x: number, baseline: number, fontSize = SIZE): TextRun => ({
-  text,
-  x,
-  y: baseline - 0.8 * fontSize,
-  w: text.length * CHAR * (fontSize / SIZE),
-  h: fontSize,
-  baseline,
-  fontSize,
-  fontName: 'Body',
-  bold: false,
-  italic: false,
-  monospace: false,
-});
+import { markdownOf, run } from './page-fixtures.js';
 
 const layout = (runs: TextRun[]): string => markdownOf(runs);
 
 /** A line of words ending in `base`, an exponent, then `after`: the exponent 4 px above. */
 const withExponent = (x: number, baseline: number, head: string, exp: string, after: string) => {
   const a = run(head, x, baseline);
-  const e = run(exp, a.x + a.w, baseline - 4, 8);
+  const e = run(exp, a.x + a.w, baseline - 4, { fontSize: 8 });
   return [a, e, run(after, e.x + e.w + 3, baseline)];
 };
 
