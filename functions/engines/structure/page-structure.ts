@@ -3,7 +3,7 @@ import { analyzePage } from '../layout/layout-page.js';
 import { buildLayoutProfile } from '../layout/profile.js';
 import type { PageText } from '../layout/types.js';
 import { groupFigures, matchCaptions } from './figures.js';
-import { findDisplayEquations, type Box } from './equations.js';
+import { findDisplayEquations, type Box } from '../math/equations.js';
 
 /** Where a page's text comes from. */
 export type TextSource = 'text_layer' | 'ocr';

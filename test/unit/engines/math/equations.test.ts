@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PageText, Segment, TextRun } from '../../../../functions/engines/layout/types.js';
-import { findDisplayEquations } from '../../../../functions/engines/structure/equations.js';
+import { findDisplayEquations } from '../../../../functions/engines/math/equations.js';
 
 /** A run at (x, baseline): `size` px font, half an em per character. */
 const run = (text: string, x: number, baseline: number, fontName: string, size = 10): TextRun => ({

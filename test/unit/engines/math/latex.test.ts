@@ -7,7 +7,7 @@ import {
   mathLines,
   textLatex,
   type MathRun,
-} from '../../../../functions/engines/structure/latex.js';
+} from '../../../../functions/engines/math/latex.js';
 
 /** A glyph run at (x, baseline): `size` px font, half an em per character. */
 const glyphs = (
