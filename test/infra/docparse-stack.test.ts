@@ -1,3 +1,4 @@
+import type { CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { serviceTable } from '../../functions/adapters/aws/service-table.js';
@@ -5,11 +6,13 @@ import { DocumentStorage } from '../../lib/constructs/document-storage.js';
 import { DocparseStack } from '../../lib/docparse-stack.js';
 import { unbundledApp } from '../support/cdk-app.js';
 
+let stack: DocparseStack;
 let template: Template;
 
 beforeAll(() => {
   const app = unbundledApp();
-  template = Template.fromStack(new DocparseStack(app, 'DocparseTest'));
+  stack = new DocparseStack(app, 'DocparseTest');
+  template = Template.fromStack(stack);
 });
 
 describe('DocparseStack storage', () => {
@@ -41,33 +44,41 @@ describe('DocparseStack storage', () => {
     });
   });
 
-  it('retains the table and the bucket when the stack is deleted', () => {
+  it.each([
+    ['document bucket', (s: DocparseStack) => s.storage.bucket.node.defaultChild],
+    ['access-log bucket', (s: DocparseStack) => s.storage.accessLogs.node.defaultChild],
+    ['service table', (s: DocparseStack) => s.storage.table.node.defaultChild],
+  ])('retains the %s when the stack is deleted or the resource replaced', (_name, resourceOf) => {
+    // Arrange
+    const id = stack.getLogicalId(resourceOf(stack) as CfnElement);
+    // Act
+    const resources = template.toJSON() as { Resources: Record<string, unknown> };
+    const resource = resources.Resources[id];
     // Assert
-    template.hasResource('AWS::DynamoDB::Table', {
-      DeletionPolicy: 'Retain',
-      UpdateReplacePolicy: 'Retain',
-    });
-    template.hasResource('AWS::S3::Bucket', {
-      DeletionPolicy: 'Retain',
-      UpdateReplacePolicy: 'Retain',
-    });
+    expect(resource).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
   });
 
-  it('blocks all public access to the bucket and encrypts it', () => {
+  it('blocks all public access to every bucket and encrypts it', () => {
+    // Act
+    const buckets = Object.entries(template.findResources('AWS::S3::Bucket'));
     // Assert
-    template.hasResourceProperties('AWS::S3::Bucket', {
-      PublicAccessBlockConfiguration: {
-        BlockPublicAcls: true,
-        BlockPublicPolicy: true,
-        IgnorePublicAcls: true,
-        RestrictPublicBuckets: true,
-      },
-      BucketEncryption: {
-        ServerSideEncryptionConfiguration: [
-          { ServerSideEncryptionByDefault: { SSEAlgorithm: Match.anyValue() } },
-        ],
-      },
-    });
+    expect(buckets.length).toBeGreaterThanOrEqual(3);
+    for (const [id, bucket] of buckets) {
+      expect({ id, ...(bucket as { Properties: object }).Properties }).toMatchObject({
+        id,
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [
+            { ServerSideEncryptionByDefault: { SSEAlgorithm: expect.any(String) as string } },
+          ],
+        },
+      });
+    }
   });
 
   it('lets browsers POST presigned upload forms to the bucket, and nothing else cross-origin', () => {
@@ -79,20 +90,23 @@ describe('DocparseStack storage', () => {
     });
   });
 
-  it('denies every request to the bucket that is not over TLS', () => {
-    // Assert
-    template.hasResourceProperties('AWS::S3::BucketPolicy', {
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({
-            Effect: 'Deny',
-            Action: 's3:*',
-            Principal: { AWS: '*' },
-            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
-          }),
-        ]),
-      },
+  it('denies every request to any bucket that is not over TLS', () => {
+    // Arrange
+    const denyWithoutTls = Match.objectLike({
+      Effect: 'Deny',
+      Action: 's3:*',
+      Principal: { AWS: '*' },
+      Condition: { Bool: { 'aws:SecureTransport': 'false' } },
     });
+    // Act
+    const bucketIds = Object.keys(template.findResources('AWS::S3::Bucket'));
+    // Assert
+    for (const id of bucketIds) {
+      template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: id },
+        PolicyDocument: { Statement: Match.arrayWith([denyWithoutTls]) },
+      });
+    }
   });
 
   it('expires uploads, intermediate work, results and incoming objects after seven days', () => {
