@@ -12,7 +12,8 @@
  * Speed: pages/s of docparse on the born-digital PDFs and of `pdftotext` on the same files, their
  * ratio, and a time profile of the docparse run: the main thread's CPU time by stage (layout
  * stage modules, scoring, pipeline, storage, validation, HTTP), the PDF worker's time per call
- * (reading pages, opening documents, rendering) and the round trips' overhead, and the pages and
+ * (reading pages, opening documents, rendering) and the round trips' overhead, the storage calls
+ * (DynamoDB operations, object reads and writes) per page and per document, and the pages and
  * summed latency of each provider (a page sent to OCR, first or on re-routing, shows there).
  *
  *   npm run bench:quality -- --corpus papers     (default: dev)
@@ -22,6 +23,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
+import { resetStorageCalls, storageCalls } from '../functions/adapters/storage-calls.js';
 import { resetStageTimes, stageTimes } from '../functions/engines/stage-timings.js';
 import { IMAGE_FORMATS, PARSEABLE_FORMATS, ROOT, SCORER, SHARED } from './corpus.js';
 import { startBenchServer, uploadBytes } from './local-server.js';
@@ -148,6 +150,7 @@ const byProvider = new Map<string, { pages: number; ms: number; reRouted: number
 const isBornDigital = (d: Doc) =>
   d.format === 'pdf' && (d.categories ?? []).includes('born-digital');
 resetStageTimes();
+resetStorageCalls();
 const profiling = await startCpuProfile();
 const runStarted = performance.now();
 let runSeconds = 0;
@@ -201,6 +204,9 @@ try {
 }
 const cpu = stageCpuTimes(await profiling.stop());
 const workerTimes = stageTimes();
+const storage = storageCalls();
+/** Pages of every document parsed, the denominator of the storage calls per page. */
+const pagesParsed = [...byProvider.values()].reduce((n, p) => n + p.pages, 0);
 const scores = score(mine, 'docparse');
 const scored = scores.documents.filter(
   (d): d is { id: string; overall: number } => typeof d.overall === 'number',
@@ -297,6 +303,16 @@ console.log(
 console.log('| stage | calls | ms | share of wall |');
 console.log('| --- | --: | --: | --: |');
 for (const line of profileRows(workerTimes, runSeconds * 1000)) console.log(line);
+console.log(
+  `\nStorage calls over the run (${String(docs.length)} documents, ${String(pagesParsed)} pages; objects kept in memory are not read from disk):\n`,
+);
+console.log('| call | count | per page | per document |');
+console.log('| --- | --: | --: | --: |');
+for (const [kind, count] of [...storage].sort((a, b) => b[1] - a[1])) {
+  console.log(
+    `| ${kind} | ${String(count)} | ${(count / Math.max(1, pagesParsed)).toFixed(2)} | ${(count / Math.max(1, docs.length)).toFixed(1)} |`,
+  );
+}
 console.log('\nPages by provider (latency summed over pages; pages run concurrently):\n');
 console.log('| provider | pages | summed latency ms | re-routed |');
 console.log('| --- | --: | --: | --: |');

@@ -4,6 +4,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { BadRequestError, ObjectNotFoundError } from '../../core/domain/errors.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
 import { RecentlyUsed } from '../recently-used.js';
+import { countStorageCall } from '../storage-calls.js';
 
 /** Largest object kept in memory by an only-writer store, and the most kept in all. */
 const MAX_KEPT_OBJECT = 256 * 1024;
@@ -49,6 +50,7 @@ export class FsObjectStore implements ObjectStore {
 
   /** Writes `body` atomically; the content type is not kept (files carry none). */
   async put(key: string, body: Uint8Array): Promise<void> {
+    countStorageCall('object put');
     const file = this.#fileFor(key);
     await mkdir(dirname(file), { recursive: true });
     const temp = join(dirname(file), `.${basename(file)}.${randomUUID()}.tmp`);
@@ -76,7 +78,11 @@ export class FsObjectStore implements ObjectStore {
   async get(key: string): Promise<Uint8Array> {
     const file = this.#fileFor(key);
     const kept = this.#recent?.get(key);
-    if (kept) return kept.slice();
+    if (kept) {
+      countStorageCall('object get (kept in memory)');
+      return kept.slice();
+    }
+    countStorageCall('object get');
     try {
       const data = await readFile(file);
       return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpRequest, HttpResponse, RequestHandler } from '@smithy/types';
+import { countStorageCall } from '../storage-calls.js';
 
 /** A Node `request` listener, as `http.createServer` takes. */
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
@@ -26,6 +27,9 @@ export class InProcessHttpHandler implements RequestHandler<HttpRequest, HttpRes
   }
 
   handle(request: HttpRequest): Promise<{ response: HttpResponse }> {
+    // `DynamoDB_20120810.PutItem` → `DynamoDB PutItem`.
+    const target = request.headers['x-amz-target'] ?? request.headers['X-Amz-Target'];
+    if (target) countStorageCall(target.replace(/_\d+\./, ' '));
     return new Promise((resolve, reject) => {
       const query = new URLSearchParams(
         Object.entries(request.query ?? {}).flatMap(([name, value]) =>

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsObjectStore } from '../../../functions/adapters/local/fs-object-store.js';
+import { resetStorageCalls, storageCalls } from '../../../functions/adapters/storage-calls.js';
 import type { ObjectStore } from '../../../functions/core/ports/object-store.js';
 import { describeObjectStoreContract } from '../../contract/object-store.contract.js';
 
@@ -49,6 +50,27 @@ describe('FsObjectStore as the only writer', () => {
 });
 
 describe('FsObjectStore', () => {
+  it('counts its writes, and its reads from disk apart from those answered from memory', async () => {
+    // Arrange
+    const base = join(dir, 'counted');
+    const kept = new FsObjectStore(base, { onlyWriter: true });
+    const plain = new FsObjectStore(base);
+    const body = new TextEncoder().encode('{}');
+    resetStorageCalls();
+    // Act
+    await kept.put('work/r-1/inspection.json', body, 'application/json');
+    await kept.get('work/r-1/inspection.json');
+    await plain.get('work/r-1/inspection.json');
+    // Assert
+    expect(storageCalls()).toEqual(
+      new Map([
+        ['object put', 1],
+        ['object get (kept in memory)', 1],
+        ['object get', 1],
+      ]),
+    );
+  });
+
   it('stores a key as a file under the root', async () => {
     // Arrange
     const store: ObjectStore = new FsObjectStore(root);

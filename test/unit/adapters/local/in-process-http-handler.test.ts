@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { InProcessHttpHandler } from '../../../../functions/adapters/local/in-process-http-handler.js';
+import { resetStorageCalls, storageCalls } from '../../../../functions/adapters/storage-calls.js';
 
 /** The SDK reads a body given as bytes without a stream. */
 function text(body: unknown): string {
@@ -54,5 +55,22 @@ describe('InProcessHttpHandler', () => {
     });
     // Act / Assert
     await expect(handler.handle(request)).rejects.toThrow('listener broke');
+  });
+
+  it('counts each call by its operation, for the benches', async () => {
+    // Arrange
+    const handler = new InProcessHttpHandler((_req: IncomingMessage, res: ServerResponse) => {
+      res.end('{}');
+    });
+    const putItem = {
+      ...structuredClone(request),
+      headers: { 'X-Amz-Target': 'DynamoDB_20120810.PutItem' },
+    };
+    resetStorageCalls();
+    // Act
+    await handler.handle(putItem);
+    await handler.handle(putItem);
+    // Assert
+    expect(storageCalls()).toEqual(new Map([['DynamoDB PutItem', 2]]));
   });
 });
