@@ -53,7 +53,7 @@ describe('FsObjectStore', () => {
   it('counts its writes, and its reads from disk apart from those answered from memory', async () => {
     // Arrange
     const base = join(dir, 'counted');
-    const kept = new FsObjectStore(base, { onlyWriter: true });
+    const kept: ObjectStore = new FsObjectStore(base, { onlyWriter: true });
     const plain = new FsObjectStore(base);
     const body = new TextEncoder().encode('{}');
     resetStorageCalls();
