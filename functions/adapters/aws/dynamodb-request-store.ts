@@ -46,6 +46,14 @@ const REMEMBERED_PAGE_LISTS = 16;
  */
 const IMMUTABLE_FIELDS: ReadonlySet<string> = new Set(['id', 'tenant', CHARGED_PAGES]);
 
+/** A `chargePage` call waiting for its write. */
+interface PendingCharge {
+  pageNumber: number;
+  expectedStatus: readonly RequestStatus[];
+  resolve: (added: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
 type RequestPatch = Partial<Omit<RequestRecord, 'id' | 'tenant' | 'chargedPages'>>;
 
 /**
@@ -80,6 +88,8 @@ export class DynamoDbRequestStore implements RequestStore {
    * it then wrote every one of them, so the list is complete.
    */
   readonly #pages: RecentlyUsed<string, Map<number, string>> | undefined;
+  /** Charges waiting for the charge write in flight of their request, by request id. */
+  readonly #charging = new Map<string, PendingCharge[]>();
 
   /**
    * @param client a document client marshalling with `removeUndefinedValues: true`
@@ -295,39 +305,91 @@ export class DynamoDbRequestStore implements RequestStore {
     }
   }
 
-  async chargePage(
+  /**
+   * Charges made while an earlier charge of the same request is being written wait for it, then
+   * go together in one write: the pages a request's concurrent page stages charge at once cost
+   * one UpdateItem, and no charge returns before its page is stored.
+   */
+  chargePage(
     id: string,
     pageNumber: number,
     expectedStatus: readonly RequestStatus[],
   ): Promise<boolean> {
-    pageSk(pageNumber); // validates the page number
+    return new Promise<boolean>((resolve, reject) => {
+      pageSk(pageNumber); // validates the page number
+      const pending: PendingCharge = { pageNumber, expectedStatus, resolve, reject };
+      const queue = this.#charging.get(id);
+      if (queue) {
+        queue.push(pending);
+        return;
+      }
+      const started = [pending];
+      this.#charging.set(id, started);
+      void this.#writeCharges(id, started);
+    });
+  }
+
+  /** Writes the request's queued charges, those expecting the same statuses together. */
+  async #writeCharges(id: string, queue: PendingCharge[]): Promise<void> {
+    while (queue.length > 0) {
+      const statuses = queue[0]?.expectedStatus.join() ?? '';
+      const group = queue.filter((p) => p.expectedStatus.join() === statuses);
+      queue.splice(0, queue.length, ...queue.filter((p) => !group.includes(p)));
+      try {
+        const before = await this.#addCharged(
+          id,
+          group.map((p) => p.pageNumber),
+          group[0]?.expectedStatus ?? [],
+        );
+        // A page charged twice in one group is added by its first caller only.
+        for (const p of group) {
+          p.resolve(!before.has(p.pageNumber));
+          before.add(p.pageNumber);
+        }
+      } catch (error) {
+        for (const p of group) p.reject(error);
+      }
+    }
+    this.#charging.delete(id);
+  }
+
+  /**
+   * Adds `pages` to the record's charged pages in one conditional write.
+   * @returns the pages charged before it.
+   */
+  async #addCharged(
+    id: string,
+    pages: readonly number[],
+    expectedStatus: readonly RequestStatus[],
+  ): Promise<Set<number>> {
     if (expectedStatus.length === 0) {
       await this.#checkedRead(id, expectedStatus);
       throw conflict(id, expectedStatus);
     }
     const { condition, names, values } = statusCondition(expectedStatus);
     try {
+      // UPDATED_OLD: only the charged pages come back, not the whole record.
       const { Attributes: old } = await this.#client.send(
         new UpdateCommand({
           TableName: this.#tableName,
           Key: this.#metaKey(id),
-          UpdateExpression: 'ADD #charged :page',
+          UpdateExpression: 'ADD #charged :pages',
           ConditionExpression: condition,
           ExpressionAttributeNames: { ...names, '#charged': CHARGED_PAGES },
-          ExpressionAttributeValues: { ...values, ':page': new Set([pageNumber]) },
-          ReturnValues: 'ALL_OLD',
+          ExpressionAttributeValues: { ...values, ':pages': new Set(pages) },
+          ReturnValues: 'UPDATED_OLD',
         }),
       );
-      if (!old) throw new Error(`charging a page of request ${id} returned no attributes`);
-      const before = toRecord(old);
-      const added = !(before.chargedPages ?? []).includes(pageNumber);
-      this.#remember({
-        ...before,
-        chargedPages: [...(before.chargedPages ?? []), ...(added ? [pageNumber] : [])].sort(
-          (a, b) => a - b,
-        ),
-      });
-      return added;
+      const charged: unknown = old?.[CHARGED_PAGES];
+      const before = new Set(
+        charged instanceof Set ? [...(charged as Set<number>)].map(Number) : [],
+      );
+      const known = this.#records?.get(id);
+      if (known) {
+        const after = new Set([...before, ...pages]);
+        this.#records?.set(id, { ...known, chargedPages: [...after].sort((a, b) => a - b) });
+      }
+      return before;
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
       if ((await this.get(id)) === undefined) throw notFound(id, error);

@@ -12,6 +12,7 @@ import { createDocumentClient } from '../../../functions/adapters/aws/dynamodb-i
 import { DynamoDbRequestStore } from '../../../functions/adapters/aws/dynamodb-request-store.js';
 import { DynamoDbUsageStore } from '../../../functions/adapters/aws/dynamodb-usage-store.js';
 import { serviceTable } from '../../../functions/adapters/aws/service-table.js';
+import { resetStorageCalls, storageCalls } from '../../../functions/adapters/storage-calls.js';
 import {
   startEmbeddedDynamo,
   type EmbeddedDynamo,
@@ -159,6 +160,30 @@ describe('DynamoDbRequestStore as the only writer', () => {
     expect(again[0]?.page?.content_markdown).toBe(aPage(1).content_markdown);
     expect(await store.listPages(record.id)).toEqual([]);
     expect(await plain.listPages(record.id)).toEqual([]);
+  });
+});
+
+describe('DynamoDbRequestStore charges', () => {
+  it('stores each charged page before its call returns, concurrent charges sharing writes', async () => {
+    // Arrange: a second store reads the table itself, as another process would.
+    const store = new DynamoDbRequestStore(ddb.documentClient, TABLE, { onlyWriter: true });
+    const reader = new DynamoDbRequestStore(ddb.documentClient, TABLE);
+    const record = aRequestRecord({ status: 'processing' });
+    await store.create(record);
+    const IN_FLIGHT = ['queued', 'processing'] as const;
+    const storedWhenCharged = new Map<number, number[]>();
+    resetStorageCalls();
+    // Act
+    await Promise.all(
+      [1, 2, 3, 4].map(async (n) => {
+        await store.chargePage(record.id, n, IN_FLIGHT);
+        storedWhenCharged.set(n, (await reader.get(record.id))?.chargedPages ?? []);
+      }),
+    );
+    // Assert
+    for (const [page, stored] of storedWhenCharged) expect(stored).toContain(page);
+    expect(storageCalls().get('DynamoDB UpdateItem')).toBe(2);
+    expect((await store.get(record.id))?.chargedPages).toEqual([1, 2, 3, 4]);
   });
 });
 

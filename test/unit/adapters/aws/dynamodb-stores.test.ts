@@ -101,6 +101,56 @@ describe('DynamoDbRequestStore', () => {
     });
   });
 
+  it('writes the charges made while one is in flight as one update, each added by one caller', async () => {
+    // Arrange: page 3 was charged before; the second write adds the pages queued behind the first.
+    const writes: Set<number>[] = [];
+    const { client, sent } = stubClient((command) => {
+      const pages = (command.input.ExpressionAttributeValues as { ':pages': Set<number> })[
+        ':pages'
+      ];
+      writes.push(pages);
+      return { Attributes: { chargedPages: new Set(writes.length === 1 ? [3] : [3, 1]) } };
+    });
+    const store = new DynamoDbRequestStore(client, TABLE);
+    const IN_FLIGHT = ['queued', 'processing'] as const;
+    // Act
+    const added = await Promise.all(
+      [1, 2, 3, 2, 4].map((n) => store.chargePage('r-1', n, IN_FLIGHT)),
+    );
+    // Assert
+    expect(added).toEqual([true, true, false, false, true]);
+    expect(writes).toEqual([new Set([1]), new Set([2, 3, 4])]);
+    expect(ofType(sent, UpdateCommand)).toHaveLength(2);
+    expect(sent[1]?.input).toEqual({
+      TableName: TABLE,
+      Key: { pk: 'REQ#r-1', sk: 'META' },
+      UpdateExpression: 'ADD #charged :pages',
+      ConditionExpression: 'attribute_exists(#pk) AND #status IN (:s0, :s1)',
+      ExpressionAttributeNames: { '#pk': 'pk', '#status': 'status', '#charged': 'chargedPages' },
+      ExpressionAttributeValues: {
+        ':s0': 'queued',
+        ':s1': 'processing',
+        ':pages': new Set([2, 3, 4]),
+      },
+      // Only the charged pages come back, not the whole record.
+      ReturnValues: 'UPDATED_OLD',
+    });
+  });
+
+  it('rejects every charge of a write whose status condition fails with ConflictError', async () => {
+    // Arrange
+    const record = aRequestRecord({ id: 'r-1', status: 'cancelled' });
+    const { client } = stubClient((command) => {
+      if (command.constructor === GetCommand) return { Item: record };
+      throw conditionFailed();
+    });
+    const store = new DynamoDbRequestStore(client, TABLE);
+    // Act
+    const charges = [1, 2, 3].map((n) => store.chargePage('r-1', n, ['processing']));
+    // Assert
+    for (const charge of charges) await expect(charge).rejects.toBeInstanceOf(ConflictError);
+  });
+
   it('never patches the id or the tenant', async () => {
     // Arrange
     const record = aRequestRecord({ id: 'r-1' });
