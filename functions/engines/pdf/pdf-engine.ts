@@ -19,6 +19,8 @@ import {
 const PAGES_AHEAD = 8;
 /** Pages read ahead of `inspect` by `prefetch`. */
 const PREFETCH_PAGES = 8;
+/** Documents whose prefetched inspections are kept for `inspect` (oldest dropped first). */
+const PREFETCHED_DOCUMENTS = 32;
 
 /** Options of {@link PdfEngine}. */
 export interface PdfEngineOptions {
@@ -28,6 +30,9 @@ export interface PdfEngineOptions {
    */
   maxPages?: number;
 }
+
+/** The identity of a document across calls: its hash (its key when the hash is unknown). */
+const documentKey = (ref: DocumentRef): string => ref.hash || ref.key;
 
 /** The measurements of an extracted page: its features and its share of the layout profile. */
 export const inspectExtractedPage = (extracted: ExtractedPage): PageInspection => ({
@@ -44,6 +49,11 @@ export const inspectExtractedPage = (extracted: ExtractedPage): PageInspection =
 export class PdfEngine implements DocumentEngine {
   readonly #source: PdfPageSource;
   readonly #maxPages: number;
+  /**
+   * Inspections started by `prefetch`, by document and page, each taken by the `inspect` that
+   * follows: a page is measured once per document, not once by each.
+   */
+  readonly #prefetched = new Map<string, Map<number, Promise<PageInspection>>>();
 
   constructor(source: PdfPageSource, options: PdfEngineOptions = {}) {
     this.#source = source;
@@ -68,11 +78,36 @@ export class PdfEngine implements DocumentEngine {
     return { pageCount };
   }
 
-  /** Starts reading the first pages in the reader (at most {@link PREFETCH_PAGES}). */
+  /**
+   * Starts measuring the first pages in the reader (at most {@link PREFETCH_PAGES}); the next
+   * `inspect` of the document takes these measurements instead of asking for them again.
+   */
   prefetch(ref: DocumentRef, pageNumbers: readonly number[]): void {
+    const id = documentKey(ref);
+    const pages = this.#prefetched.get(id) ?? new Map<number, Promise<PageInspection>>();
+    this.#prefetched.delete(id);
+    this.#prefetched.set(id, pages);
     for (const n of pageNumbers.slice(0, PREFETCH_PAGES)) {
-      this.#inspectPage(ref, n).catch(() => undefined);
+      if (pages.has(n)) continue;
+      const inspected = this.#inspectPage(ref, n);
+      inspected.catch(() => undefined);
+      pages.set(n, inspected);
     }
+    while (this.#prefetched.size > PREFETCHED_DOCUMENTS) {
+      const oldest = this.#prefetched.keys().next();
+      if (oldest.done === true) break;
+      this.#prefetched.delete(oldest.value);
+    }
+  }
+
+  /** The prefetched measurement of a page, taken (a later call measures the page again). */
+  #takePrefetched(ref: DocumentRef, pageNumber: number): Promise<PageInspection> | undefined {
+    const id = documentKey(ref);
+    const pages = this.#prefetched.get(id);
+    const inspected = pages?.get(pageNumber);
+    pages?.delete(pageNumber);
+    if (pages?.size === 0) this.#prefetched.delete(id);
+    return inspected;
   }
 
   /** The page measured by the reader when it can (the page stays there), else here. */
@@ -105,7 +140,7 @@ export class PdfEngine implements DocumentEngine {
     const request = (index: number) => {
       const n = pageNumbers[index];
       if (n === undefined || requested.has(index)) return;
-      const inspected = this.#inspectPage(ref, n);
+      const inspected = this.#takePrefetched(ref, n) ?? this.#inspectPage(ref, n);
       inspected.catch(() => undefined);
       requested.set(index, inspected);
     };

@@ -160,6 +160,51 @@ describe('PdfEngine reading ahead', () => {
     expect(inspection.pages.map((p) => p.pageNumber)).toEqual(pages);
     expect(new Set(asked)).toEqual(new Set(pages));
   });
+
+  it('measures each page once when inspect follows a prefetch', async () => {
+    // Arrange
+    const measured: number[] = [];
+    const reader = new PdfEngine({
+      pageCount: (r) => cache.pageCount(r),
+      page: (r, n) => cache.page(r, n),
+      inspectPage: (r, n) => {
+        measured.push(n);
+        return cache.inspectPage(r, n);
+      },
+      render: (r, n, o) => cache.render(r, n, o),
+      close: () => Promise.resolve(),
+    });
+    const document = ref('dev/files/docling-redp5110_sampled.pdf');
+    const pages = Array.from({ length: 18 }, (_, i) => i + 1);
+    // Act
+    reader.prefetch(document, pages);
+    const inspection = await reader.inspect(document, pages);
+    // Assert
+    expect(measured.toSorted((a, b) => a - b)).toEqual(pages);
+    expect(inspection.pages.map((p) => p.pageNumber)).toEqual(pages);
+  });
+
+  it('measures the pages again when the document is inspected a second time', async () => {
+    // Arrange
+    const measured: number[] = [];
+    const reader = new PdfEngine({
+      pageCount: (r) => cache.pageCount(r),
+      page: (r, n) => cache.page(r, n),
+      inspectPage: (r, n) => {
+        measured.push(n);
+        return cache.inspectPage(r, n);
+      },
+      render: (r, n, o) => cache.render(r, n, o),
+      close: () => Promise.resolve(),
+    });
+    const document = ref('dev/files/docling-redp5110_sampled.pdf');
+    // Act
+    reader.prefetch(document, [1, 2]);
+    await reader.inspect(document, [1, 2]);
+    await reader.inspect(document, [1, 2]);
+    // Assert
+    expect(measured).toEqual([1, 2, 1, 2]);
+  });
 });
 
 describe('PdfEngine on hostile PDFs', () => {
