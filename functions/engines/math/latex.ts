@@ -1,6 +1,14 @@
 import type { Segment, TextRun } from '../layout/types.js';
 import { fontStyle } from '../pdf/font-style.js';
 import { isGarbage } from '../pdf/page-geometry.js';
+import {
+  omx,
+  texFamily,
+  texGlyph,
+  UNICODE_PIECES,
+  type ExtensionGlyph,
+  type TexFamily,
+} from './tex-fonts.js';
 
 /**
  * From the glyphs of an equation to LaTeX: Unicode math characters to commands, superscripts and
@@ -175,6 +183,26 @@ const GLYPHS: Readonly<Record<string, string>> = {
   ℤ: '\\mathbb{Z}',
   ℚ: '\\mathbb{Q}',
   ℂ: '\\mathbb{C}',
+  ℙ: '\\mathbb{P}',
+  ℍ: '\\mathbb{H}',
+  ℬ: '\\mathcal{B}',
+  ℰ: '\\mathcal{E}',
+  ℱ: '\\mathcal{F}',
+  ℋ: '\\mathcal{H}',
+  ℐ: '\\mathcal{I}',
+  ℒ: '\\mathcal{L}',
+  ℳ: '\\mathcal{M}',
+  ℛ: '\\mathcal{R}',
+  ℭ: '\\mathfrak{C}',
+  ℌ: '\\mathfrak{H}',
+  ℨ: '\\mathfrak{Z}',
+  '⋆': '\\star',
+  '≲': '\\lesssim',
+  '≳': '\\gtrsim',
+  '≜': '\\triangleq',
+  '⊤': '\\top',
+  ı: '\\imath',
+  ȷ: '\\jmath',
   // Characters LaTeX reserves.
   '{': '\\{',
   '}': '\\}',
@@ -198,6 +226,81 @@ const BIG_OPERATORS = new Set(['∑', '∏', '∐', '⋃', '⋂', '⨁', '⨂', 
 const FUNCTION_NAMES =
   /(?<![A-Za-z\\])(arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|log|ln|lg|exp|lim|liminf|limsup|max|min|sup|inf|det|arg|dim|ker|gcd|deg|hom|Pr)(?![A-Za-z])/g;
 
+/** Operator names whose limits a display stacks under them (`\max_{i}`, `\lim_{n\to\infty}`). */
+const LIMIT_NAMES = /^(?:lim|liminf|limsup|max|min|sup|inf|det|gcd|Pr|arg\s*max|arg\s*min)$/;
+
+/** Combining accents and the commands that set them. */
+const ACCENTS: Readonly<Record<string, string>> = {
+  '\u0300': '\\grave',
+  '\u0301': '\\acute',
+  '\u0302': '\\hat',
+  '\u0303': '\\tilde',
+  '\u0304': '\\bar',
+  '\u0305': '\\bar',
+  '\u0306': '\\breve',
+  '\u0307': '\\dot',
+  '\u0308': '\\ddot',
+  '\u030c': '\\check',
+  '\u20d7': '\\vec',
+  '\u20d1': '\\vec',
+};
+
+/** Accents set as glyphs of their own over a base (spacing forms). */
+const ACCENT_GLYPHS: Readonly<Record<string, string>> = {
+  ˆ: '\\hat',
+  '^': '\\hat',
+  '˜': '\\tilde',
+  '~': '\\tilde',
+  '¯': '\\bar',
+  ˉ: '\\bar',
+  '˙': '\\dot',
+  '¨': '\\ddot',
+  ˇ: '\\check',
+  '˘': '\\breve',
+  '´': '\\acute',
+  '`': '\\grave',
+  '\u20d7': '\\vec',
+};
+
+/**
+ * Mathematical Alphanumeric Symbols (U+1D400–U+1D7FF): the first code of each alphabet and the
+ * command that sets it ('' for the italic alphabets, plain letters in math mode).
+ */
+const ALPHABETS: readonly (readonly [number, number, string])[] = [
+  [0x1d400, 52, '\\mathbf'],
+  [0x1d434, 52, ''],
+  [0x1d468, 52, '\\bm'],
+  [0x1d49c, 52, '\\mathcal'],
+  [0x1d4d0, 52, '\\mathcal'],
+  [0x1d504, 52, '\\mathfrak'],
+  [0x1d538, 52, '\\mathbb'],
+  [0x1d56c, 52, '\\mathfrak'],
+  [0x1d5a0, 52, '\\mathsf'],
+  [0x1d5d4, 52, '\\mathsf'],
+  [0x1d608, 52, '\\mathsf'],
+  [0x1d63c, 52, '\\mathsf'],
+  [0x1d670, 52, '\\mathtt'],
+  [0x1d6a8, 58, '\\bm'],
+  [0x1d6e2, 58, ''],
+  [0x1d71c, 58, '\\bm'],
+  [0x1d756, 58, '\\bm'],
+  [0x1d790, 58, '\\bm'],
+  [0x1d7ce, 10, '\\mathbf'],
+  [0x1d7d8, 10, '\\mathbb'],
+  [0x1d7e2, 10, '\\mathsf'],
+  [0x1d7ec, 10, '\\mathsf'],
+  [0x1d7f6, 10, '\\mathtt'],
+];
+
+/** The alphabet command of a mathematical alphanumeric symbol, undefined outside the block. */
+const alphabetOf = (code: number): string | undefined => {
+  if (code < 0x1d400 || code > 0x1d7ff) return undefined;
+  for (const [start, length, commandName] of ALPHABETS) {
+    if (code >= start && code < start + length) return commandName;
+  }
+  return '';
+};
+
 /** A command ending in a letter needs a space before a following letter. */
 const command = (latex: string): string => (/\\[A-Za-z]+$/.test(latex) ? `${latex} ` : latex);
 
@@ -208,67 +311,140 @@ export interface LatexResult {
   notes: string[];
 }
 
+/** Fonts whose letters are upright text (roman words in math are `\text{…}`). */
+const isTextFont = (fontName: string, family: TexFamily): boolean =>
+  family === 'roman' ||
+  (family === 'other' &&
+    fontName !== '' &&
+    !isMathFont(fontName) &&
+    !fontStyle(fontName).italic &&
+    !fontStyle(fontName).monospace);
+
+/** What {@link textLatex} needs to know of a font. */
+interface FontInfo {
+  family: TexFamily;
+  /** Letters are variables (a math italic font): no operator names read in them. */
+  italic: boolean;
+  /** Words are text (an upright text font). */
+  words: boolean;
+}
+
+/** Font facts by name; a page has a few dozen fonts, so the map stays small. */
+const FONT_INFO = new Map<string, FontInfo>();
+
+const fontInfo = (fontName: string): FontInfo => {
+  let info = FONT_INFO.get(fontName);
+  if (!info) {
+    const family = texFamily(fontName);
+    info = {
+      family,
+      italic: /cmmi|lmmi|italic|-it\b/i.test(fontName),
+      words: isTextFont(fontName, family),
+    };
+    if (FONT_INFO.size >= 1024) FONT_INFO.clear();
+    FONT_INFO.set(fontName, info);
+  }
+  return info;
+};
+
+/** The LaTeX of one character (without its accents) in a font of `family`. */
+const charLatex = (ch: string, family: TexFamily, notes: string[]): string => {
+  const tex = texGlyph(ch, family);
+  if (tex !== undefined) return command(tex);
+  const code = ch.codePointAt(0) ?? 0;
+  const alphabet = alphabetOf(code);
+  if (alphabet !== undefined) {
+    const plain = ch.normalize('NFKC');
+    const inner = GLYPHS[plain] ?? plain;
+    return alphabet === '' ? command(inner) : `${alphabet}{${inner}}`;
+  }
+  const mapped = GLYPHS[ch];
+  if (mapped !== undefined) return command(mapped);
+  if (PLAIN.test(ch)) return ch;
+  if (isGarbage(code)) {
+    notes.push('a glyph without a Unicode mapping was read as \\square');
+    return '\\square ';
+  }
+  notes.push(
+    `the character "${ch}" (U+${code.toString(16).toUpperCase().padStart(4, '0')}) has no LaTeX mapping and was kept as it is`,
+  );
+  return ch;
+};
+
+/** A letter (with its combining marks), a word of letters, or any other character. */
+const TOKEN = /(?:\p{L}\p{M}*)+|[\s\S]\p{M}*/gu;
+
 /**
- * The LaTeX of a run's text: function names as commands (outside italic math fonts, where `sin`
- * may be three variables), characters through {@link GLYPHS}; mathematical alphanumeric
- * symbols (𝑥, 𝐀) as their plain letters.
+ * The LaTeX of a run's text in its font: operator names upright as commands (outside italic math
+ * fonts, where `sin` may be three variables), other words of an upright text font as `\text{…}`
+ * (a lone letter as `\textrm{…}`); the glyphs of TeX's math fonts by their encodings (`N` in CMSY
+ * is `\mathcal{N}`, `0` a prime, `R` in MSBM `\mathbb{R}`, a raw code in CMEX its delimiter or
+ * operator); mathematical alphanumeric symbols by their alphabet (𝔼 is `\mathbb{E}`, 𝑥 `x`);
+ * other characters through {@link GLYPHS}; combining accents as `\hat{…}`, `\check{…}`...
  *
  * @example
  * textLatex('α ≤ 2π', 'CMMI10'); // { latex: '\\alpha \\leq 2\\pi ', notes: [] }
  */
 export const textLatex = (text: string, fontName: string): LatexResult => {
   const notes: string[] = [];
-  const names = !/cmmi|lmmi|italic|-it\b/i.test(fontName);
+  const { family, italic, words } = fontInfo(fontName);
+  const bold = family === 'bold-letters';
   let out = '';
-  const source = names ? text.replace(FUNCTION_NAMES, '\u0000$1\u0001') : text;
-  let inName = false;
-  for (const raw of source) {
-    if (raw === '\u0000') {
-      out += '\\';
-      inName = true;
+  for (const [token] of text.normalize('NFD').matchAll(TOKEN)) {
+    const letters = /^\p{L}/u.test(token) && !/[\u0300-\u036f\u20d0-\u20ff]/.test(token);
+    if (letters && !italic && FUNCTION_NAMES.test(token)) {
+      FUNCTION_NAMES.lastIndex = 0;
+      // One operator name, or names run together (`logp` is two): each as its command.
+      const rest = token.replace(FUNCTION_NAMES, '');
+      FUNCTION_NAMES.lastIndex = 0;
+      if (rest === '') {
+        out += token.replace(FUNCTION_NAMES, '\\$1 ');
+        FUNCTION_NAMES.lastIndex = 0;
+        continue;
+      }
+    }
+    FUNCTION_NAMES.lastIndex = 0;
+    if (letters && words && /^[A-Za-z]+$/.test(token)) {
+      out += token.length === 1 ? `\\textrm{${token}}` : `\\text{${token}}`;
       continue;
     }
-    if (raw === '\u0001') {
-      out += ' ';
-      inName = false;
-      continue;
-    }
-    if (inName) {
-      out += raw;
-      continue;
-    }
-    const code = raw.codePointAt(0) ?? 0;
-    // Mathematical alphanumeric symbols (𝑥, 𝐀, 𝟏): their plain letters and digits.
-    const ch = code >= 0x1d400 && code <= 0x1d7ff ? raw.normalize('NFKC') : raw;
-    const mapped = GLYPHS[ch];
-    if (mapped !== undefined) {
-      out += command(mapped);
-    } else if (PLAIN.test(ch)) {
-      out += ch;
-    } else if (isGarbage(ch.codePointAt(0) ?? 0)) {
-      out += '\\square ';
-      notes.push('a glyph without a Unicode mapping was read as \\square');
-    } else {
-      out += ch;
-      notes.push(
-        `the character "${ch}" (U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}) has no LaTeX mapping and was kept as it is`,
-      );
+    for (const [grapheme] of token.matchAll(/[\s\S]\p{M}*/gu)) {
+      const base = Array.from(grapheme)[0] ?? '';
+      const marks = Array.from(grapheme).slice(1);
+      let latex = charLatex(base.normalize('NFC'), family, notes);
+      if (bold && /^(?:[A-Za-z]|\\[A-Za-z]+ ?)$/.test(latex)) latex = `\\bm{${latex.trim()}}`;
+      for (const mark of marks) {
+        const accent = ACCENTS[mark];
+        if (accent) latex = `${accent}{${latex.trim()}}`;
+      }
+      out += latex;
     }
   }
   return { latex: out, notes };
 };
 
+/** A run, or a part already read as LaTeX, with what the equation reading knows of it. */
+type Part = MathRun & {
+  /** A part read as LaTeX that still sits on a baseline as a glyph does (an accented letter). */
+  atom?: boolean;
+  /** A glyph of a TeX extension font (CMEX), or a delimiter built from its pieces. */
+  ext?: ExtensionGlyph;
+};
+
 /** A lone big operator glyph (∑, ∫...), set larger than the text around it. */
-const isBigOperator = (run: MathRun): boolean =>
-  run.latex === undefined && BIG_OPERATORS.has(run.text.trim());
+const isBigOperator = (run: Part): boolean =>
+  (run.latex === undefined && BIG_OPERATORS.has(run.text.trim())) || run.ext?.kind === 'operator';
+
+/** A glyph, or a part that sits on a baseline as one. */
+const isGlyph = (run: Part): boolean => run.latex === undefined || run.atom === true;
 
 /**
  * The main size of some runs: among glyphs of about the largest size (big operators and parts
  * already read aside), the size carrying the most characters. Scripts, however many characters
  * they have, are smaller than their base.
  */
-const dominantSize = (input: readonly MathRun[]): number => {
-  const glyphs = input.filter((r) => r.latex === undefined && !isBigOperator(r));
+const dominantSize = (input: readonly Part[]): number => {
+  const glyphs = input.filter((r) => isGlyph(r) && !isBigOperator(r) && r.ext === undefined);
   const candidates = glyphs.length > 0 ? glyphs : input;
   const largest = Math.max(...candidates.map((r) => r.fontSize));
   const runs = candidates.filter((r) => r.fontSize >= 0.85 * largest);
@@ -294,8 +470,8 @@ type Position = 'base' | 'sup' | 'sub';
  * The baseline of a line: the character-weighted median baseline of its runs of the main size
  * (parts already read as LaTeX only when there is nothing else).
  */
-const lineBaseline = (runs: readonly MathRun[], size: number): number => {
-  const glyphs = runs.filter((r) => r.latex === undefined);
+const lineBaseline = (runs: readonly Part[], size: number): number => {
+  const glyphs = runs.filter((r) => isGlyph(r) && r.ext === undefined);
   const main = glyphs.filter((r) => Math.abs(r.fontSize - size) <= 0.1 * size);
   const pool = main.length > 0 ? main : glyphs.length > 0 ? glyphs : runs;
   const weighted = pool
@@ -314,8 +490,8 @@ const lineBaseline = (runs: readonly MathRun[], size: number): number => {
  * Where a run sits against the line's baseline: raised and smaller (or raised by a third of an
  * em) is a superscript; lowered and smaller (or by a quarter of an em) a subscript.
  */
-const positionOf = (run: MathRun, baseline: number, size: number): Position => {
-  if (run.latex !== undefined) return 'base';
+const positionOf = (run: Part, baseline: number, size: number): Position => {
+  if (!isGlyph(run) || run.ext !== undefined) return 'base';
   const smaller = run.fontSize < 0.9 * size;
   const shift = (baseline - run.baseline) / size;
   if (shift > 0.15 && (smaller || shift > 0.3)) return 'sup';
@@ -323,66 +499,104 @@ const positionOf = (run: MathRun, baseline: number, size: number): Position => {
   return 'base';
 };
 
+/** Unbalanced `\left` / `\right` of one line closed with `\right.` / opened with `\left.`. */
+const balanced = (latex: string): string => {
+  const lefts = (latex.match(/\\left(?![A-Za-z])/g) ?? []).length;
+  const rights = (latex.match(/\\right(?![A-Za-z])/g) ?? []).length;
+  if (lefts > rights) return latex + '\\right.'.repeat(lefts - rights);
+  if (rights > lefts) return '\\left.'.repeat(rights - lefts) + latex;
+  return latex;
+};
+
 /**
  * The LaTeX of runs on one line, left to right: scripts (see {@link positionOf}) attach to what
- * precedes them as `^{...}` / `_{...}`; a space separates runs further apart than 0.15 em.
+ * precedes them as `^{...}` / `_{...}`; a gap of an em or two between runs is `\quad` or
+ * `\qquad`, as a display sets its pieces apart.
  */
 export const lineLatex = (input: readonly MathRun[]): LatexResult => {
-  const runs = [...input].sort((a, b) => a.x - b.x);
+  const runs = [...(input as readonly Part[])].sort((a, b) => a.x - b.x);
   const notes: string[] = [];
   if (runs.length === 0) return { latex: '', notes };
   const size = dominantSize(runs);
   const mainBaseline = lineBaseline(runs, size);
   let out = '';
-  let prev: MathRun | undefined;
-  let group: { position: Position; runs: MathRun[] } | undefined;
-  const latexOf = (run: MathRun): string => {
+  let prev: Part | undefined;
+  // The scripts after a base, until the next base: subscripts and superscripts together, so
+  // that `x_{t}^{(i)}` is one subscript and one superscript whatever the order of their glyphs.
+  let scripts: { sub: Part[]; sup: Part[] } | undefined;
+  const latexOf = (run: Part): string => {
     if (run.latex !== undefined) return run.latex;
     const result = textLatex(run.text, run.fontName);
     notes.push(...result.notes);
     return result.latex;
   };
-  const closeGroup = (): void => {
-    if (!group) return;
-    const inner = lineLatex(group.runs);
+  const script = (mark: string, parts: readonly Part[]): string => {
+    if (parts.length === 0) return '';
+    const inner = lineLatex(parts);
     notes.push(...inner.notes);
+    return `${mark}{${inner.latex}}`;
+  };
+  const closeGroup = (): void => {
+    if (!scripts) return;
     out = out.replace(/\s+$/, '');
     // A script with nothing before it (a prescript) needs an empty base.
-    if (out === '') out = '{}';
-    out += `${group.position === 'sup' ? '^' : '_'}{${inner.latex}}`;
-    group = undefined;
+    if (out === '' || /[{&]$/.test(out)) out += '{}';
+    out += script('_', scripts.sub) + script('^', scripts.sup);
+    scripts = undefined;
   };
   for (const run of runs) {
     const position = positionOf(run, mainBaseline, size);
-    if (position === 'base') {
+    const last = scripts
+      ? [...scripts.sub, ...scripts.sup].sort((a, b) => b.x + b.w - (a.x + a.w))[0]
+      : undefined;
+    if (
+      position === 'base' &&
+      scripts &&
+      last &&
+      run.fontSize < 0.8 * size &&
+      run.x - (last.x + last.w) < 0.2 * size
+    ) {
+      // A script of a script (the prime of `p_{\theta'}`) sits near the main baseline.
+      (scripts.sub.includes(last) ? scripts.sub : scripts.sup).push(run);
+    } else if (position === 'base') {
       closeGroup();
-      // Apart by more than 0.15 em, or next to a part read as LaTeX (\frac, \sqrt, limits).
-      const apart =
-        prev !== undefined &&
-        (run.x - (prev.x + prev.w) > 0.15 * size ||
-          run.latex !== undefined ||
-          prev.latex !== undefined);
-      if (apart && !/[\s([{]$/.test(out)) out += ' ';
+      const gap = prev === undefined ? 0 : (run.x - (prev.x + prev.w)) / size;
+      if (gap >= 1.6) out += '\\qquad ';
+      else if (gap >= 0.8) out += '\\quad ';
+      else out += ' ';
       out += latexOf(run);
-    } else if (group?.position === position) {
-      group.runs.push(run);
     } else {
-      closeGroup();
-      group = { position, runs: [run] };
+      scripts ??= { sub: [], sup: [] };
+      scripts[position].push(run);
     }
     prev = run;
   }
   closeGroup();
-  return { latex: tidy(out), notes: unique(notes) };
+  return { latex: balanced(tidy(out)), notes: unique(notes) };
 };
 
-/** Collapses spaces; no space before a script or a closing brace, or after an opening one. */
-const tidy = (latex: string): string =>
-  latex
+/** Commands setting an alphabet, whose neighbours merge (`\mathcal{G}\mathcal{P}` is `\mathcal{GP}`). */
+const ALPHABET_RUN = /\\(mathcal|mathbb|mathfrak|mathsf|mathbf|mathtt|mathscr)\{([^{}]*)\}\\\1\{/g;
+
+/**
+ * Compact LaTeX, as TeX sources converted by LaTeXML read: no spaces but the one a command word
+ * needs before a letter; `\not=` as `\neq`; neighbouring letters of one alphabet in one group.
+ */
+const tidy = (latex: string): string => {
+  let out = latex
     .replace(/\s+/g, ' ')
-    .replace(/\s+([\^_}])/g, '$1')
-    .replace(/\{\s+/g, '{')
-    .trim();
+    // A space only where a command word meets a letter (`\\log p`).
+    .split(/(?<=\\[A-Za-z]+) (?=[A-Za-z])/)
+    .map((part) => part.replace(/ /g, ''))
+    .join(' ')
+    .replace(/\\not=/g, '\\neq')
+    .replace(/\\not\\in(?![A-Za-z])/g, '\\notin');
+  for (let previous = ''; previous !== out;) {
+    previous = out;
+    out = out.replace(ALPHABET_RUN, '\\$1{$2');
+  }
+  return out.trim();
+};
 
 const unique = (notes: readonly string[]): string[] => [...new Set(notes)];
 
@@ -391,11 +605,11 @@ const centreY = (r: { y: number; h: number }): number => r.y + r.h / 2;
 
 /** The union box of runs as a run carrying `latex`, on `baseline`. */
 const builtRun = (
-  parts: readonly MathRun[],
+  parts: readonly Part[],
   latex: string,
   baseline: number,
   fontSize: number,
-): MathRun => {
+): Part => {
   const x0 = Math.min(...parts.map((r) => r.x));
   const y0 = Math.min(...parts.map((r) => r.y));
   const x1 = Math.max(...parts.map((r) => r.x + r.w));
@@ -442,12 +656,22 @@ export const mathLines = <R extends TextRun>(runs: readonly R[]): R[][] => {
   const lines: { baseline: number; size: number; top: number; bottom: number; runs: R[] }[] = [];
   const bySize = [...runs].sort((a, b) => b.fontSize - a.fontSize || a.baseline - b.baseline);
   for (const run of bySize) {
-    const line = lines.find((l) => {
-      const shift = Math.abs(run.baseline - l.baseline);
-      if (shift <= 0.3 * Math.max(l.size, run.fontSize)) return true;
-      const script = run.fontSize < 0.9 * l.size && run.y < l.bottom && run.y + run.h > l.top;
-      return script && shift <= 0.7 * l.size;
-    });
+    const line =
+      lines.find(
+        (l) => Math.abs(run.baseline - l.baseline) <= 0.3 * Math.max(l.size, run.fontSize),
+      ) ??
+      // A script: the line it overlaps whose baseline is nearest (a script of a tall part, a
+      // \Big delimiter or a fraction, sits farther from the baseline).
+      lines
+        .filter((l) => {
+          const shift = Math.abs(run.baseline - l.baseline);
+          const script = run.fontSize < 0.9 * l.size && run.y < l.bottom && run.y + run.h > l.top;
+          const reach = l.bottom - l.top > 1.6 * l.size ? 1.2 : 0.7;
+          return script && shift <= reach * l.size;
+        })
+        .sort(
+          (a, b) => Math.abs(run.baseline - a.baseline) - Math.abs(run.baseline - b.baseline),
+        )[0];
     if (line) {
       line.runs.push(run);
       line.top = Math.min(line.top, run.y);
@@ -465,41 +689,461 @@ export const mathLines = <R extends TextRun>(runs: readonly R[]): R[][] => {
   return lines.sort((a, b) => a.baseline - b.baseline).map((l) => l.runs.sort((a, b) => a.x - b.x));
 };
 
-/** The LaTeX of several lines (a multi-line display), one `\\` between lines. */
-const linesLatex = (runs: readonly MathRun[]): LatexResult & { lines: number } => {
+/** Relations a multi-line display aligns on. */
+const RELATION = /^(?:=|≤|≥|<|>|≈|≡|∼|≃|≅|∝|≠|⩽|⩾|≲|≳|≔)$/;
+
+/** The first relation set on a line's own baseline (not in a script). */
+const relationOf = (line: readonly Part[]): Part | undefined => {
+  const size = dominantSize(line);
+  const baseline = lineBaseline(line, size);
+  return line.find(
+    (r) =>
+      r.latex === undefined &&
+      positionOf(r, baseline, size) === 'base' &&
+      RELATION.test(r.text.trim()),
+  );
+};
+
+/**
+ * The LaTeX of several lines (a multi-line display): lines whose relations (`=`, `≤`...) stand
+ * one under the other as `\begin{aligned}…\end{aligned}`, aligned on them; other lines joined
+ * with `\\`.
+ */
+const linesLatex = (runs: readonly Part[]): LatexResult & { lines: number; aligned: boolean } => {
   const lines = mathLines(runs);
   const notes: string[] = [];
-  const parts = lines.map((line) => {
+  const read = (line: readonly Part[]): string => {
     const result = lineLatex(line);
     notes.push(...result.notes);
     return result.latex;
+  };
+  if (lines.length > 1) {
+    const relations = lines.map(relationOf);
+    const em = dominantSize(runs) || 10;
+    const anchor = relations.find((r) => r !== undefined);
+    const aligned = relations.filter(
+      (r) => r !== undefined && anchor !== undefined && Math.abs(r.x - anchor.x) <= 0.75 * em,
+    );
+    if (anchor && aligned.length >= 2) {
+      const rows = lines.map((line, i) => {
+        const relation = relations[i];
+        if (relation === undefined || !aligned.includes(relation)) return `&${read(line)}`;
+        const left = line.filter((r) => centreX(r) < relation.x);
+        const right = line.filter((r) => !left.includes(r));
+        return `${read(left)}&${read(right)}`;
+      });
+      return {
+        latex: `\\begin{aligned}${rows.join('\\\\')}\\end{aligned}`,
+        notes,
+        lines: lines.length,
+        aligned: true,
+      };
+    }
+  }
+  const parts = lines.map(read);
+  return {
+    latex: parts.filter((p) => p !== '').join('\\\\'),
+    notes,
+    lines: lines.length,
+    aligned: false,
+  };
+};
+
+/** Splits a run's text into pieces at the characters `at` matches, widths shared by character. */
+const splitRun = (run: Part, at: RegExp): Part[] => {
+  const chars = Array.from(run.text.normalize('NFC'));
+  if (chars.length < 2 || !chars.some((c) => at.test(c))) return [run];
+  const width = run.w / chars.length;
+  const pieces: Part[] = [];
+  let start = 0;
+  const push = (from: number, to: number): void => {
+    const text = chars.slice(from, to).join('');
+    if (text.trim() === '') return;
+    pieces.push({ ...run, text, x: run.x + from * width, w: (to - from) * width });
+  };
+  chars.forEach((c, i) => {
+    if (!at.test(c)) return;
+    push(start, i);
+    push(i, i + 1);
+    start = i + 1;
   });
-  return { latex: parts.filter((p) => p !== '').join(' \\\\ '), notes, lines: lines.length };
+  push(start, chars.length);
+  return pieces;
+};
+
+/** Characters a run is split at, so that relations stand alone (alignment) and so do glyphs of CMEX. */
+const SPLIT_AT = /[=≤≥<>≈≡∼≃≅∝≠⩽⩾≲≳]/;
+
+/**
+ * Gives each glyph of a TeX extension font (CMEX) its meaning and its true box: CMEX glyphs hang
+ * below their baseline (a `\Big(` is 1.8 em deep), so a reader's box, made from the font's
+ * ascent, sits above them. A sized delimiter becomes a part on the math axis of its line
+ * (`\Big{(}`); pieces of one extensible delimiter stacked one on another become one delimiter
+ * (`\left(`); big operators and radicals keep their glyph, with their box.
+ */
+const prepare = (input: readonly MathRun[]): Part[] => {
+  const out: Part[] = [];
+  const pieces: Part[] = [];
+  for (const run of input as readonly Part[]) {
+    if (run.latex !== undefined || run.text.trim() === '') {
+      if (run.latex !== undefined) out.push(run);
+      continue;
+    }
+    const family = texFamily(run.fontName);
+    if (family === 'symbols' && /^[√p]$/.test(run.text.trim())) {
+      // CMSY's radical hangs below its baseline as CMEX glyphs do (height 0.04 em, depth 0.96).
+      const em = run.fontSize;
+      out.push({
+        ...run,
+        text: '√',
+        y: run.baseline - 0.04 * em,
+        h: em,
+        baseline: run.baseline + 0.9 * em,
+      });
+      continue;
+    }
+    const extension = family === 'extension';
+    const unicodePieces = Array.from(run.text.trim()).every((c) => UNICODE_PIECES[c]);
+    if (!extension && !unicodePieces) {
+      out.push(...splitRun(run, SPLIT_AT));
+      continue;
+    }
+    const chars = Array.from(run.text.replace(/\s+/g, ''));
+    const width = run.w / Math.max(1, chars.length);
+    const em = run.fontSize;
+    chars.forEach((ch, i) => {
+      const unicode = UNICODE_PIECES[ch];
+      const glyph: ExtensionGlyph | undefined = unicode
+        ? {
+            latex: unicode[0],
+            kind: 'piece',
+            delimiter: unicode[0],
+            opens: unicode[1],
+            height: 0,
+            depth: 0,
+          }
+        : // A reader cannot give code 0 (`\big(`) and gives U+FFFD instead.
+          omx(ch === '\ufffd' ? 0 : (ch.codePointAt(0) ?? 0));
+      const x = run.x + i * width;
+      if (!glyph) {
+        // A CMEX glyph already given as Unicode (∑, ∫) keeps its text and box.
+        out.push({ ...run, text: ch, x, w: width });
+        return;
+      }
+      const y = unicode ? run.y : run.baseline - glyph.height * em;
+      const h = unicode ? run.h : (glyph.height + glyph.depth) * em;
+      const part: Part = { ...run, text: ch, x, w: width, y, h, ext: glyph };
+      // On the math axis (a quarter of an em over the baseline) of the line it belongs to.
+      const baseline = y + h / 2 + 0.25 * em;
+      if (glyph.kind === 'piece') {
+        pieces.push(part);
+      } else if (glyph.kind === 'open' || glyph.kind === 'close' || glyph.kind === 'middle') {
+        out.push({ ...part, latex: `${glyph.size ?? ''}{${glyph.latex}}`, baseline });
+      } else if (glyph.kind === 'operator') {
+        out.push({ ...part, text: GLYPH_OF[glyph.latex] ?? glyph.latex, baseline });
+      } else if (glyph.kind === 'radical') {
+        out.push({ ...part, text: '√', baseline: y + h });
+      } else if (glyph.kind === 'accent') {
+        out.push(part);
+      }
+      // Pieces of over- and underbraces carry nothing of the formula's text.
+    });
+  }
+  // Pieces of one delimiter: one x, stacked with no gap between them.
+  pieces.sort((a, b) => a.x - b.x || a.y - b.y);
+  const stacks: Part[][] = [];
+  for (const piece of pieces) {
+    const stack = stacks.find((s) => {
+      const last = s[s.length - 1] as Part;
+      return (
+        Math.abs(last.x - piece.x) <= 0.3 * piece.fontSize &&
+        piece.y <= last.y + last.h + 0.3 * piece.fontSize &&
+        last.ext?.delimiter === piece.ext?.delimiter
+      );
+    });
+    if (stack) stack.push(piece);
+    else stacks.push([piece]);
+  }
+  const bars = stacks.filter((s) => /^\\?\|$/.test(s[0]?.ext?.delimiter ?? ''));
+  for (const stack of stacks) {
+    const first = stack[0] as Part;
+    const ext = first.ext as ExtensionGlyph;
+    if (ext.latex === '\\sqrt') continue;
+    const bar = bars.indexOf(stack);
+    const opens = bar >= 0 ? bar % 2 === 0 : ext.opens === true;
+    const built = builtRun(
+      stack,
+      `${opens ? '\\left' : '\\right'}${ext.delimiter ?? '.'}`,
+      0,
+      first.fontSize,
+    );
+    built.baseline = centreY(built) + 0.25 * first.fontSize;
+    built.ext = { ...ext, kind: opens ? 'open' : 'close' };
+    out.push(built);
+  }
+  return out;
+};
+
+/** Unicode of CMEX big operators, so that they read as the operators typed in Unicode. */
+const GLYPH_OF: Readonly<Record<string, string>> = {
+  '\\sum': '∑',
+  '\\prod': '∏',
+  '\\coprod': '∐',
+  '\\int': '∫',
+  '\\oint': '∮',
+  '\\bigcup': '⋃',
+  '\\bigcap': '⋂',
+  '\\bigoplus': '⨁',
+  '\\bigotimes': '⨂',
+};
+
+/** Matrix environments by their delimiter. */
+const MATRICES: Readonly<Record<string, string>> = {
+  '(': 'pmatrix',
+  '[': 'bmatrix',
+  '\\{': 'Bmatrix',
+  '|': 'vmatrix',
+  '\\|': 'Vmatrix',
+};
+
+/** The cells of one row of a matrix: runs split where they are an em or more apart. */
+const cellsOf = (row: readonly Part[], em: number): Part[][] => {
+  const cells: Part[][] = [];
+  let right = -Infinity;
+  for (const run of [...row].sort((a, b) => a.x - b.x)) {
+    const current = cells[cells.length - 1];
+    if (current && run.x - right < 0.8 * em) current.push(run);
+    else cells.push([run]);
+    right = Math.max(right, run.x + run.w);
+  }
+  return cells;
+};
+
+/** The rows of a matrix, `&` between cells and `\\` between rows (short rows padded). */
+const gridLatex = (rows: readonly Part[][], em: number, notes: string[]): string => {
+  const cells = rows.map((row) => cellsOf(row, em));
+  const columns = Math.max(...cells.map((c) => c.length));
+  return cells
+    .map((row) => {
+      const texts = row.map((cell) => {
+        const result = lineLatex(cell);
+        notes.push(...result.notes);
+        return result.latex;
+      });
+      while (texts.length < columns) texts.push('');
+      return texts.join('&');
+    })
+    .join('\\\\');
+};
+
+/**
+ * Matrices and cases: a delimiter taller than two lines with rows of runs inside it (and its
+ * partner on the right at the same height) is `\begin{pmatrix}…\end{pmatrix}` (`bmatrix`,
+ * `vmatrix`...); a left brace with rows on its right and no partner is `\begin{cases}…`.
+ */
+const readArrays = (input: Part[], notes: string[]): Part[] => {
+  let runs = input;
+  const opens = runs
+    .filter((r) => r.ext?.kind === 'open' || (r.ext?.kind === 'middle' && /\|/.test(r.ext.latex)))
+    .sort((a, b) => b.x - a.x);
+  for (const open of opens) {
+    if (!runs.includes(open)) continue;
+    const em = open.fontSize;
+    if (open.h < 2 * em) continue;
+    const delimiter = open.ext?.delimiter ?? open.ext?.latex ?? '';
+    const close = runs
+      .filter(
+        (r) =>
+          r !== open &&
+          r.x > open.x &&
+          (r.ext?.kind === 'close' || r.ext?.kind === 'middle') &&
+          Math.abs(centreY(r) - centreY(open)) <= 0.3 * em &&
+          Math.abs(r.h - open.h) <= 0.2 * open.h,
+      )
+      .sort((a, b) => a.x - b.x)[0];
+    const right = close ? close.x : Infinity;
+    const inside = runs.filter(
+      (r) =>
+        r !== open &&
+        r !== close &&
+        centreX(r) > open.x + open.w &&
+        centreX(r) < right &&
+        centreY(r) > open.y &&
+        centreY(r) < open.y + open.h,
+    );
+    const rows = mathLines(inside);
+    if (rows.length < 2) continue;
+    let latex: string;
+    if (close) {
+      const environment = MATRICES[delimiter];
+      if (!environment) continue;
+      latex = `\\begin{${environment}}${gridLatex(rows, em, notes)}\\end{${environment}}`;
+    } else if (delimiter === '\\{') {
+      latex = `\\begin{cases}${gridLatex(rows, em, notes)}\\end{cases}`;
+    } else {
+      continue;
+    }
+    const parts = [open, ...inside, ...(close ? [close] : [])];
+    const built = builtRun(parts, latex, centreY(open) + 0.25 * em, em);
+    runs = [...runs.filter((r) => !parts.includes(r)), built];
+  }
+  return runs;
+};
+
+/**
+ * Accents over a base: a glyph of {@link ACCENT_GLYPHS} (or CMMI's vector arrow) set over a
+ * letter, a wide hat or tilde of CMEX over one or more glyphs. The base becomes a part read as
+ * `\hat{x}` / `\widehat{xy}` that still takes scripts as a glyph.
+ */
+const readAccents = (input: Part[]): Part[] => {
+  let runs = input;
+  const accents = runs.filter((r) => {
+    if (r.latex !== undefined) return false;
+    if (r.ext?.kind === 'accent') return true;
+    const text = r.text.trim();
+    if (texFamily(r.fontName) === 'letters' && text === '~') return true;
+    return text.length === 1 && ACCENT_GLYPHS[text] !== undefined;
+  });
+  for (const accent of accents) {
+    const wide = accent.ext?.kind === 'accent';
+    const em = accent.fontSize;
+    const bases = runs.filter(
+      (r) =>
+        r !== accent &&
+        !accents.includes(r) &&
+        isGlyph(r) &&
+        r.ext === undefined &&
+        centreX(r) > accent.x - 0.15 * em &&
+        centreX(r) < accent.x + accent.w + 0.15 * em &&
+        r.baseline >= accent.baseline - 0.1 * em &&
+        r.baseline <= accent.baseline + 1.2 * em &&
+        r.fontSize >= 0.7 * em,
+    );
+    // The base, under the accent: its own characters only (a run may hold more letters).
+    const split = bases.flatMap((b) => splitRun(b, /[\s\S]/u));
+    const slack = wide ? 0 : 0.15 * em;
+    const under = split.filter(
+      (r) =>
+        r.text.trim() !== '' &&
+        centreX(r) > accent.x - slack &&
+        centreX(r) < accent.x + accent.w + slack,
+    );
+    if (under.length === 0) continue;
+    if (!wide && under.length > 1) under.splice(1);
+    const first = under[0] as Part;
+    const commandName = wide
+      ? (accent.ext?.latex ?? '\\widehat')
+      : texFamily(accent.fontName) === 'letters' && accent.text.trim() === '~'
+        ? '\\vec'
+        : (ACCENT_GLYPHS[accent.text.trim()] ?? '\\hat');
+    const inner = lineLatex(under).latex;
+    const built = builtRun(under, `${commandName}{${inner}}`, first.baseline, first.fontSize);
+    built.atom = true;
+    built.fontName = first.fontName;
+    const rest = split.filter((r) => !under.includes(r));
+    runs = [...runs.filter((r) => r !== accent && !bases.includes(r)), ...rest, built];
+  }
+  return runs;
+};
+
+/**
+ * Operator names with limits stacked under them (`\max_{i}`, `\lim_{n\to\infty}`,
+ * `\operatorname*{arg\,max}_{\theta}`): a run of the main size reading as one, and smaller
+ * runs centred under it.
+ */
+const readNamedLimits = (input: Part[], size: number): Part[] => {
+  let runs = input;
+  const names = runs.filter(
+    (r) =>
+      r.latex === undefined &&
+      !isMathFont(r.fontName) &&
+      r.fontSize >= 0.9 * size &&
+      LIMIT_NAMES.test(r.text.trim()),
+  );
+  for (const name of names) {
+    // `arg` and `max` may be two runs.
+    const arg = /^(?:max|min)$/.test(name.text.trim())
+      ? runs.find(
+          (r) =>
+            r.latex === undefined &&
+            r.text.trim() === 'arg' &&
+            Math.abs(r.baseline - name.baseline) < 0.1 * size &&
+            name.x - (r.x + r.w) < 0.6 * size &&
+            name.x > r.x,
+        )
+      : undefined;
+    const head = arg ? builtRun([arg, name], '', name.baseline, name.fontSize) : name;
+    const lower = runs.filter(
+      (r) =>
+        r !== name &&
+        r !== arg &&
+        r.fontSize < 0.9 * size &&
+        centreX(r) > head.x - 0.3 * size &&
+        centreX(r) < head.x + head.w + 0.3 * size &&
+        r.y >= name.baseline - 0.1 * size &&
+        r.y <= name.baseline + 1.2 * size,
+    );
+    if (lower.length === 0) continue;
+    const word = `${arg ? 'arg ' : ''}${name.text.trim()}`.replace(/\s+/g, ' ');
+    const operator = /^arg\s?(max|min)$/.exec(word);
+    const symbol = operator ? `\\operatorname*{arg\\,${operator[1] ?? 'max'}}` : `\\${word}`;
+    const below = linesLatex(lower).latex;
+    const parts = [name, ...(arg ? [arg] : []), ...lower];
+    const built = builtRun(parts, `${symbol}_{${below}}`, name.baseline, name.fontSize);
+    runs = [...runs.filter((r) => !parts.includes(r)), built];
+  }
+  return runs;
+};
+
+/**
+ * Runs of a fraction's numerator or denominator and their scripts: the `candidates` on the
+ * same side of the bar whose boxes overlap the core's band (a subscript hanging under it).
+ */
+const withScripts = (core: readonly Part[], candidates: readonly Part[]): Part[] => {
+  if (core.length === 0) return [];
+  const top = Math.min(...core.map((r) => r.y));
+  const bottom = Math.max(...core.map((r) => r.y + r.h));
+  return candidates.filter(
+    (r) =>
+      core.includes(r) ||
+      (r.y < bottom &&
+        r.y + r.h > top &&
+        r.fontSize < 0.9 * Math.max(...core.map((c) => c.fontSize))),
+  );
 };
 
 /**
  * The LaTeX of an equation's runs and the rules drawn among them (fraction bars, the vinculum
- * of radicals):
- * 1. each bar with runs centred over and under it becomes `\frac{over}{under}` (shortest bar
+ * of radicals), a baseline tree read from glyph geometry (Zanibbi, Blostein and Cordy 2002):
+ * 0. glyphs of TeX's extension font get their meaning and true box (sized delimiters as
+ *    `\Big{(}`, pieces of a tall delimiter as one `\left(`);
+ * 1. a `√` whose vinculum starts at its right edge takes the runs under the vinculum as its
+ *    radicand, and a small run over its left arm as its index (`\sqrt[3]{x}`); without a
+ *    vinculum it applies to what follows, with a note;
+ * 2. each bar with runs centred over and under it becomes `\frac{over}{under}` (shortest bar
  *    first, so nested fractions build inside out); a bar with runs on one side only is left
  *    out, with a note;
- * 2. a `√` whose vinculum starts at its right edge takes the runs under the vinculum as its
- *    radicand; without one it applies to what follows, with a note;
- * 3. runs stacked over and under a big operator (∑, ∏, ∫...) become its limits;
- * 4. the rest is read line by line ({@link lineLatex}); several lines are joined with `\\`,
- *    with a note that their alignment is not recovered.
+ * 3. runs stacked over and under a big operator (∑, ∏, ∫...) become its limits, and runs under
+ *    `max`, `lim`, `arg max`... theirs;
+ * 4. accents over a base (`\hat{x}`, `\widehat{p}`);
+ * 5. rows inside a tall delimiter become a matrix (`pmatrix`...) or `cases`;
+ * 6. the rest is read line by line ({@link lineLatex}); lines aligned on their relations become
+ *    `\begin{aligned}…\end{aligned}`, other lines are joined with `\\`, with a note.
  */
 export const equationLatex = (
   input: readonly MathRun[],
   segments: readonly Segment[],
 ): LatexResult => {
-  let runs: MathRun[] = input.filter((r) => r.text.trim() !== '' || r.latex !== undefined);
+  let runs: Part[] = prepare(input.filter((r) => r.text.trim() !== '' || r.latex !== undefined));
   const notes: string[] = [];
   const size = dominantSize(runs) || 10;
   const bars = barsOf(segments);
   const used = new Set<Bar>();
 
-  // 2. Radicals (before fractions: a vinculum is a bar too).
+  // 4 (first for the letters of fractions and radicands). Accents.
+  runs = readAccents(runs);
+
+  // 1. Radicals (before fractions: a vinculum is a bar too).
   for (const root of runs.filter((r) => r.latex === undefined && r.text.trim() === '√')) {
     const right = root.x + root.w;
     const vinculum = bars.find(
@@ -516,72 +1160,39 @@ export const equationLatex = (
         centreX(r) > vinculum.x1 &&
         centreX(r) < vinculum.x2 &&
         centreY(r) > vinculum.y &&
-        centreY(r) < vinculum.y + 2 * size,
+        centreY(r) < vinculum.y + Math.max(2 * size, root.h),
     );
     if (radicand.length === 0) continue;
+    // An index: smaller, over the radical sign's left half, above its middle.
+    const index = runs.filter(
+      (r) =>
+        r !== root &&
+        !radicand.includes(r) &&
+        r.fontSize < 0.9 * size &&
+        centreX(r) >= root.x - 0.5 * size &&
+        centreX(r) <= root.x + 0.6 * root.w &&
+        r.y + r.h <= centreY(root) + 0.1 * size &&
+        r.y + r.h >= root.y - 0.5 * size,
+    );
     used.add(vinculum);
     const inner = linesLatex(radicand);
     notes.push(...inner.notes);
+    const degree = index.length > 0 ? `[${lineLatex(index).latex}]` : '';
     const built = builtRun(
-      [root, ...radicand],
-      `\\sqrt{${inner.latex}}`,
-      radicand[0]?.baseline ?? root.baseline,
+      [root, ...radicand, ...index],
+      `\\sqrt${degree}{${inner.latex}}`,
+      lineBaseline(radicand, dominantSize(radicand)),
       dominantSize(radicand),
     );
-    runs = [...runs.filter((r) => r !== root && !radicand.includes(r)), built];
-  }
-
-  // 1. Fractions.
-  for (const bar of bars) {
-    if (used.has(bar)) continue;
-    const over = (r: MathRun) => centreX(r) > bar.x1 - 1 && centreX(r) < bar.x2 + 1;
-    // Directly over and under the bar: a numerator's box ends, a denominator's starts, within
-    // about an em of it (farther runs belong to an outer fraction or another line).
-    const numerator = runs.filter(
-      (r) =>
-        over(r) &&
-        centreY(r) < bar.y &&
-        r.y + r.h >= bar.y - 1.2 * r.fontSize &&
-        r.y + r.h <= bar.y + 0.5 * r.fontSize,
-    );
-    const denominator = runs.filter(
-      (r) =>
-        over(r) &&
-        centreY(r) > bar.y &&
-        r.y >= bar.y - 0.5 * r.fontSize &&
-        r.y <= bar.y + 1.2 * r.fontSize,
-    );
-    if (numerator.length === 0 || denominator.length === 0) {
-      if (numerator.length + denominator.length > 0) {
-        notes.push('a horizontal rule in an equation (an overline or underline?) was not read');
-      }
-      continue;
-    }
-    used.add(bar);
-    const top = linesLatex(numerator);
-    const bottom = linesLatex(denominator);
-    notes.push(...top.notes, ...bottom.notes);
-    const em = dominantSize([...numerator, ...denominator]);
-    const built = builtRun(
-      [...numerator, ...denominator],
-      `\\frac{${top.latex}}{${bottom.latex}}`,
-      // The bar sits on the math axis, about a quarter of an em over the baseline.
-      bar.y + 0.25 * em,
-      Math.max(em, size),
-    );
-    runs = [...runs.filter((r) => !numerator.includes(r) && !denominator.includes(r)), built];
-  }
-
-  // Radicals left (no vinculum found) apply to the next symbol, as GLYPHS maps them.
-  if (runs.some((r) => r.latex === undefined && /[√∛]/.test(r.text))) {
-    notes.push(
-      'a radical without a visible vinculum: its extent is a guess (\\sqrt applies to the next symbol)',
-    );
+    runs = [
+      ...runs.filter((r) => r !== root && !radicand.includes(r) && !index.includes(r)),
+      built,
+    ];
   }
 
   // 3. Limits of big operators.
   for (const operator of runs.filter(isBigOperator)) {
-    const within = (r: MathRun) =>
+    const within = (r: Part) =>
       r !== operator &&
       centreX(r) > operator.x - 0.2 * size &&
       centreX(r) < operator.x + operator.w + 0.2 * size;
@@ -592,7 +1203,7 @@ export const equationLatex = (
     );
     const lower = runs.filter((r) => within(r) && r.y >= bottom && r.y <= bottom + 1.5 * size);
     if (upper.length === 0 && lower.length === 0) continue;
-    const symbol = textLatex(operator.text.trim(), operator.fontName).latex.trim();
+    const symbol = tidy(textLatex(operator.text.trim(), operator.fontName).latex);
     const below = lower.length > 0 ? `_{${linesLatex(lower).latex}}` : '';
     const above = upper.length > 0 ? `^{${linesLatex(upper).latex}}` : '';
     const built = builtRun(
@@ -607,14 +1218,72 @@ export const equationLatex = (
       built,
     ];
   }
+  // 2. Fractions.
+  for (const bar of bars) {
+    if (used.has(bar)) continue;
+    const over = (r: Part) => centreX(r) > bar.x1 - 1 && centreX(r) < bar.x2 + 1;
+    // Directly over and under the bar: a numerator's box ends, a denominator's starts, within
+    // about an em of it (farther runs belong to an outer fraction or another line).
+    const em = (r: Part) => Math.max(r.fontSize, size);
+    const numerator = withScripts(
+      runs.filter(
+        (r) =>
+          over(r) &&
+          centreY(r) < bar.y &&
+          r.y + r.h >= bar.y - 1.2 * em(r) &&
+          r.y + r.h <= bar.y + 0.5 * em(r),
+      ),
+      runs.filter((r) => over(r) && centreY(r) < bar.y),
+    );
+    const denominator = withScripts(
+      runs.filter(
+        (r) =>
+          over(r) && centreY(r) > bar.y && r.y >= bar.y - 0.5 * em(r) && r.y <= bar.y + 1.2 * em(r),
+      ),
+      runs.filter((r) => over(r) && centreY(r) > bar.y),
+    );
+    if (numerator.length === 0 || denominator.length === 0) {
+      if (numerator.length + denominator.length > 0) {
+        notes.push('a horizontal rule in an equation (an overline or underline?) was not read');
+      }
+      continue;
+    }
+    used.add(bar);
+    const top = linesLatex(numerator);
+    const bottom = linesLatex(denominator);
+    notes.push(...top.notes, ...bottom.notes);
+    const fontSize = dominantSize([...numerator, ...denominator]);
+    const built = builtRun(
+      [...numerator, ...denominator],
+      `\\frac{${top.latex}}{${bottom.latex}}`,
+      // The bar sits on the math axis, about a quarter of an em over the baseline.
+      bar.y + 0.25 * fontSize,
+      Math.max(fontSize, size),
+    );
+    runs = [...runs.filter((r) => !numerator.includes(r) && !denominator.includes(r)), built];
+  }
 
-  // 4. Lines.
-  const body = linesLatex(runs);
-  notes.push(...body.notes);
-  if (body.lines > 1) {
+  // Radicals left (no vinculum found) apply to the next symbol, as GLYPHS maps them.
+  if (runs.some((r) => r.latex === undefined && /[√∛]/.test(r.text))) {
     notes.push(
-      `an equation set on ${body.lines} lines was read line by line (joined with \\\\); its alignment and any matrix structure are not recovered`,
+      'a radical without a visible vinculum: its extent is a guess (\\sqrt applies to the next symbol)',
     );
   }
-  return { latex: body.latex.replace(/\s*[.,;]$/, ''), notes: unique(notes) };
+
+  runs = readNamedLimits(runs, size);
+
+  // 5. Matrices and cases.
+  runs = readArrays(runs, notes);
+
+  // 6. Lines.
+  const body = linesLatex(runs);
+  notes.push(...body.notes);
+  if (body.lines > 1 && !body.aligned) {
+    notes.push(
+      `an equation set on ${body.lines} lines was read line by line (joined with \\\\); its alignment is not recovered`,
+    );
+  }
+  // The sentence's punctuation after a display is not part of the formula.
+  const latex = body.latex.replace(/\s*[.,;](\\end\{aligned\})?$/, '$1');
+  return { latex, notes: unique(notes) };
 };

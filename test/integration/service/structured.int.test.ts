@@ -181,7 +181,7 @@ describe('POST /v1/parse/structured on the dev corpus (offline extractor)', () =
         type: 'equation',
         equation_id: 'equation_1',
         page: 2,
-        latex: 'a^{2} + 8 = 12',
+        latex: 'a^{2}+8=12',
         bbox: expect.any(Array) as unknown,
       },
     ]);
@@ -194,11 +194,11 @@ describe('POST /v1/parse/structured on the dev corpus (offline extractor)', () =
     const latex = result.blocks.flatMap((b) => (b.type === 'equation' ? [b.latex] : []));
     expect(latex).toEqual(
       expect.arrayContaining([
-        's(t) = 2t^{3} - 3t^{2} - 12t + 8',
-        's(t) = 2t^{3} - 15t^{2} + 36t - 10',
-        's(t) = \\frac{t}{1 + t^{2}}',
-        's(t) = -16t^{2} + 100t + 85',
-        's(t) = -16t^{2} - 8t + 64',
+        's(t)=2t^{3}-3t^{2}-12t+8',
+        's(t)=2t^{3}-15t^{2}+36t-10',
+        's(t)=\\frac{t}{1+t^{2}}',
+        's(t)=-16t^{2}+100t+85',
+        's(t)=-16t^{2}-8t+64',
       ]),
     );
     // The position graph of exercise 159 is a figure (it has no caption on the page).

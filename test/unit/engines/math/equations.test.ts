@@ -43,7 +43,7 @@ describe('findDisplayEquations', () => {
     const equations = findDisplayEquations(page(runs), []);
     // Assert
     expect(equations).toEqual([
-      { x0: 280, y0: 120.75, x1: 332, y1: 132.5, latex: 'a^{2} + 8 = 12', notes: [] },
+      { x0: 280, y0: 120.75, x1: 332, y1: 132.5, latex: 'a^{2}+8=12', notes: [] },
     ]);
   });
 
@@ -70,14 +70,15 @@ describe('findDisplayEquations', () => {
     // Act
     const [equation] = findDisplayEquations(page(runs), []);
     // Assert
-    expect(equation).toMatchObject({ latex: 's(t) = 2t + 8 \\tag{3}', x0: 97 });
+    expect(equation).toMatchObject({ latex: 's(t)=2t+8 \\tag{3}', x0: 97 });
   });
 
   it('reads a fraction set on three lines (numerator, bar, denominator) as one equation', () => {
     // Arrange: as in exercise 152 of olmocr-openstax_caculus_pg_273.pdf.
     const runs = [
       run('152.', 72, 227.2, PROSE),
-      run('s(t) =', 97.8, 227.2, 'STIXGeneral-Regular'),
+      // Half an em a character: 's(t)=' ends before the bar, as on the page.
+      run('s(t)=', 97.8, 227.2, 'STIXGeneral-Regular'),
       run('t', 134.8, 223.5, 'STIXGeneral-Italic'),
       run('1 + ', 124.3, 235.8, 'STIXGeneral-Regular'),
       run('t', 140.6, 235.8, 'STIXGeneral-Italic'),
@@ -87,7 +88,7 @@ describe('findDisplayEquations', () => {
     // Act
     const equations = findDisplayEquations(page(runs, [bar]), []);
     // Assert
-    expect(equations.map((e) => e.latex)).toEqual(['s(t) = \\frac{t}{1 + t^{2}}']);
+    expect(equations.map((e) => e.latex)).toEqual(['s(t)=\\frac{t}{1+t^{2}}']);
   });
 
   it('leaves out runs inside excluded regions (tables, figures)', () => {

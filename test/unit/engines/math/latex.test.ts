@@ -62,18 +62,44 @@ describe('textLatex', () => {
 
   it('sets operator names upright outside italic math fonts, and escapes reserved characters', () => {
     // Act
-    const roman = textLatex('sin x + log{y}%', 'CMR10');
+    const roman = textLatex('sin x + log{y}%', 'Symbol');
     const italic = textLatex('sin', 'CMMI10');
     // Assert
     expect(roman.latex.replace(/\s+/g, ' ')).toBe('\\sin x + \\log \\{y\\}\\%');
     expect(italic.latex).toBe('sin');
   });
 
-  it('reads mathematical alphanumeric symbols as their plain letters', () => {
+  it('sets the words of an upright text font as text, a lone letter as \\textrm', () => {
     // Act
-    const { latex } = textLatex('𝑥𝐀', 'STIXGeneral-Italic');
+    const { latex } = textLatex('for d', 'CMR10');
     // Assert
-    expect(latex).toBe('xA');
+    expect(latex).toBe('\\text{for} \\textrm{d}');
+  });
+
+  it('reads the glyphs of TeX math fonts by their encodings when a PDF gives raw codes', () => {
+    // Act: CMSY's N and prime, MSBM's R, CMMI's star and epsilon, a combining caron.
+    const read = [
+      textLatex('N0', 'ABCDEF+CMSY10'),
+      textLatex('R', 'MSBM10'),
+      textLatex('?\u000f', 'CMMI7'),
+      textLatex('y\u030c', 'CMMI10'),
+      textLatex('g', 'EUFM10'),
+    ].map((r) => r.latex);
+    // Assert
+    expect(read).toEqual([
+      '\\mathcal{N}\\prime ',
+      '\\mathbb{R}',
+      '\\star \\epsilon ',
+      '\\check{y}',
+      '\\mathfrak{g}',
+    ]);
+  });
+
+  it('reads mathematical alphanumeric symbols by their alphabet', () => {
+    // Act
+    const { latex } = textLatex('𝑥𝐀𝔼𝒩𝔤', 'STIXGeneral-Italic');
+    // Assert
+    expect(latex).toBe('x\\mathbf{A}\\mathbb{E}\\mathcal{N}\\mathfrak{g}');
   });
 
   it('keeps a character it cannot map and says so, and marks a glyph without Unicode', () => {
@@ -99,7 +125,7 @@ describe('lineLatex', () => {
     // Act
     const { latex } = lineLatex(runs);
     // Assert
-    expect(latex).toBe('a^{2} + 8 = 12');
+    expect(latex).toBe('a^{2}+8=12');
   });
 
   it('reads a smaller lowered run as a subscript, and a script on a script', () => {
@@ -115,7 +141,7 @@ describe('lineLatex', () => {
     // Act
     const { latex } = lineLatex(runs);
     // Assert
-    expect(latex).toBe('x_{i} = e^{t^{2}}');
+    expect(latex).toBe('x_{i}=e^{t^{2}}');
   });
 
   it('gives a script with nothing before it an empty base', () => {
@@ -141,7 +167,8 @@ describe('equationLatex', () => {
   it('reads runs over and under a bar as a fraction (s(t) = t / (1 + t²))', () => {
     // Arrange: as in olmocr-openstax_caculus_pg_273.pdf, exercise 152.
     const runs = [
-      glyphs('s(t) =', 97.8, 227.2, 10, 'STIXGeneral-Regular'),
+      // Half an em a character: 's(t)=' ends before the bar, as on the page.
+      glyphs('s(t)=', 97.8, 227.2, 10, 'STIXGeneral-Regular'),
       glyphs('t', 134.8, 223.5),
       glyphs('1 + ', 124.3, 235.8, 10, 'STIXGeneral-Regular'),
       glyphs('t', 140.6, 235.8),
@@ -150,7 +177,7 @@ describe('equationLatex', () => {
     // Act
     const { latex, notes } = equationLatex(runs, [bar(224.66, 123.6, 148.8)]);
     // Assert
-    expect(latex).toBe('s(t) = \\frac{t}{1 + t^{2}}');
+    expect(latex).toBe('s(t)=\\frac{t}{1+t^{2}}');
     expect(notes).toEqual([]);
   });
 
@@ -165,20 +192,20 @@ describe('equationLatex', () => {
     // Act
     const { latex } = equationLatex(runs, [bar(95, 98, 135), bar(109, 120, 128)]);
     // Assert
-    expect(latex).toBe('\\frac{1}{1 + \\frac{1}{x}}');
+    expect(latex).toBe('\\frac{1}{1+\\frac{1}{x}}');
   });
 
   it('reads the runs under a vinculum as the radicand', () => {
     // Arrange: √(x + 1) = 2, the vinculum starting at the radical sign's right edge.
     const runs = [
-      glyphs('√', 100, 200, 10, 'CMSY10'),
+      glyphs('√', 100, 200, 10, 'Symbol'),
       glyphs('x + 1', 106, 200),
       glyphs('= 2', 135, 200, 10, 'CMR10'),
     ];
     // Act
     const { latex, notes } = equationLatex(runs, [bar(191, 105, 131)]);
     // Assert
-    expect(latex).toBe('\\sqrt{x + 1} = 2');
+    expect(latex).toBe('\\sqrt{x+1}=2');
     expect(notes).toEqual([]);
   });
 
@@ -186,7 +213,7 @@ describe('equationLatex', () => {
     // Act
     const { latex, notes } = equationLatex([glyphs('√2 = r', 100, 200)], []);
     // Assert
-    expect(latex).toBe('\\sqrt 2 = r');
+    expect(latex).toBe('\\sqrt2=r');
     expect(notes).toEqual([
       'a radical without a visible vinculum: its extent is a guess (\\sqrt applies to the next symbol)',
     ]);
@@ -204,19 +231,30 @@ describe('equationLatex', () => {
     // Act
     const { latex } = equationLatex(runs, []);
     // Assert
-    expect(latex).toBe('\\sum_{i=1}^{n} x_{i}');
+    expect(latex).toBe('\\sum_{i=1}^{n}x_{i}');
   });
 
-  it('joins the lines of a multi-line display and says their alignment is not recovered', () => {
-    // Act
+  it('aligns the lines of a multi-line display on their relations', () => {
+    // Act: x = 1 over y = 2, the equals signs one under the other.
     const { latex, notes } = equationLatex(
       [glyphs('x = 1,', 100, 200), glyphs('y = 2.', 100, 220)],
       [],
     );
     // Assert
-    expect(latex).toBe('x = 1, \\\\ y = 2');
+    expect(latex).toBe('\\begin{aligned}x&=1,\\\\y&=2\\end{aligned}');
+    expect(notes).toEqual([]);
+  });
+
+  it('joins lines that do not align and says their alignment is not recovered', () => {
+    // Act
+    const { latex, notes } = equationLatex(
+      [glyphs('x = 1,', 100, 200), glyphs('y + z = 2.', 140, 220)],
+      [],
+    );
+    // Assert
+    expect(latex).toBe('x=1,\\\\y+z=2');
     expect(notes).toEqual([
-      'an equation set on 2 lines was read line by line (joined with \\\\); its alignment and any matrix structure are not recovered',
+      'an equation set on 2 lines was read line by line (joined with \\\\); its alignment is not recovered',
     ]);
   });
 
@@ -224,7 +262,7 @@ describe('equationLatex', () => {
     // Act
     const { latex, notes } = equationLatex([glyphs('x = y', 100, 200)], [bar(190, 100, 125)]);
     // Assert
-    expect(latex).toBe('x = y');
+    expect(latex).toBe('x=y');
     expect(notes).toEqual([
       'a horizontal rule in an equation (an overline or underline?) was not read',
     ]);
