@@ -1,9 +1,47 @@
-import { defineConfig } from 'vitest/config';
+import { resolve } from 'node:path';
+import { defineConfig, type Plugin } from 'vitest/config';
+import {
+  CORPUS_VARIABLE,
+  corpusDir,
+  corpusPresent,
+  corpusTestFiles,
+  isCi,
+  REPO_ROOT,
+} from './test/support/corpus.js';
+
+/**
+ * The test files that read the test corpus (not part of the repository), when it is missing:
+ * one line says so, and each of them runs as one skipped test. In CI a missing corpus fails the
+ * run instead.
+ */
+const withoutCorpus = (): Set<string> => {
+  if (corpusPresent()) return new Set();
+  const message = `the test corpus is missing: ${corpusDir()} does not exist (set ${CORPUS_VARIABLE} to its location)`;
+  if (isCi()) throw new Error(message);
+  const files = corpusTestFiles();
+  console.log(`${message}; the ${files.length} test files that read it are skipped`);
+  return new Set(files.map((file) => resolve(REPO_ROOT, file)));
+};
+const corpusMissing = withoutCorpus();
+
+/** Replaces a test file that needs the missing corpus by one skipped test, before it reads a file. */
+const skipCorpusTests: Plugin = {
+  name: 'docparse:skip-corpus-tests',
+  enforce: 'pre',
+  transform(_code, id) {
+    if (!corpusMissing.has(id)) return null;
+    return {
+      code: `import { test } from 'vitest';\ntest.skip(${JSON.stringify(`needs the test corpus (${CORPUS_VARIABLE})`)}, () => {});\n`,
+      map: null,
+    };
+  },
+};
 
 export default defineConfig({
   test: {
     projects: [
       {
+        plugins: [skipCorpusTests],
         test: {
           name: 'unit',
           include: ['test/{unit,contract,infra}/**/*.test.ts'],
@@ -14,6 +52,7 @@ export default defineConfig({
         },
       },
       {
+        plugins: [skipCorpusTests],
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],

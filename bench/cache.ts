@@ -12,15 +12,13 @@ import './quiet-logs.js';
 import '../functions/polyfills.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { utcDay } from '../functions/core/domain/page-quota.js';
 import { parseCliArgs } from './cli.js';
 import { startBenchServer, uploadBytes } from './local-server.js';
+import { corpusPath } from '../test/support/corpus.js';
 
-const DEFAULT_FILE = resolve(
-  import.meta.dirname,
-  '../../shared/corpus/dev/files/docling-redp5110_sampled.pdf',
-);
+const DEFAULT_FILE = corpusPath('dev/files/docling-redp5110_sampled.pdf');
 const TARGET_MS = 50;
 const API_KEY = 'bench-cache-key';
 

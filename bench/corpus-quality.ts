@@ -25,7 +25,8 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { resetStorageCalls, storageCalls } from '../functions/adapters/storage-calls.js';
 import { resetStageTimes, stageTimes } from '../functions/engines/stage-timings.js';
-import { IMAGE_FORMATS, PARSEABLE_FORMATS, ROOT, SCORER, SHARED } from './corpus.js';
+import { corpusPath } from '../test/support/corpus.js';
+import { IMAGE_FORMATS, PARSEABLE_FORMATS, ROOT, SCORER } from './corpus.js';
 import { startBenchServer, uploadBytes } from './local-server.js';
 import { profileRows, stageCpuTimes, startCpuProfile } from './time-profile.js';
 
@@ -46,7 +47,7 @@ interface Scores {
 /** The value after `--name` on the command line, if given. */
 const option = (name: string): string | undefined =>
   process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
-const corpusDir = join(SHARED, 'corpus', option('--corpus') ?? 'dev');
+const corpusDir = corpusPath(option('--corpus') ?? 'dev');
 const manifestPath = join(corpusDir, 'manifest.json');
 /** `--only id1,id2`: run just these documents (the means are then over them alone). */
 const only = option('--only')?.split(',');

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { corpusPath } from '../test/support/corpus.js';
 
 /** One document of `corpus/dev/manifest.json`. */
 export interface ManifestDoc {
@@ -17,9 +18,10 @@ export interface ManifestDoc {
 
 /** The project root. */
 export const ROOT = resolve(import.meta.dirname, '..');
-/** The shared directory next to the project: corpus, scorer and reference figures. */
+/** The shared directory next to the project: scorer and reference figures. */
 export const SHARED = resolve(ROOT, '../shared');
-export const CORPUS_DIR = join(SHARED, 'corpus/dev');
+/** The dev corpus, in the test corpus that `DOCPARSE_CORPUS_DIR` locates. */
+export const CORPUS_DIR = corpusPath('dev');
 export const MANIFEST = join(CORPUS_DIR, 'manifest.json');
 export const SCORER = join(SHARED, 'bench/score.mjs');
 /** The README of the shared bench, with the figures other tools reach. */

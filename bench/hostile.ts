@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startLocalServer } from '../functions/adapters/local/server.js';
 import { loadConfig } from '../functions/config.js';
+import { corpusPath } from '../test/support/corpus.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SHARED = resolve(ROOT, '../shared');
@@ -41,7 +42,7 @@ await new Promise<void>((done) => {
       join(ROOT, 'bench/upload.mjs'),
       server.url,
       KEY,
-      join(SHARED, 'corpus/dev/files/pypdf-minimal-document.pdf'),
+      corpusPath('dev/files/pypdf-minimal-document.pdf'),
     ],
     { stdio: 'ignore' },
   ).on('close', () => {
@@ -60,7 +61,7 @@ const status = await new Promise<number>((done) => {
     [
       join(SHARED, 'bench/hostile-check.mjs'),
       '--manifest',
-      join(SHARED, 'corpus/hostile/manifest.json'),
+      corpusPath('hostile/manifest.json'),
       '--cmd',
       `node ${join(ROOT, 'bench/upload.mjs')} ${server.url} ${KEY} {file}`,
       '--timeout',

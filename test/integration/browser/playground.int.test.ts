@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StaticAsset } from '../../../functions/adapters/local/server.js';
 import { buildPlayground, PLAYGROUND_CONTENT_SECURITY_POLICY } from '../../../web/build.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * The playground page in headless Chromium against the local service: a key is pasted, corpus
@@ -16,7 +17,7 @@ import { startTestService, type TestService } from '../../support/local-service.
  */
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const DEV = resolve(ROOT, '../shared/corpus/dev');
+const DEV = corpusPath('dev');
 const KEY = 'key-playground-00001';
 /** One born-digital page with numbered headings and a table. */
 const PDF = join(DEV, 'files/docling-2305.03393v1-pg9.pdf');

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../support/local-service.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * The `docparse` command as its users run it: `node bin/docparse.mjs …` in its own process,
@@ -14,7 +15,7 @@ import { startTestService, type TestService } from '../../support/local-service.
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const BIN = join(ROOT, 'bin/docparse.mjs');
-const CORPUS = resolve(ROOT, '../shared/corpus/dev');
+const CORPUS = corpusPath('dev');
 const FILES = join(CORPUS, 'files');
 const KEY = 'key-cli-0001';
 

@@ -16,7 +16,7 @@
  * those characters (or fewer) and nothing else, so any new loss fails.
  */
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lossesBeyond, markdownPlainText, textCoverage } from '../../../bench/text-coverage.js';
 import type { DocumentRef } from '../../../functions/core/ports/document-engine.js';
@@ -24,8 +24,9 @@ import { LocalTextProvider } from '../../../functions/engines/pdf/local-text-pro
 import { PdfDocumentCache } from '../../../functions/engines/pdf/pdf-document-cache.js';
 import { PdfEngine } from '../../../functions/engines/pdf/pdf-engine.js';
 import { CorpusStore } from '../../unit/engines/pdf/corpus-store.js';
+import { corpusDir } from '../../support/corpus.js';
 
-const CORPUS = resolve(import.meta.dirname, '../../../../shared/corpus');
+const CORPUS = corpusDir();
 const CORPORA = ['dev', 'papers'] as const;
 
 interface CorpusDoc {

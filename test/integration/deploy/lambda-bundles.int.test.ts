@@ -30,6 +30,7 @@ import { PARSE_DOCUMENT_ASL, stages } from '../../../functions/pipeline/stages.j
 import { DocparseStack } from '../../../lib/docparse-stack.js';
 import { fakeDeps } from '../../support/builders.js';
 import { startS3rver, type S3rverInstance } from '../../support/s3-server.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * The deployable artefacts themselves: the stack is synthesized with bundling (as `cdk deploy`
@@ -41,7 +42,7 @@ import { startS3rver, type S3rverInstance } from '../../support/s3-server.js';
  */
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const DEV = resolve(ROOT, '../shared/corpus/dev');
+const DEV = corpusPath('dev');
 const TABLE = 'docparse-bundles';
 const BUCKET = 'docparse-bundles';
 

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../support/local-service.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * GET /v1/batch/{id} is one consistent view of a running batch: a 20-document batch is polled
@@ -11,7 +12,7 @@ import { startTestService, type TestService } from '../../support/local-service.
  * and against the answer before it.
  */
 
-const CORPUS = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
+const CORPUS = corpusPath('dev');
 const KEY = 'key-batch-view-001';
 const STATUSES = ['queued', 'in_progress', 'completed', 'failed'] as const;
 type Status = (typeof STATUSES)[number];

@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../../functions/adapters/local/server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 import { HTTPValidationError, ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { BatchWebhookEvent } from '../../../functions/core/domain/webhooks.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * Batches end to end on the local service: POST /v1/parse/batch answers at once; the documents
@@ -16,7 +17,7 @@ import { BatchWebhookEvent } from '../../../functions/core/domain/webhooks.js';
  * POSTed once, signed, to the batch's webhook.
  */
 
-const FILES = resolve(import.meta.dirname, '../../../../shared/corpus/dev/files');
+const FILES = corpusPath('dev/files');
 const KEY = 'key-batches-001';
 const OTHER_KEY = 'key-batches-002';
 const DOCUMENTS = [

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../../functions/adapters/local/server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
@@ -9,10 +9,11 @@ import {
   ParseResponse,
   type ProviderStatus,
 } from '../../../functions/core/domain/schemas.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /** POST /v1/compare on the local service, with the offline providers of the default configuration. */
 
-const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
+const DEV = corpusPath('dev');
 const KEY = 'key-compare-0001';
 const PDF = readFileSync(join(DEV, 'files/docling-2305.03393v1-pg9.pdf'));
 

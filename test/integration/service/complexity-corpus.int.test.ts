@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsObjectStore } from '../../../functions/adapters/local/fs-object-store.js';
@@ -11,8 +11,9 @@ import { complexityScore } from '../../../functions/core/domain/routing.js';
 import type { DocumentFormat, DocumentTypeReport } from '../../../functions/core/domain/schemas.js';
 import type { PageFeatures } from '../../../functions/core/ports/document-engine.js';
 import { buildEngines, type EmbeddedEngines } from '../../../functions/engines/embedded-engines.js';
+import { corpusPath } from '../../support/corpus.js';
 
-const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
+const DEV = corpusPath('dev');
 
 interface DevDoc {
   id: string;

@@ -1,9 +1,10 @@
 import { readdir, readFile, stat, utimes } from 'node:fs/promises';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../support/local-service.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * The local data lifecycle: the original of a document the service refuses (422) is gone from
@@ -12,9 +13,8 @@ import { startTestService, type TestService } from '../../support/local-service.
  * AWS stack's lifecycle rules do), keeping results and records.
  */
 
-const SHARED = resolve(import.meta.dirname, '../../../../shared');
-const ZERO_PAGES = readFileSync(join(SHARED, 'corpus/hostile/zero-pages.pdf'));
-const PDF = readFileSync(join(SHARED, 'corpus/dev/files/pypdf-minimal-document.pdf'));
+const ZERO_PAGES = readFileSync(corpusPath('hostile/zero-pages.pdf'));
+const PDF = readFileSync(corpusPath('dev/files/pypdf-minimal-document.pdf'));
 const KEY = 'key-retention-01';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const dataDir = mkdtempSync(join(tmpdir(), 'docparse-retention-'));

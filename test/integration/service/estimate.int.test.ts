@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../../functions/adapters/local/server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 import { EstimateResult, ParseResponse } from '../../../functions/core/domain/schemas.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * POST /v1/parse/estimate against the live pipeline: for every document of the dev corpus, the
@@ -11,7 +12,7 @@ import { EstimateResult, ParseResponse } from '../../../functions/core/domain/sc
  * of the same document reports, and the estimated cost is the tiers' prices for that mix.
  */
 
-const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
+const DEV = corpusPath('dev');
 const KEY = 'key-estimate-001';
 const PRICES = { fast: 0.001, pro: 0.01, premium: 0.03 };
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsObjectStore } from '../../../functions/adapters/local/fs-object-store.js';
 import { loadConfig } from '../../../functions/config.js';
@@ -11,8 +11,9 @@ import type { DocumentFormat } from '../../../functions/core/domain/schemas.js';
 import type { DocumentRef } from '../../../functions/core/ports/document-engine.js';
 import type { JsonSchemaObject } from '../../../functions/core/ports/structured-extractor.js';
 import { buildEngines, type EmbeddedEngines } from '../../../functions/engines/embedded-engines.js';
+import { corpusPath } from '../../support/corpus.js';
 
-const FILES = resolve(import.meta.dirname, '../../../../shared/corpus/dev/files');
+const FILES = corpusPath('dev/files');
 
 let dataDir: string;
 let engines: EmbeddedEngines;
@@ -227,10 +228,7 @@ describe('offline extraction over OCR of the dev corpus (real engines)', () => {
     expect(data.auditor).toMatch(/^David Thompson, Lead Quality Auditor/);
     const attendees = data.attendees as Record<string, unknown>[];
     // Job titles the ground truth's attendee table lists: the OCR reads two of them cleanly.
-    const truth = readFileSync(
-      resolve(import.meta.dirname, '../../../../shared/corpus/dev/gt/zerox-0002.md'),
-      'utf8',
-    );
+    const truth = readFileSync(corpusPath('dev/gt/zerox-0002.md'), 'utf8');
     const titles = new Set(
       truth
         .split('\n')

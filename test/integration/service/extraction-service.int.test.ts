@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../../functions/adapters/local/server.js';
@@ -9,6 +9,7 @@ import {
   HTTPValidationError,
   ParseResponse,
 } from '../../../functions/core/domain/schemas.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * The `extract` and `hybrid` modes through the running service, on the invoice image of the dev
@@ -17,7 +18,7 @@ import {
  * 422 list of `extraction_strict`, and the refusals before anything is parsed.
  */
 
-const FILES = resolve(import.meta.dirname, '../../../../shared/corpus/dev/files');
+const FILES = corpusPath('dev/files');
 const INVOICE = readFileSync(join(FILES, 'zerox-0012.png'));
 const KEY = 'key-extraction-001';
 

@@ -1,9 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { startChildService, type ChildService } from '../../support/child-service.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * The whole hostile corpus (`../shared/corpus/hostile`, malformed and malicious files, each with
@@ -15,10 +16,8 @@ import { startChildService, type ChildService } from '../../support/child-servic
  * `ENGINE_IDLE_MS`, its RSS is back within 300 MiB of what it was after the first parse.
  */
 
-const ROOT = resolve(import.meta.dirname, '../../..');
-const SHARED = resolve(ROOT, '../shared');
-const HOSTILE = join(SHARED, 'corpus/hostile');
-const PAPER = join(SHARED, 'corpus/papers/files/readoc-arxiv-2206.11906.pdf');
+const HOSTILE = corpusPath('hostile');
+const PAPER = corpusPath('papers/files/readoc-arxiv-2206.11906.pdf');
 const KEY = 'key-hostile-0001';
 const MiB = 1024 * 1024;
 /** Engine workers idle this long are stopped (`ENGINE_IDLE_MS`), giving their memory back. */
@@ -91,7 +90,7 @@ async function liveMs(): Promise<number> {
 describe('hostile corpus against the local service', () => {
   it('gives every file its outcome, stays live after each, and still parses afterwards', async () => {
     // Arrange
-    const before = await upload(join(SHARED, 'corpus/dev/files/pypdf-minimal-document.pdf'));
+    const before = await upload(corpusPath('dev/files/pypdf-minimal-document.pdf'));
     expect(before.status).toBe(200);
     const idle = service.memory();
     const failures: string[] = [];

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../support/local-service.js';
+import { corpusPath } from '../../support/corpus.js';
 
-const SHARED = resolve(import.meta.dirname, '../../../../shared');
-const HOSTILE = join(SHARED, 'corpus/hostile');
+const HOSTILE = corpusPath('hostile');
 const KEY = 'key-hostile-img-01';
 
 interface HostileFile {

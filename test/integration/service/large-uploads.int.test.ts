@@ -1,14 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../../functions/adapters/local/server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
+import { corpusPath } from '../../support/corpus.js';
 
-const PDF = resolve(
-  import.meta.dirname,
-  '../../../../shared/corpus/dev/files/pypdf-minimal-document.pdf',
-);
+const PDF = corpusPath('dev/files/pypdf-minimal-document.pdf');
 const ALPHA = 'key-alpha-0001';
 const BETA = 'key-beta-0002';
 const MAX_UPLOAD = 2 * 1024 * 1024;

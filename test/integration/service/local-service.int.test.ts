@@ -1,14 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
 import { loadConfig } from '../../../functions/config.js';
 import { HTTPValidationError, ParseResponse } from '../../../functions/core/domain/schemas.js';
+import { corpusPath } from '../../support/corpus.js';
 
-const SHARED = resolve(import.meta.dirname, '../../../../shared');
-const DEV = join(SHARED, 'corpus/dev');
-const HOSTILE = join(SHARED, 'corpus/hostile');
+const DEV = corpusPath('dev');
+const HOSTILE = corpusPath('hostile');
 const ALPHA = 'key-alpha-0001';
 const BETA = 'key-beta-0002';
 const MAX_UPLOAD = 4 * 1024 * 1024;

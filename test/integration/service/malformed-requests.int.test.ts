@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../support/local-service.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * Requests an attacker builds by hand, sent over raw sockets to the real local service: broken
@@ -13,7 +14,7 @@ import { startTestService, type TestService } from '../../support/local-service.
  * stalling cases end in seconds.
  */
 
-const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
+const DEV = corpusPath('dev');
 const KEY = 'key-malformed-0001';
 const IDLE_MS = 1000;
 const REQUEST_MS = 4000;

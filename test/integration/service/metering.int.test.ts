@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { basename, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { utcDay } from '../../../functions/core/domain/page-quota.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * Pages are counted when their parse begins, on the running local service: a 25-page paper from
@@ -15,10 +16,7 @@ import { startTestService, type TestService } from '../../support/local-service.
  * pages leaves them counted too and gives back the rest.
  */
 
-const PAPER = resolve(
-  import.meta.dirname,
-  '../../../../shared/corpus/papers/files/readoc-arxiv-1506.06975.pdf',
-);
+const PAPER = corpusPath('papers/files/readoc-arxiv-1506.06975.pdf');
 const PAGES = 25;
 const CANCELLER = 'key-metering-cancel-01';
 const FAILING = 'key-metering-fail-0002';

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import * as XLSX from '@e965/xlsx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../../functions/adapters/local/server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
+import { corpusPath } from '../../support/corpus.js';
 
-const SHARED = resolve(import.meta.dirname, '../../../../shared');
-const DEV = join(SHARED, 'corpus/dev');
+const DEV = corpusPath('dev');
 const KEY = 'key-office-0001';
 
 interface DevDoc {

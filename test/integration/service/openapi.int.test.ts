@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matchRoute, routes } from '../../../functions/api/routes.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * GET /v1/openapi.json and /docs on the local service: the document names every route of the
@@ -12,7 +13,7 @@ import { startTestService, type TestService } from '../../support/local-service.
  * their status and validate against the documented schema.
  */
 
-const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev/files');
+const DEV = corpusPath('dev/files');
 const PDF = readFileSync(join(DEV, 'docling-2305.03393v1-pg9.pdf'));
 const KEY = 'key-openapi-001';
 

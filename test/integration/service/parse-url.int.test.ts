@@ -1,15 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../../functions/adapters/local/server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 import { HTTPValidationError, ParseResponse } from '../../../functions/core/domain/schemas.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /** POST /v1/parse on the running service: downloads through the SSRF-hardened fetcher. */
 
-const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
+const DEV = corpusPath('dev');
 const KEY = 'key-parse-url-001';
 const PDF = readFileSync(join(DEV, 'files/docling-2305.03393v1-pg9.pdf'));
 

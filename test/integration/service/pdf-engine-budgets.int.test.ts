@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../support/local-service.js';
+import { corpusDir } from '../../support/corpus.js';
 
-const SHARED = resolve(import.meta.dirname, '../../../../shared/corpus');
+const SHARED = corpusDir();
 const BOMB = `${SHARED}/hostile/rt-pdf-flate-bomb-1GB.pdf`;
 const NESTED_Q = `${SHARED}/hostile/rt-pdf-1M-nested-q.pdf`;
 const PAPER = `${SHARED}/papers/files/readoc-arxiv-2206.11906.pdf`;

@@ -2,11 +2,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
 import { loadConfig } from '../../../functions/config.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * Failover on the running service: a vision model behind the OpenAI wire format (a local server
@@ -15,7 +16,7 @@ import { ParseResponse } from '../../../functions/core/domain/schemas.js';
  * dead provider's circuit must open. With no provider left in a tier, uploads get 503.
  */
 
-const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
+const DEV = corpusPath('dev');
 const KEY = 'key-failover-0001';
 const DOCUMENT = join(DEV, 'files/docling-redp5110_sampled.pdf');
 const MODEL_MARKDOWN = '# Page transcribed by the model\n\nEvery word as printed.';

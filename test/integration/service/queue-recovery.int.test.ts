@@ -1,18 +1,17 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../../functions/adapters/local/server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * The local server's queues survive a restart: a low-priority batch (its first wave waits 30 s)
  * submitted just before the server stops is parsed by the next server on the same data directory.
  */
 
-const PDF = readFileSync(
-  resolve(import.meta.dirname, '../../../../shared/corpus/dev/files/pypdf-minimal-document.pdf'),
-);
+const PDF = readFileSync(corpusPath('dev/files/pypdf-minimal-document.pdf'));
 const KEY = 'key-recovery-001';
 const dataDir = mkdtempSync(join(tmpdir(), 'docparse-recovery-'));
 let running: TestService | undefined;

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../../functions/adapters/local/server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * Server-Sent Events as a client reads them: fetch, then an SSE parser over the body. A real
@@ -12,7 +13,7 @@ import { ParseResponse } from '../../../functions/core/domain/schemas.js';
  * `Accept: text/event-stream`.
  */
 
-const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
+const DEV = corpusPath('dev');
 const KEY = 'key-sse-00000001';
 const DOCUMENT = join(DEV, 'files/docling-redp5110_sampled.pdf');
 const PAGES = 18;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../../functions/adapters/local/server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
@@ -8,6 +8,7 @@ import {
   StructuredResult,
   type StructuredBlock,
 } from '../../../functions/core/domain/schemas.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * POST /v1/parse/structured end to end on the local service, with the offline extractor on the
@@ -15,7 +16,7 @@ import {
  * math fonts, figures with their captions, and 422 for a plain text document.
  */
 
-const FILES = resolve(import.meta.dirname, '../../../../shared/corpus/dev/files');
+const FILES = corpusPath('dev/files');
 const ALPHA = 'key-alpha-0001';
 
 type Table = Extract<StructuredBlock, { type: 'table' }>;

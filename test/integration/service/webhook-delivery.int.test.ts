@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../../functions/adapters/local/server.js';
@@ -9,6 +9,7 @@ import { startTestService, type TestService } from '../../support/local-service.
 import { verifyWebhook } from '../../../functions/adapters/http/webhook-signer.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { WebhookEvent } from '../../../functions/core/domain/webhooks.js';
+import { corpusPath } from '../../support/corpus.js';
 
 /**
  * Webhooks end to end on the local service: POST /v1/parse with a `webhook_url` answers with the
@@ -19,7 +20,7 @@ import { WebhookEvent } from '../../../functions/core/domain/webhooks.js';
  * `webhook-id`.
  */
 
-const DEV = resolve(import.meta.dirname, '../../../../shared/corpus/dev');
+const DEV = corpusPath('dev');
 const KEY = 'key-webhooks-001';
 const OTHER_KEY = 'key-webhooks-002';
 const PDF = readFileSync(join(DEV, 'files/docling-2305.03393v1-pg9.pdf'));

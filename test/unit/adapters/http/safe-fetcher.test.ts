@@ -19,11 +19,9 @@ import {
   type SafeDocumentFetcherOptions,
 } from '../../../../functions/adapters/http/safe-fetcher.js';
 import { PayloadTooLargeError, UrlRefusedError } from '../../../../functions/core/domain/errors.js';
+import { corpusPath } from '../../../support/corpus.js';
 
-const CORPUS_PDF = join(
-  import.meta.dirname,
-  '../../../../../shared/corpus/dev/files/pypdf-minimal-document.pdf',
-);
+const CORPUS_PDF = corpusPath('dev/files/pypdf-minimal-document.pdf');
 const PUBLIC_V4 = '93.184.215.14';
 const MB = 1024 * 1024;
 

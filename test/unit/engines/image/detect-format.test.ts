@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../../../functions/engines/image/detect-format.js';
+import { corpusPath } from '../../../support/corpus.js';
 
-const DEV = join(import.meta.dirname, '../../../../../shared/corpus/dev/files');
-const HOSTILE = join(import.meta.dirname, '../../../../../shared/corpus/hostile');
+const DEV = corpusPath('dev/files');
+const HOSTILE = corpusPath('hostile');
 
 const ascii = (text: string): number[] => Array.from(text, (c) => c.charCodeAt(0));
 const bytes = (...parts: (number[] | string)[]): Uint8Array =>

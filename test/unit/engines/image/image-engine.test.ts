@@ -12,9 +12,10 @@ import { ImageEngine } from '../../../../functions/engines/image/image-engine.js
 import { ImageRasterizer } from '../../../../functions/engines/image/image-rasterizer.js';
 import { estimateDpi } from '../../../../functions/engines/image/image-source.js';
 import { InMemoryObjectStore } from '../../../support/fakes.js';
+import { corpusPath } from '../../../support/corpus.js';
 
-const HOSTILE = join(import.meta.dirname, '../../../../../shared/corpus/hostile');
-const DEV = join(import.meta.dirname, '../../../../../shared/corpus/dev/files');
+const HOSTILE = corpusPath('hostile');
+const DEV = corpusPath('dev/files');
 
 let store: InMemoryObjectStore;
 let engine: ImageEngine;

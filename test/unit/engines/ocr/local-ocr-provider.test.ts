@@ -6,8 +6,9 @@ import { ImageRasterizer } from '../../../../functions/engines/image/image-raste
 import { LocalOcrProvider } from '../../../../functions/engines/ocr/local-ocr-provider.js';
 import { TesseractOcr } from '../../../../functions/engines/ocr/tesseract-ocr.js';
 import { InMemoryObjectStore } from '../../../support/fakes.js';
+import { corpusPath } from '../../../support/corpus.js';
 
-const FILES = join(import.meta.dirname, '../../../../../shared/corpus/dev/files');
+const FILES = corpusPath('dev/files');
 
 const ocr = new TesseractOcr();
 afterAll(() => ocr.terminate());

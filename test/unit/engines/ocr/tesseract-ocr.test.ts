@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ProviderUnavailableError } from '../../../../functions/core/domain/errors.js';
 import { TesseractOcr } from '../../../../functions/engines/ocr/tesseract-ocr.js';
+import { corpusPath } from '../../../support/corpus.js';
 
 /**
  * Called after a worker's `setParameters` ends and before its next message (see the stop test),
@@ -35,7 +36,7 @@ vi.mock('tesseract.js', async (importOriginal) => {
   };
 });
 
-const CORPUS = join(import.meta.dirname, '../../../../../shared/corpus/dev');
+const CORPUS = corpusPath('dev');
 
 /** Words of five letters or more of the ground truth, lower-cased. */
 function groundTruthWords(id: string): string[] {

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
+import { corpusPath } from '../../../support/corpus.js';
 
-export const DEV = join(import.meta.dirname, '../../../../../shared/corpus/dev/files');
-export const HOSTILE = join(import.meta.dirname, '../../../../../shared/corpus/hostile');
+export const DEV = corpusPath('dev/files');
+export const HOSTILE = corpusPath('hostile');
 
 /** A file of the dev corpus (`docling-word_sample.docx`...). */
 export const devFile = (name: string): Uint8Array => readFileSync(join(DEV, name));

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ObjectNotFoundError } from '../../../../functions/core/domain/errors.js';
 import type { ObjectStore } from '../../../../functions/core/ports/object-store.js';
+import { corpusDir } from '../../../support/corpus.js';
 
 /** The shared test corpus (`../shared/corpus` beside the checkout). */
-export const corpus = path.resolve(import.meta.dirname, '../../../../../shared/corpus');
+export const corpus = corpusDir();
 
 /** Serves corpus files by their path relative to the corpus folder. */
 export class CorpusStore implements ObjectStore {

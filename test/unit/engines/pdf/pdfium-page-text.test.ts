@@ -20,8 +20,9 @@ import { openPdf } from '../../../../functions/engines/pdf/pdf-document.js';
 import { extractPdfiumPage } from '../../../../functions/engines/pdf/pdfium-page-text.js';
 import { loadPdfium, PdfiumDocument } from '../../../../functions/engines/pdf/pdfium.js';
 import { warmUpPdf } from '../../../../functions/engines/pdf/warm-up-pdf.js';
+import { corpusDir } from '../../../support/corpus.js';
 
-const CORPUS = join(import.meta.dirname, '../../../../../shared/corpus');
+const CORPUS = corpusDir();
 
 /** Reads page `pageNumber` with both readers at `dpi`. */
 const readBoth = async (bytes: Uint8Array, pageNumber = 1, dpi = 72) => {

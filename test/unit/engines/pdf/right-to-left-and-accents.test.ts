@@ -20,9 +20,10 @@ import {
 } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { pdfiumMarkdownOf, pdfjsMarkdownOf } from './markdown-of.js';
+import { corpusPath } from '../../../support/corpus.js';
 
 const SHARED = join(import.meta.dirname, '../../../../../shared');
-const PAPERS = join(SHARED, 'corpus/papers');
+const PAPERS = corpusPath('papers');
 
 /** Width of every glyph of {@link MappedFont}, in text space units (1/1000 em). */
 const GLYPH_WIDTH = 500;
