@@ -1,3 +1,5 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import type {
   PageParseRequest,
@@ -22,12 +24,6 @@ import {
   visionPageResult,
   type RemoteProviderSettings,
 } from './remote-provider.js';
-
-/** Where the Messages API lives when the configuration leaves `baseUrl` empty. */
-export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
-
-/** The Messages API version this adapter speaks (sent as `anthropic-version`). */
-export const ANTHROPIC_API_VERSION = '2023-06-01';
 
 /**
  * A content block of a Messages API answer: `text` blocks carry the transcription, the
@@ -60,12 +56,13 @@ const AnthropicMessage = z.object({
 type AnthropicMessage = z.infer<typeof AnthropicMessage>;
 
 /**
- * A page provider on Anthropic's Messages API (Claude vision models): renders the page, sends
- * the PNG with {@link PAGE_TRANSCRIPTION_PROMPT} as the system prompt, and returns the Markdown
- * the model writes.
+ * A page provider on Anthropic's Messages API (Claude vision models), through the official
+ * `@anthropic-ai/sdk`: renders the page, sends the PNG with {@link PAGE_TRANSCRIPTION_PROMPT} as
+ * the system prompt, and returns the Markdown the model writes.
  *
  * The Messages API gives no log-probabilities, so `ocrScore` is always null. Rate limits (429)
- * and overload (529) are retried by {@link JsonHttpClient}.
+ * and overload (529) are retried by {@link HttpVisionProvider}'s fetch; the SDK's own retries
+ * are off.
  *
  * As an extractor it offers one tool, {@link EXTRACTION_TOOL_NAME}, whose `input_schema` is the
  * schema to fill, and makes the model call it (`tool_choice`): the call's input is the answer.
@@ -74,13 +71,26 @@ export class AnthropicProvider
   extends HttpVisionProvider
   implements PageProvider, StructuredExtractor
 {
+  readonly #client: Anthropic;
+
   /**
    * @param settings the provider configuration; `baseUrl` is the API root without `/v1`
-   *   (empty → {@link ANTHROPIC_BASE_URL}); `apiKey` is sent as `x-api-key` when present.
+   *   (`https://api.anthropic.com`, or a compatible gateway); `apiKey` is sent the SDK's way
+   *   when present, and no credential at all without it (a keyless gateway).
    * @param rasterizer gives the page image; with `dpi: null` the page renders at `defaultDpi`.
    */
   constructor(settings: RemoteProviderSettings, rasterizer: PageRasterizer) {
-    super(settings, rasterizer, ANTHROPIC_BASE_URL);
+    super(settings, rasterizer);
+    this.#client = new Anthropic({
+      baseURL: this.settings.baseUrl,
+      // Some key is needed, or the SDK looks for credentials in the environment and in profile
+      // files; without one, the placeholder's Authorization header is removed.
+      apiKey: settings.apiKey ?? 'none',
+      ...(settings.apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
+      maxRetries: 0,
+      timeout: settings.timeoutMs,
+      fetch: this.fetch,
+    });
   }
 
   /**
@@ -97,28 +107,23 @@ export class AnthropicProvider
    */
   async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
     const page = await this.pageImage(request);
-    const { body } = await this.client.postJson(
-      '/v1/messages',
-      {
-        model: this.model,
-        max_tokens: this.settings.maxOutputTokens,
-        temperature: 0,
-        system: PAGE_TRANSCRIPTION_PROMPT,
-        messages: [
-          {
-            role: 'user',
-            content: [
-              {
-                type: 'image',
-                source: { type: 'base64', media_type: 'image/png', data: page.base64 },
-              },
-              { type: 'text', text: 'Transcribe this page.' },
-            ],
-          },
-        ],
-      },
-      this.#headers(),
-    );
+    const body = await this.#create({
+      model: this.model,
+      max_tokens: this.settings.maxOutputTokens,
+      system: PAGE_TRANSCRIPTION_PROMPT,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'image',
+              source: { type: 'base64', media_type: 'image/png', data: page.base64 },
+            },
+            { type: 'text', text: 'Transcribe this page.' },
+          ],
+        },
+      ],
+    });
     const message = this.#parseMessage(body);
     this.#checkStopReason(message.stop_reason ?? null, 'transcribe the page');
     return visionPageResult({
@@ -145,36 +150,35 @@ export class AnthropicProvider
    */
   async extract(request: StructuredExtractionRequest): Promise<StructuredExtractionResult> {
     const images = await this.extractionImages(request);
-    const { body } = await this.client.postJson(
-      '/v1/messages',
-      {
-        model: this.model,
-        max_tokens: this.settings.maxOutputTokens,
-        temperature: 0,
-        system: EXTRACTION_PROMPT,
-        tools: [
-          {
-            name: EXTRACTION_TOOL_NAME,
-            description: EXTRACTION_TOOL_DESCRIPTION,
-            input_schema: request.schema,
-          },
-        ],
-        tool_choice: { type: 'tool', name: EXTRACTION_TOOL_NAME },
-        messages: [
-          {
-            role: 'user',
-            content: [
-              ...images.map((image) => ({
-                type: 'image',
-                source: { type: 'base64', media_type: 'image/png', data: image.base64 },
-              })),
-              { type: 'text', text: extractionUserText(request, images) },
-            ],
-          },
-        ],
-      },
-      this.#headers(),
-    );
+    const body = await this.#create({
+      model: this.model,
+      max_tokens: this.settings.maxOutputTokens,
+      system: EXTRACTION_PROMPT,
+      tools: [
+        {
+          name: EXTRACTION_TOOL_NAME,
+          description: EXTRACTION_TOOL_DESCRIPTION,
+          input_schema: { ...request.schema, type: 'object' },
+        },
+      ],
+      tool_choice: { type: 'tool', name: EXTRACTION_TOOL_NAME },
+      messages: [
+        {
+          role: 'user',
+          content: [
+            ...images.map((image) => ({
+              type: 'image' as const,
+              source: {
+                type: 'base64' as const,
+                media_type: 'image/png' as const,
+                data: image.base64,
+              },
+            })),
+            { type: 'text', text: extractionUserText(request, images) },
+          ],
+        },
+      ],
+    });
     const message = this.#parseMessage(body);
     // A forced tool call ends with `tool_use`; the other reasons are those of a page.
     if (message.stop_reason !== 'tool_use') {
@@ -193,12 +197,12 @@ export class AnthropicProvider
     };
   }
 
-  /** Closes the HTTP connections. */
-
-  #headers(): Record<string, string> {
-    const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_API_VERSION };
-    if (this.settings.apiKey) headers['x-api-key'] = this.settings.apiKey;
-    return headers;
+  /**
+   * One Messages API call, its answer unchecked (`unknown`): gateways do not all keep to the
+   * SDK's types, so {@link #parseMessage} checks what this adapter reads.
+   */
+  #create(body: MessageCreateParamsNonStreaming): Promise<unknown> {
+    return this.call((signal) => this.#client.messages.create(body, { signal }));
   }
 
   #parseMessage(body: unknown): AnthropicMessage {

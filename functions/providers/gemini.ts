@@ -1,3 +1,4 @@
+import { GoogleGenAI, type GenerateContentParameters } from '@google/genai';
 import { z } from 'zod';
 import { ProviderUnavailableError } from '../core/domain/errors.js';
 import type {
@@ -20,12 +21,14 @@ import {
   meanTokenProbability,
   unavailable,
   visionPageResult,
-  type JsonResponse,
   type RemoteProviderSettings,
 } from './remote-provider.js';
 
-/** Where the Gemini API lives when the configuration leaves `baseUrl` empty. */
-export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
+/**
+ * The API version called: `responseLogprobs` and `responseJsonSchema` are v1beta fields, and
+ * the SDK's default version follows Google's, not this adapter's.
+ */
+const GEMINI_API_VERSION = 'v1beta';
 
 /** A part of a candidate's content; `thought` parts (thinking summaries) are not the answer. */
 const GeminiPart = z.object({ text: z.string().optional(), thought: z.boolean().optional() });
@@ -45,7 +48,10 @@ const GeminiCandidate = z.object({
 });
 type GeminiCandidate = z.infer<typeof GeminiCandidate>;
 
-/** The part of a `generateContent` answer (REST, camelCase JSON) this adapter reads. */
+/**
+ * The part of a `generateContent` answer this adapter reads. The SDK does not check answers
+ * (compatible proxies may not keep to its types), so this does.
+ */
 const GeminiResponse = z.object({
   candidates: z.array(GeminiCandidate).optional(),
   promptFeedback: z.object({ blockReason: z.string().optional() }).optional(),
@@ -60,9 +66,10 @@ const GeminiResponse = z.object({
 type GeminiResponse = z.infer<typeof GeminiResponse>;
 
 /**
- * A page provider on Google's Gemini API (`generateContent`): renders the page, sends the PNG
- * inline with {@link PAGE_TRANSCRIPTION_PROMPT} as the system instruction, and returns the
- * Markdown the model writes.
+ * A page provider on Google's Gemini API (`generateContent`), through the official
+ * `@google/genai` SDK: renders the page, sends the PNG inline with
+ * {@link PAGE_TRANSCRIPTION_PROMPT} as the system instruction, and returns the Markdown the
+ * model writes.
  *
  * It asks for log-probabilities (`responseLogprobs`) to score the recognition. Models that do
  * not offer them answer HTTP 400 naming logprobs; the provider then repeats the call once
@@ -76,20 +83,31 @@ export class GeminiProvider
   extends HttpVisionProvider
   implements PageProvider, StructuredExtractor
 {
-  readonly #path: string;
+  readonly #client: GoogleGenAI;
   /** False once the model has refused `responseLogprobs`. */
   #logprobs = true;
 
   /**
    * @param settings the provider configuration; `baseUrl` is the API root without `/v1beta`
-   *   (empty → {@link GEMINI_BASE_URL}); `apiKey` is sent as `x-goog-api-key` (never in the URL)
-   *   when present; `model` may carry the `models/` prefix.
+   *   (`https://generativelanguage.googleapis.com`, or a proxy); `apiKey` is sent as
+   *   `x-goog-api-key` (never in the URL); `model` may carry the `models/` prefix. The SDK
+   *   requires a key: a keyless proxy receives the placeholder `none`.
    * @param rasterizer gives the page image; with `dpi: null` the page renders at `defaultDpi`.
    */
   constructor(settings: RemoteProviderSettings, rasterizer: PageRasterizer) {
-    super(settings, rasterizer, GEMINI_BASE_URL);
-    const modelId = settings.model.replace(/^models\//, '');
-    this.#path = `/v1beta/models/${encodeURIComponent(modelId)}:generateContent`;
+    super(settings, rasterizer);
+    // Everything explicit: the SDK would otherwise read GOOGLE_* variables (Vertex AI mode,
+    // keys) from the environment. No `retryOptions`: the SDK then makes one attempt.
+    this.#client = new GoogleGenAI({
+      vertexai: false,
+      apiKey: settings.apiKey ?? 'none',
+      apiVersion: GEMINI_API_VERSION,
+      httpOptions: {
+        baseUrl: this.settings.baseUrl,
+        timeout: settings.timeoutMs,
+        fetch: this.fetch,
+      },
+    });
   }
 
   /**
@@ -110,7 +128,7 @@ export class GeminiProvider
    */
   async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
     const page = await this.pageImage(request);
-    const { body } = await this.#generate(page.base64);
+    const body = await this.#transcribe(page.base64);
     const answer = this.#parseResponse(body);
     const candidate = this.#acceptedCandidate(answer);
     return visionPageResult({
@@ -134,30 +152,27 @@ export class GeminiProvider
    */
   async extract(request: StructuredExtractionRequest): Promise<StructuredExtractionResult> {
     const images = await this.extractionImages(request);
-    const { body } = await this.client.postJson(
-      this.#path,
-      {
-        systemInstruction: { parts: [{ text: EXTRACTION_PROMPT }] },
-        contents: [
-          {
-            role: 'user',
-            parts: [
-              ...images.map((image) => ({
-                inlineData: { mimeType: 'image/png', data: image.base64 },
-              })),
-              { text: extractionUserText(request, images) },
-            ],
-          },
-        ],
-        generationConfig: {
-          temperature: 0,
-          maxOutputTokens: this.settings.maxOutputTokens,
-          responseMimeType: 'application/json',
-          responseJsonSchema: request.schema,
+    const body = await this.#generate({
+      model: this.model,
+      contents: [
+        {
+          role: 'user',
+          parts: [
+            ...images.map((image) => ({
+              inlineData: { mimeType: 'image/png', data: image.base64 },
+            })),
+            { text: extractionUserText(request, images) },
+          ],
         },
+      ],
+      config: {
+        systemInstruction: { parts: [{ text: EXTRACTION_PROMPT }] },
+        temperature: 0,
+        maxOutputTokens: this.settings.maxOutputTokens,
+        responseMimeType: 'application/json',
+        responseJsonSchema: request.schema,
       },
-      this.#headers(),
-    );
+    });
     const answer = this.#parseResponse(body);
     const candidate = this.#acceptedCandidate(answer);
     return {
@@ -167,21 +182,26 @@ export class GeminiProvider
     };
   }
 
-  /** Closes the HTTP connections. */
-
-  async #generate(base64Png: string): Promise<JsonResponse> {
+  /** A page's `generateContent` call, repeated once without log-probabilities if refused. */
+  async #transcribe(base64Png: string): Promise<unknown> {
     const withLogprobs = this.#logprobs;
     try {
-      return await this.#post(base64Png, withLogprobs);
+      return await this.#generate(this.#pageRequest(base64Png, withLogprobs));
     } catch (error) {
       if (!withLogprobs || !rejectsLogprobs(error)) throw error;
       this.#logprobs = false;
-      return await this.#post(base64Png, false);
+      return await this.#generate(this.#pageRequest(base64Png, false));
     }
   }
 
-  #headers(): Record<string, string> {
-    return this.settings.apiKey ? { 'x-goog-api-key': this.settings.apiKey } : {};
+  /** One `generateContent` call under the deadline, its answer unchecked. */
+  #generate(parameters: GenerateContentParameters): Promise<unknown> {
+    return this.call((abortSignal) =>
+      this.#client.models.generateContent({
+        ...parameters,
+        config: { ...parameters.config, abortSignal },
+      }),
+    );
   }
 
   /** The candidate's text, thought parts left out. */
@@ -194,28 +214,25 @@ export class GeminiProvider
       .join('');
   }
 
-  #post(base64Png: string, withLogprobs: boolean): Promise<JsonResponse> {
-    return this.client.postJson(
-      this.#path,
-      {
-        systemInstruction: { parts: [{ text: PAGE_TRANSCRIPTION_PROMPT }] },
-        contents: [
-          {
-            role: 'user',
-            parts: [
-              { inlineData: { mimeType: 'image/png', data: base64Png } },
-              { text: 'Transcribe this page.' },
-            ],
-          },
-        ],
-        generationConfig: {
-          temperature: 0,
-          maxOutputTokens: this.settings.maxOutputTokens,
-          ...(withLogprobs ? { responseLogprobs: true } : {}),
+  #pageRequest(base64Png: string, withLogprobs: boolean): GenerateContentParameters {
+    return {
+      model: this.model,
+      contents: [
+        {
+          role: 'user',
+          parts: [
+            { inlineData: { mimeType: 'image/png', data: base64Png } },
+            { text: 'Transcribe this page.' },
+          ],
         },
+      ],
+      config: {
+        systemInstruction: { parts: [{ text: PAGE_TRANSCRIPTION_PROMPT }] },
+        temperature: 0,
+        maxOutputTokens: this.settings.maxOutputTokens,
+        ...(withLogprobs ? { responseLogprobs: true } : {}),
       },
-      this.#headers(),
-    );
+    };
   }
 
   #parseResponse(body: unknown): GeminiResponse {

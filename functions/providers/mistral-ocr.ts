@@ -1,4 +1,11 @@
-import { z } from 'zod';
+import { HTTPClient, Mistral } from '@mistralai/mistralai';
+import type {
+  OCRImageObject,
+  OCRRequest,
+  OCRResponse,
+} from '@mistralai/mistralai/models/components';
+import { ResponseValidationError } from '@mistralai/mistralai/models/errors';
+import type { ZodError } from 'zod';
 import type {
   PageParseRequest,
   PageProvider,
@@ -10,6 +17,7 @@ import type {
   StructuredExtractionResult,
   StructuredExtractor,
 } from '../core/ports/structured-extractor.js';
+import type { PageRasterizer } from '../engines/raster.js';
 import {
   EXTRACTION_PROMPT,
   EXTRACTION_TOOL_NAME,
@@ -18,6 +26,7 @@ import {
   extractionUserText,
   unavailable,
   visionPageResult,
+  type RemoteProviderSettings,
 } from './remote-provider.js';
 
 /**
@@ -28,48 +37,15 @@ import {
  */
 export const MISTRAL_FIGURE_CONFIDENCE = 0.9;
 
-/** One image region of a page, in pixels of the page as Mistral saw it (null when not located). */
-const OcrImage = z.object({
-  id: z.string(),
-  top_left_x: z.number().nullish(),
-  top_left_y: z.number().nullish(),
-  bottom_right_x: z.number().nullish(),
-  bottom_right_y: z.number().nullish(),
-});
-type OcrImage = z.infer<typeof OcrImage>;
-
-/** The page size Mistral measured the image boxes in. */
-const OcrDimensions = z.object({
-  dpi: z.number().nullish(),
-  width: z.number().positive(),
-  height: z.number().positive(),
-});
-
-/** The part of an OCR answer this adapter reads. */
-const OcrResponse = z.object({
-  pages: z.array(
-    z.object({
-      index: z.number().int(),
-      markdown: z.string(),
-      images: z.array(OcrImage).nullish(),
-      // Optional in Mistral's schema; boxes are then taken to be in raster pixels.
-      dimensions: OcrDimensions.nullish(),
-    }),
-  ),
-  model: z.string().nullish(),
-});
-
-/** The part of an OCR answer with a document annotation that {@link MistralOcrProvider.extract} reads. */
-const AnnotationResponse = z.object({ document_annotation: z.string().nullish() });
-
 /** A Markdown image whose target is an extracted image (`![img-0.jpeg](img-0.jpeg)`). */
 const IMAGE_LINK = /!\[[^\]]*\]\(\s*([^)\s]+)\s*\)/g;
 /** Mistral's own image ids, for links whose id is missing from `images`. */
 const MISTRAL_IMAGE_ID = /^img-\d+\.[a-z0-9]+$/i;
 
 /**
- * Mistral's document OCR API (`POST /v1/ocr`, e.g. `mistral-ocr-latest`): the page is rendered to
- * PNG and sent as a `data:` URL; the answer is Markdown plus the boxes of the images it found.
+ * Mistral's document OCR API (`POST /v1/ocr`, e.g. `mistral-ocr-latest`), through the official
+ * `@mistralai/mistralai` SDK, which also checks the answer's shape: the page is rendered to PNG
+ * and sent as a `data:` URL; the answer is Markdown plus the boxes of the images it found.
  *
  * The image links of the Markdown are removed (this adapter asks for no image bytes, so they
  * would point at nothing); the images become `figure` elements instead. Mistral OCR bills per
@@ -82,12 +58,26 @@ const MISTRAL_IMAGE_ID = /^img-\d+\.[a-z0-9]+$/i;
  *
  * Settings: `baseUrl` is the API root without `/v1` (`https://api.mistral.ai`); `apiKey` is
  * sent as a Bearer token; `maxOutputTokens` does not apply (the API has no output cap). Pages
- * render at the request's DPI or `defaultDpi`.
+ * render at the request's DPI or `defaultDpi`. The SDK's retries are off:
+ * {@link HttpVisionProvider}'s fetch retries.
  */
 export class MistralOcrProvider
   extends HttpVisionProvider
   implements PageProvider, StructuredExtractor
 {
+  readonly #client: Mistral;
+
+  constructor(settings: RemoteProviderSettings, rasterizer: PageRasterizer) {
+    super(settings, rasterizer);
+    this.#client = new Mistral({
+      serverURL: this.settings.baseUrl,
+      ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
+      retryConfig: { strategy: 'none' },
+      timeoutMs: settings.timeoutMs,
+      httpClient: new HTTPClient({ fetcher: this.fetch }),
+    });
+  }
+
   /**
    * OCRs one page.
    *
@@ -102,30 +92,16 @@ export class MistralOcrProvider
    */
   async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
     const { raster, base64 } = await this.pageImage(request);
-    const { body } = await this.client.postJson(
-      '/v1/ocr',
-      {
-        model: this.model,
-        document: { type: 'image_url', image_url: `data:image/png;base64,${base64}` },
-        include_image_base64: false,
-      },
-      this.#headers(),
-    );
-    const parsed = OcrResponse.safeParse(body);
-    if (!parsed.success) {
-      // Paths only: the issues' messages may quote values, and the body holds page content.
-      const where = [
-        ...new Set(parsed.error.issues.map((issue) => issue.path.join('.') || '(root)')),
-      ];
-      throw unavailable(
-        this.id,
-        `the answer is not an OCR result (unexpected ${where.slice(0, 3).join(', ')})`,
-        parsed.error,
-      );
-    }
-    const page = parsed.data.pages[0];
+    const answer = await this.#process({
+      model: this.model,
+      document: { type: 'image_url', imageUrl: `data:image/png;base64,${base64}` },
+      includeImageBase64: false,
+      // The SDK asks for layout blocks by default; this adapter reads the Markdown and images.
+      includeBlocks: false,
+    });
+    const page = answer.pages[0];
     if (!page) throw unavailable(this.id, 'the answer has no pages');
-    const images = page.images ?? [];
+    const images = page.images;
     const result = visionPageResult({
       markdown: withoutImageLinks(page.markdown, images),
       raster,
@@ -163,39 +139,42 @@ export class MistralOcrProvider
       pageNumber: first.pageNumber,
       dpi: null,
     });
-    const { body } = await this.client.postJson(
-      '/v1/ocr',
-      {
-        model: this.model,
-        document: { type: 'image_url', image_url: `data:image/png;base64,${image.base64}` },
-        include_image_base64: false,
-        document_annotation_format: {
-          type: 'json_schema',
-          json_schema: { name: EXTRACTION_TOOL_NAME, schema: request.schema, strict: false },
-        },
-        document_annotation_prompt: `${EXTRACTION_PROMPT}\n\n${extractionUserText(request, [image])}`,
+    const answer = await this.#process({
+      model: this.model,
+      document: { type: 'image_url', imageUrl: `data:image/png;base64,${image.base64}` },
+      includeImageBase64: false,
+      includeBlocks: false,
+      documentAnnotationFormat: {
+        type: 'json_schema',
+        jsonSchema: { name: EXTRACTION_TOOL_NAME, schemaDefinition: request.schema, strict: false },
       },
-      this.#headers(),
-    );
-    const parsed = AnnotationResponse.safeParse(body);
-    if (!parsed.success) {
-      throw unavailable(
-        this.id,
-        'malformed answer: document_annotation is not a string',
-        parsed.error,
-      );
-    }
+      documentAnnotationPrompt: `${EXTRACTION_PROMPT}\n\n${extractionUserText(request, [image])}`,
+    });
     return {
-      data: extractionFromText(this.id, parsed.data.document_annotation),
+      data: extractionFromText(this.id, answer.documentAnnotation),
       model: this.model,
       tokens: { input: 0, output: 0 },
     };
   }
 
-  /** Closes the HTTP connections. */
-
-  #headers(): Record<string, string> {
-    return this.settings.apiKey ? { authorization: `Bearer ${this.settings.apiKey}` } : {};
+  /**
+   * One OCR call under the deadline. An answer that is not an OCR result is reported with the
+   * paths that differ, never their values (they are page content).
+   */
+  #process(request: OCRRequest): Promise<OCRResponse> {
+    return this.call(async (signal) => {
+      try {
+        return await this.#client.ocr.process(request, { signal });
+      } catch (error) {
+        if (!(error instanceof ResponseValidationError)) throw error;
+        const issues = (error.cause as Partial<ZodError> | undefined)?.issues ?? [];
+        const where = [...new Set(issues.map((issue) => issue.path.join('.') || '(root)'))];
+        throw unavailable(
+          this.id,
+          `the answer is not an OCR result (unexpected ${where.slice(0, 3).join(', ') || 'shape'})`,
+        );
+      }
+    });
   }
 }
 
@@ -208,7 +187,7 @@ export class MistralOcrProvider
  */
 export function withoutImageLinks(
   markdown: string,
-  images: readonly Pick<OcrImage, 'id'>[],
+  images: readonly Pick<OCRImageObject, 'id'>[],
 ): string {
   const ids = new Set(images.map((image) => image.id));
   const lines: string[] = [];
@@ -233,17 +212,12 @@ export function withoutImageLinks(
 
 /** An image region as a figure element in raster pixels, or null when unlocated or empty. */
 function figureElement(
-  image: OcrImage,
+  image: OCRImageObject,
   scale: { x: number; y: number },
   width: number,
   height: number,
 ): ProviderElement | null {
-  const {
-    top_left_x: left,
-    top_left_y: top,
-    bottom_right_x: right,
-    bottom_right_y: bottom,
-  } = image;
+  const { topLeftX: left, topLeftY: top, bottomRightX: right, bottomRightY: bottom } = image;
   if (left == null || top == null || right == null || bottom == null) return null;
   const x0 = clamp(Math.min(left, right) * scale.x, width);
   const y0 = clamp(Math.min(top, bottom) * scale.y, height);

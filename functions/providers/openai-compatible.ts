@@ -1,3 +1,5 @@
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { ProviderUnavailableError } from '../core/domain/errors.js';
 import type {
@@ -10,6 +12,7 @@ import type {
   StructuredExtractionResult,
   StructuredExtractor,
 } from '../core/ports/structured-extractor.js';
+import type { PageRasterizer } from '../engines/raster.js';
 import {
   EXTRACTION_PROMPT,
   EXTRACTION_TOOL_NAME,
@@ -21,6 +24,7 @@ import {
   unavailable,
   visionPageResult,
   type EncodedPage,
+  type RemoteProviderSettings,
 } from './remote-provider.js';
 
 /** The text part of the user message that goes with the page image. */
@@ -68,7 +72,8 @@ type ChatChoice = ChatCompletion['choices'][number];
 
 /**
  * A vision model behind the OpenAI Chat Completions wire format: OpenAI itself and the
- * compatible servers (vLLM, Ollama, LM Studio, llama.cpp server, OpenRouter and similar).
+ * compatible servers (vLLM, Ollama, LM Studio, llama.cpp server, OpenRouter and similar),
+ * through the official `openai` SDK pointed at `baseUrl`.
  *
  * Each page is rendered to PNG and sent as a `data:` URL with {@link PAGE_TRANSCRIPTION_PROMPT}
  * as the system message, at temperature 0, asking for token log-probabilities (the source of
@@ -82,7 +87,8 @@ type ChatChoice = ChatCompletion['choices'][number];
  * Settings: `baseUrl` ends before `/chat/completions` (e.g. `https://api.openai.com/v1` or
  * `http://localhost:11434/v1`); the key is sent as a Bearer token only when set; deadline,
  * retries and output-token cap apply to every call. Pages render at the request's DPI or
- * `defaultDpi`.
+ * `defaultDpi`. The SDK reads nothing from the environment here (`OPENAI_*` variables are not
+ * this provider's configuration) and does not retry: {@link HttpVisionProvider} does.
  */
 export class OpenAiCompatibleProvider
   extends HttpVisionProvider
@@ -92,6 +98,23 @@ export class OpenAiCompatibleProvider
   #askLogprobs = true;
   /** False once the server has rejected the `json_schema` response format. */
   #askJsonSchema = true;
+  readonly #client: OpenAI;
+
+  constructor(settings: RemoteProviderSettings, rasterizer: PageRasterizer) {
+    super(settings, rasterizer);
+    this.#client = new OpenAI({
+      baseURL: this.settings.baseUrl,
+      // A keyless server (Ollama, a local vLLM) gets no Authorization header at all; the SDK
+      // wants some key, so it is given a placeholder that the header removal below discards.
+      apiKey: settings.apiKey ?? 'none',
+      ...(settings.apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
+      organization: null,
+      project: null,
+      maxRetries: 0,
+      timeout: settings.timeoutMs,
+      fetch: this.fetch,
+    });
+  }
 
   /**
    * Transcribes one page with the model.
@@ -140,23 +163,13 @@ export class OpenAiCompatibleProvider
     let body: unknown;
     if (this.#askJsonSchema) {
       try {
-        ({ body } = await this.client.postJson(
-          '/chat/completions',
-          this.#extractionBody(request, images, true),
-          this.#headers(),
-        ));
+        body = await this.#create(this.#extractionBody(request, images, true));
       } catch (error) {
         if (!this.#rejects(error, /response_format|json_schema/i)) throw error;
         this.#askJsonSchema = false;
       }
     }
-    if (body === undefined) {
-      ({ body } = await this.client.postJson(
-        '/chat/completions',
-        this.#extractionBody(request, images, false),
-        this.#headers(),
-      ));
-    }
+    body ??= await this.#create(this.#extractionBody(request, images, false));
     const completion = this.#parseCompletion(body);
     const choice = this.#acceptedChoice(completion, 'document');
     return {
@@ -169,36 +182,27 @@ export class OpenAiCompatibleProvider
     };
   }
 
-  /** Closes the HTTP connections. */
-
-  /** POSTs the request, falling back once to a request without `logprobs` when it is rejected. */
+  /** Sends the request, falling back once to a request without `logprobs` when it is rejected. */
   async #complete(imageUrl: string): Promise<ChatCompletion> {
-    const headers = this.#headers();
     let body: unknown;
     if (this.#askLogprobs) {
       try {
-        ({ body } = await this.client.postJson(
-          '/chat/completions',
-          this.#requestBody(imageUrl, true),
-          headers,
-        ));
+        body = await this.#create(this.#requestBody(imageUrl, true));
       } catch (error) {
         if (!this.#rejects(error, /logprob/i)) throw error;
         this.#askLogprobs = false;
       }
     }
-    if (body === undefined) {
-      ({ body } = await this.client.postJson(
-        '/chat/completions',
-        this.#requestBody(imageUrl, false),
-        headers,
-      ));
-    }
+    body ??= await this.#create(this.#requestBody(imageUrl, false));
     return this.#parseCompletion(body);
   }
 
-  #headers(): Record<string, string> {
-    return this.settings.apiKey ? { authorization: `Bearer ${this.settings.apiKey}` } : {};
+  /**
+   * One Chat Completions call, its answer unchecked (`unknown`): compatible servers do not all
+   * keep to the SDK's types, so {@link #parseCompletion} checks what this adapter reads.
+   */
+  #create(body: ChatCompletionCreateParamsNonStreaming): Promise<unknown> {
+    return this.call((signal) => this.#client.chat.completions.create(body, { signal }));
   }
 
   #parseCompletion(body: unknown): ChatCompletion {
@@ -242,7 +246,7 @@ export class OpenAiCompatibleProvider
     request: StructuredExtractionRequest,
     images: readonly EncodedPage[],
     jsonSchema: boolean,
-  ): Record<string, unknown> {
+  ): ChatCompletionCreateParamsNonStreaming {
     return {
       model: this.model,
       messages: [
@@ -255,12 +259,15 @@ export class OpenAiCompatibleProvider
               text: extractionUserText(request, images, jsonSchema ? undefined : request.schema),
             },
             ...images.map((image) => ({
-              type: 'image_url',
-              image_url: { url: `data:image/png;base64,${image.base64}`, detail: 'high' },
+              type: 'image_url' as const,
+              image_url: { url: `data:image/png;base64,${image.base64}`, detail: 'high' as const },
             })),
           ],
         },
       ],
+      // The compatible servers (Ollama, LM Studio, llama.cpp) read max_tokens, not its successor
+      // max_completion_tokens; OpenAI still takes it for the non-reasoning vision models.
+      // eslint-disable-next-line @typescript-eslint/no-deprecated
       max_tokens: this.settings.maxOutputTokens,
       temperature: 0,
       response_format: jsonSchema
@@ -272,7 +279,7 @@ export class OpenAiCompatibleProvider
     };
   }
 
-  #requestBody(imageUrl: string, logprobs: boolean): Record<string, unknown> {
+  #requestBody(imageUrl: string, logprobs: boolean): ChatCompletionCreateParamsNonStreaming {
     return {
       model: this.model,
       messages: [
@@ -285,6 +292,9 @@ export class OpenAiCompatibleProvider
           ],
         },
       ],
+      // The compatible servers (Ollama, LM Studio, llama.cpp) read max_tokens, not its successor
+      // max_completion_tokens; OpenAI still takes it for the non-reasoning vision models.
+      // eslint-disable-next-line @typescript-eslint/no-deprecated
       max_tokens: this.settings.maxOutputTokens,
       temperature: 0,
       ...(logprobs ? { logprobs: true } : {}),

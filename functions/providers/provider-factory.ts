@@ -12,8 +12,9 @@ type RemoteEntry = Exclude<ConfiguredProvider, { kind: 'local-text' | 'local-ocr
 type HttpEntry = Exclude<RemoteEntry, { kind: 'bedrock-converse' | 'textract' }>;
 
 /**
- * Builds a remote provider of the configuration: its adapter, its SDK client (Bedrock, Textract)
- * or HTTP client, and the page renderer it sends images from. The adapters of the kinds that
+ * Builds a remote provider of the configuration: its adapter on the vendor's SDK (the AWS SDK
+ * client is built here for Bedrock and Textract; the others build their own), and the page
+ * renderer it sends images from. The adapters of the kinds that
  * support extraction (all but Textract) are also the `StructuredExtractor` of their id.
  * @throws {Error} for the offline kinds, which come from the runtime's own providers.
  */

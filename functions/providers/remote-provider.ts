@@ -1,4 +1,4 @@
-import { Agent, RetryAgent, request, type Dispatcher } from 'undici';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ProviderUnavailableError } from '../core/domain/errors.js';
 import type { PageParseRequest, ProviderPageResult } from '../core/ports/page-provider.js';
 import type {
@@ -16,7 +16,7 @@ export interface RemoteProviderSettings {
   id: string;
   /** The model id sent to the API and reported as `Page.model`. */
   model: string;
-  /** API base URL without a trailing slash (e.g. `https://api.openai.com/v1`). */
+  /** API base URL, given to the vendor SDK (e.g. `https://api.openai.com/v1`). */
   baseUrl: string;
   /** The API key, from config or a secret; never from code. Absent for keyless local servers. */
   apiKey?: string;
@@ -151,33 +151,29 @@ export function encodeExtractionPages(
 }
 
 /**
- * What the HTTP vision adapters share: their identity, settings, JSON client and page renderer,
- * and the page images they send (a page for `parsePage`, the first pages for `extract`).
+ * What the vision adapters on a vendor SDK share: their identity, settings and page renderer,
+ * the page images they send (a page for `parsePage`, the first pages for `extract`), the
+ * retrying `fetch` their SDK client is given, and {@link call}, which runs one SDK call under
+ * the whole-call deadline and turns its failures into {@link ProviderUnavailableError}.
+ *
+ * The SDKs' own retries are switched off by each adapter: {@link retryingFetch} is the one
+ * retry policy of every vendor, so that `max_retries` means the same for all of them.
  */
 export abstract class HttpVisionProvider {
   readonly id: string;
   readonly model: string;
   protected readonly settings: RemoteProviderSettings;
-  protected readonly client: JsonHttpClient;
+  /** The `fetch` to give the SDK client: retries 429, 5xx and network errors (see {@link retryingFetch}). */
+  protected readonly fetch: typeof fetch;
   readonly #rasterizer: PageRasterizer;
 
-  /**
-   * @param defaultBaseUrl the vendor's API, used when `settings.baseUrl` is empty (trailing
-   *   slashes are dropped); without it `baseUrl` is taken as given.
-   */
-  constructor(
-    settings: RemoteProviderSettings,
-    rasterizer: PageRasterizer,
-    defaultBaseUrl?: string,
-  ) {
-    this.settings =
-      defaultBaseUrl === undefined
-        ? settings
-        : { ...settings, baseUrl: (settings.baseUrl || defaultBaseUrl).replace(/\/+$/, '') };
+  /** `settings.baseUrl` is kept without trailing slashes. */
+  constructor(settings: RemoteProviderSettings, rasterizer: PageRasterizer) {
+    this.settings = { ...settings, baseUrl: settings.baseUrl.replace(/\/+$/, '') };
     this.id = settings.id;
     this.model = settings.model;
     this.#rasterizer = rasterizer;
-    this.client = new JsonHttpClient(this.settings);
+    this.fetch = retryingFetch(settings);
   }
 
   /** The page at the request's DPI (else `defaultDpi`), as PNG and base64. */
@@ -192,9 +188,18 @@ export abstract class HttpVisionProvider {
     return encodeExtractionPages(this.#rasterizer, request, this.settings.defaultDpi);
   }
 
-  /** Closes the client's connections. */
-  close(): Promise<void> {
-    return this.client.close();
+  /**
+   * Runs one SDK call with the signal of the whole-call deadline (`timeoutMs`, retries
+   * included), which the adapter passes to the SDK as its abort signal.
+   * @throws {ProviderUnavailableError} for any failure of the call (see {@link sdkFailure}).
+   */
+  protected async call<T>(send: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const deadline = AbortSignal.timeout(this.settings.timeoutMs);
+    try {
+      return await send(deadline);
+    } catch (error) {
+      throw sdkFailure(this.id, error, this.settings.timeoutMs, deadline);
+    }
   }
 }
 
@@ -242,93 +247,61 @@ export function extractionFromText(
 }
 
 /** HTTP status codes worth another attempt (rate limits and server-side failures). */
-const RETRY_STATUS_CODES = [408, 409, 425, 429, 500, 502, 503, 504, 529];
+const RETRY_STATUS_CODES: ReadonlySet<number> = new Set([
+  408, 409, 425, 429, 500, 502, 503, 504, 529,
+]);
 
-/** A JSON answer of a remote API. */
-export interface JsonResponse {
-  statusCode: number;
-  body: unknown;
-}
+/** Longest wait between two attempts, whatever `Retry-After` asks for. */
+const MAX_RETRY_DELAY_MS = 10_000;
 
 /**
- * A JSON-over-HTTPS client with retries (undici's RetryAgent: exponential backoff from
- * `minRetryDelayMs` doubling to 10 s, `Retry-After` honoured, on the status codes above and on
- * network errors) and one deadline for the whole call.
+ * A `fetch` that tries a request up to `maxRetries + 1` times: again after a 408, 409, 425,
+ * 429, 5xx or 529 answer and after a network error, waiting what `Retry-After` (or
+ * `retry-after-ms`) asks, else `minRetryDelayMs` (500 by default) doubling per attempt, at most
+ * 10 s. The last answer, whatever its status, goes back to the SDK, which makes it its typed
+ * error. A request whose signal has aborted (the deadline) is not tried again, and a wait ends
+ * with it.
+ *
+ * Given to each vendor SDK as its `fetch`, with the SDK's own retries off: one policy for every
+ * vendor (their SDKs count, wait and pick statuses differently), applied per HTTP exchange.
+ * Request bodies are the SDKs' JSON text, so every attempt sends them again.
  */
-export class JsonHttpClient {
-  readonly #dispatcher: Dispatcher;
-  readonly #settings: RemoteProviderSettings;
-
-  constructor(settings: RemoteProviderSettings) {
-    this.#settings = settings;
-    this.#dispatcher = new RetryAgent(new Agent({ connections: 16 }), {
-      maxRetries: settings.maxRetries,
-      minTimeout: settings.minRetryDelayMs ?? 500,
-      maxTimeout: 10_000,
-      timeoutFactor: 2,
-      retryAfter: true,
-      methods: ['POST', 'GET'],
-      statusCodes: RETRY_STATUS_CODES,
-    });
-  }
-
-  /**
-   * POSTs `body` as JSON to `baseUrl + path` and parses the JSON answer.
-   * @throws {ProviderUnavailableError} on a non-2xx status after the retries (with `status`
-   *   and the API's own error message in `details`), a deadline, a network error, or a body
-   *   that is not JSON.
-   */
-  async postJson(
-    path: string,
-    body: unknown,
-    headers: Record<string, string> = {},
-  ): Promise<JsonResponse> {
-    const { id, baseUrl, timeoutMs } = this.#settings;
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request(`${baseUrl}${path}`, {
-        method: 'POST',
-        dispatcher: this.#dispatcher,
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-    } catch (error) {
-      // undici's RetryAgent gives up with RequestRetryError, which carries the last status.
-      const status = (error as { statusCode?: unknown }).statusCode;
-      if (typeof status === 'number') {
-        throw new ProviderUnavailableError(
-          `provider ${id} answered HTTP ${status} after ${this.#settings.maxRetries} retries`,
-          { cause: error, details: { provider: id, status } },
-        );
+export function retryingFetch(
+  settings: Pick<RemoteProviderSettings, 'maxRetries' | 'minRetryDelayMs'>,
+  inner: typeof fetch = globalThis.fetch,
+): typeof fetch {
+  const firstDelay = settings.minRetryDelayMs ?? 500;
+  return async (input, init) => {
+    const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    for (let attempt = 0; ; attempt += 1) {
+      const last = attempt >= settings.maxRetries;
+      const backoff = Math.min(firstDelay * 2 ** attempt, MAX_RETRY_DELAY_MS);
+      let response: Response;
+      try {
+        response = await inner(input instanceof Request ? input.clone() : input, init);
+      } catch (error) {
+        if (last || signal?.aborted) throw error;
+        await sleep(backoff, undefined, { signal: signal ?? undefined });
+        continue;
       }
-      throw unavailable(id, describeFailure(error, timeoutMs), error);
+      if (last || !RETRY_STATUS_CODES.has(response.status)) return response;
+      const wait = retryAfterMs(response.headers) ?? backoff;
+      await response.body?.cancel();
+      await sleep(Math.min(wait, MAX_RETRY_DELAY_MS), undefined, { signal: signal ?? undefined });
     }
-    let text: string;
-    try {
-      text = await response.body.text();
-    } catch (error) {
-      throw unavailable(id, describeFailure(error, timeoutMs), error);
-    }
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      throw new ProviderUnavailableError(
-        `provider ${id} answered HTTP ${response.statusCode}: ${apiMessage(text)}`,
-        { details: { provider: id, status: response.statusCode } },
-      );
-    }
-    try {
-      return { statusCode: response.statusCode, body: JSON.parse(text) as unknown };
-    } catch (error) {
-      throw unavailable(id, 'the answer is not JSON', error);
-    }
-  }
+  };
+}
 
-  /** Closes the connections. */
-  close(): Promise<void> {
-    return this.#dispatcher.close();
-  }
+/** The wait an answer asks for (`retry-after-ms`, or `Retry-After` in seconds or as a date). */
+function retryAfterMs(headers: Headers): number | undefined {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers.get('retry-after');
+  if (value === null) return undefined;
+  const seconds = Number.parseFloat(value);
+  if (Number.isFinite(seconds)) return seconds > 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /** A failure of a remote provider that the router may fall over from. */
@@ -343,32 +316,117 @@ export function unavailable(
   });
 }
 
-function describeFailure(error: unknown, timeoutMs: number): string {
-  const name = (error as { name?: string }).name;
-  if (name === 'TimeoutError' || name === 'AbortError' || /Timeout/.test(String(name))) {
-    return `no answer within ${timeoutMs} ms`;
+/** The error names with which the SDKs report an aborted or timed-out call. */
+const DEADLINE_ERRORS = new Set([
+  'AbortError',
+  'TimeoutError',
+  'APIUserAbortError',
+  'APIConnectionTimeoutError',
+  'RequestAbortedError',
+  'RequestTimeoutError',
+]);
+
+/**
+ * A failed SDK call as a {@link ProviderUnavailableError}, whichever SDK threw it:
+ * - an HTTP error (`status` of the OpenAI, Anthropic and Gemini SDKs, `statusCode` of
+ *   Mistral's): `answered HTTP <status>: <the API's own message, shortened>`, with `status`
+ *   in `details` (the adapters fall back on some 400s);
+ * - the deadline, or the SDK's timeout or abort: `no answer within <timeoutMs> ms`;
+ * - a body that is not JSON: `the answer is not JSON`;
+ * - anything else: `network error <code>` (from the cause chain), else the error's name.
+ * A {@link ProviderUnavailableError} (thrown by the adapter itself) passes through.
+ */
+export function sdkFailure(
+  providerId: string,
+  error: unknown,
+  timeoutMs: number,
+  deadline?: AbortSignal,
+): ProviderUnavailableError {
+  if (error instanceof ProviderUnavailableError) return error;
+  const fields = (error ?? {}) as {
+    name?: unknown;
+    status?: unknown;
+    statusCode?: unknown;
+  };
+  const status = typeof fields.status === 'number' ? fields.status : fields.statusCode;
+  if (typeof status === 'number' && status >= 400) {
+    return new ProviderUnavailableError(
+      `provider ${providerId} answered HTTP ${status}: ${apiMessage(error)}`,
+      { cause: error, details: { provider: providerId, status } },
+    );
   }
-  const code = (error as { code?: string }).code;
-  return code ? `network error ${code}` : `network error: ${String(error)}`;
+  if (deadline?.aborted || DEADLINE_ERRORS.has(String(fields.name))) {
+    return unavailable(providerId, `no answer within ${timeoutMs} ms`, error);
+  }
+  if (error instanceof SyntaxError) {
+    // The parser's message quotes the body, which may hold document content.
+    return unavailable(providerId, 'the answer is not JSON');
+  }
+  const code = errorCode(error);
+  if (code) return unavailable(providerId, `network error ${code}`, error);
+  const root = rootCause(error);
+  const reason =
+    root !== error && root instanceof Error
+      ? `network error: ${root.message}`
+      : `request failed (${error instanceof Error ? error.name : typeof error})`;
+  return unavailable(providerId, reason, error);
 }
 
-/** The API's own error message, shortened: never the whole body. */
-function apiMessage(text: string): string {
-  let message = text;
-  try {
-    const parsed = JSON.parse(text) as {
-      error?: { message?: unknown } | string;
-      message?: unknown;
-    };
-    const candidate =
-      typeof parsed.error === 'string'
-        ? parsed.error
-        : (parsed.error?.message ?? parsed.message ?? text);
-    message = typeof candidate === 'string' ? candidate : JSON.stringify(candidate);
-  } catch {
-    // Not JSON: the raw text, shortened.
+/** The first `code` (e.g. `ECONNREFUSED`) along an error's `cause` chain. */
+function errorCode(error: unknown): string | undefined {
+  for (let at = error, depth = 0; at && depth < 5; depth += 1) {
+    const { code, cause } = at as { code?: unknown; cause?: unknown };
+    if (typeof code === 'string') return code;
+    at = cause;
   }
-  return message.length > 200 ? `${message.slice(0, 200)}…` : message || '(empty body)';
+  return undefined;
+}
+
+/** The last error of a `cause` chain (a fetch failure's reason lies under two wrappers). */
+function rootCause(error: unknown): unknown {
+  let at = error;
+  for (let depth = 0; depth < 5; depth += 1) {
+    const cause = (at as { cause?: unknown } | null)?.cause;
+    if (cause === undefined || cause === null) break;
+    at = cause;
+  }
+  return at;
+}
+
+/**
+ * The API's own message of an SDK's HTTP error, shortened: from the raw body (Mistral's
+ * `body`), the parsed body (`error` of the OpenAI and Anthropic SDKs) or the message (the
+ * Gemini SDK's is the body as JSON); never the whole body.
+ */
+function apiMessage(error: unknown): string {
+  const {
+    body,
+    error: parsed,
+    message,
+  } = error as {
+    body?: unknown;
+    error?: unknown;
+    message?: unknown;
+  };
+  const found = messageIn(typeof body === 'string' ? body : (parsed ?? message));
+  return found.length > 200 ? `${found.slice(0, 200)}…` : found || '(empty body)';
+}
+
+function messageIn(value: unknown, depth = 0): string {
+  if (typeof value === 'string') {
+    if (depth > 2 || !/^\s*[{[]/.test(value)) return value.trim();
+    try {
+      return messageIn(JSON.parse(value) as unknown, depth + 1);
+    } catch {
+      return value.trim();
+    }
+  }
+  if (typeof value !== 'object' || value === null) return '';
+  const { error, message } = value as { error?: unknown; message?: unknown };
+  if (typeof error === 'string') return error;
+  if (typeof error === 'object' && error !== null && depth < 3) return messageIn(error, depth + 1);
+  if (typeof message === 'string') return message;
+  return JSON.stringify(value);
 }
 
 /**

@@ -17,7 +17,7 @@ const toolAnswer = (input: unknown, overrides: Record<string, unknown> = {}) => 
   id: 'msg_02',
   type: 'message',
   role: 'assistant',
-  model: 'claude-sonnet-4-5',
+  model: 'claude-sonnet-4-6',
   content: [{ type: 'tool_use', id: 'toolu_01', name: 'record_extraction', input }],
   stop_reason: 'tool_use',
   usage: { input_tokens: 2900, output_tokens: 41, cache_read_input_tokens: 100 },
@@ -30,15 +30,14 @@ const userBlocks = (body: unknown) =>
 
 describe('AnthropicProvider.extract', () => {
   let server: FakeApiServer;
-  const providers: AnthropicProvider[] = [];
   const provider = (
     overrides: Partial<RemoteProviderSettings> = {},
     rasterizer = fakeRasterizer(),
   ) => {
-    const created = new AnthropicProvider(
+    return new AnthropicProvider(
       {
         id: 'anthropic-claude',
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-4-6',
         baseUrl: server.url,
         apiKey: 'test-key',
         timeoutMs: 2_000,
@@ -50,15 +49,12 @@ describe('AnthropicProvider.extract', () => {
       },
       rasterizer,
     );
-    providers.push(created);
-    return created;
   };
 
   beforeAll(async () => {
     server = await FakeApiServer.start();
   });
   afterAll(async () => {
-    await Promise.all(providers.map((p) => p.close()));
     await server.close();
   });
 
@@ -72,11 +68,10 @@ describe('AnthropicProvider.extract', () => {
     expect(server.requests).toHaveLength(1);
     const [sent] = server.requests;
     expect(sent).toMatchObject({ method: 'POST', path: '/v1/messages' });
-    expect(sent?.headers['x-api-key']).toBe('test-key');
+    expect(sent?.headers.authorization).toBe('Bearer test-key');
     expect(sent?.body).toMatchObject({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       max_tokens: 4096,
-      temperature: 0,
       system: EXTRACTION_PROMPT,
       tools: [{ name: 'record_extraction', input_schema: INVOICE_SCHEMA }],
       tool_choice: { type: 'tool', name: 'record_extraction' },
@@ -94,7 +89,7 @@ describe('AnthropicProvider.extract', () => {
     expect(rasterizer.calls).toHaveLength(2);
     expect(result).toEqual({
       data: INVOICE_DATA,
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       tokens: { input: 3000, output: 41 },
     });
   });

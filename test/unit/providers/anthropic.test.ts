@@ -21,7 +21,7 @@ const message = (overrides: Record<string, unknown> = {}) => ({
   id: 'msg_01',
   type: 'message',
   role: 'assistant',
-  model: 'claude-sonnet-4-5',
+  model: 'claude-sonnet-4-6',
   content: [{ type: 'text', text: '# Invoice\n\nTotal: 42 EUR\n' }],
   stop_reason: 'end_turn',
   usage: { input_tokens: 1234, output_tokens: 56 },
@@ -46,10 +46,9 @@ async function failureOf(promise: Promise<unknown>): Promise<ProviderUnavailable
 
 describe('AnthropicProvider', () => {
   let server: FakeApiServer;
-  const providers: AnthropicProvider[] = [];
   const settings = (overrides: Partial<RemoteProviderSettings> = {}): RemoteProviderSettings => ({
     id: 'anthropic-claude',
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-4-6',
     baseUrl: server.url,
     apiKey: 'test-key',
     timeoutMs: 2_000,
@@ -60,16 +59,13 @@ describe('AnthropicProvider', () => {
     ...overrides,
   });
   const provider = (overrides: Partial<RemoteProviderSettings> = {}) => {
-    const created = new AnthropicProvider(settings(overrides), fakeRasterizer());
-    providers.push(created);
-    return created;
+    return new AnthropicProvider(settings(overrides), fakeRasterizer());
   };
 
   beforeAll(async () => {
     server = await FakeApiServer.start();
   });
   afterAll(async () => {
-    await Promise.all(providers.map((p) => p.close()));
     await server.close();
   });
 
@@ -83,12 +79,12 @@ describe('AnthropicProvider', () => {
     expect(server.requests).toHaveLength(1);
     const [request] = server.requests;
     expect(request).toMatchObject({ method: 'POST', path: '/v1/messages' });
-    expect(request!.headers['x-api-key']).toBe('test-key');
-    expect(request!.headers['anthropic-version']).toBe('2023-06-01');
+    expect(request!.headers.authorization).toBe('Bearer test-key');
+    // The API version is the SDK's own.
+    expect(request!.headers['anthropic-version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(request!.body).toMatchObject({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       max_tokens: 4096,
-      temperature: 0,
       system: PAGE_TRANSCRIPTION_PROMPT,
       messages: [
         {
@@ -109,7 +105,7 @@ describe('AnthropicProvider', () => {
       dpi: 144,
       width: 200,
       height: 100,
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       tokens: { input: 1234, output: 56 },
       ocrScore: null,
       evidenceText: null,
@@ -132,7 +128,6 @@ describe('AnthropicProvider', () => {
     });
     const rasterizer = fakeRasterizer();
     const anthropic = new AnthropicProvider(settings(), rasterizer);
-    providers.push(anthropic);
     // Act
     const result = await anthropic.parsePage({ ...PAGE, dpi: 300 });
     // Assert
@@ -248,7 +243,7 @@ describe('AnthropicProvider', () => {
     expect(error.message).toMatch(/malformed answer/);
   });
 
-  it('sends no x-api-key to a keyless server and accepts a trailing slash on the base URL', async () => {
+  it('sends no credential to a keyless server and accepts a trailing slash on the base URL', async () => {
     // Arrange
     server.script({ status: 200, body: message() });
     const keyless = provider({ apiKey: undefined, baseUrl: `${server.url}/` });
@@ -257,5 +252,6 @@ describe('AnthropicProvider', () => {
     // Assert
     expect(server.requests[0]!.path).toBe('/v1/messages');
     expect(server.requests[0]!.headers).not.toHaveProperty('x-api-key');
+    expect(server.requests[0]!.headers).not.toHaveProperty('authorization');
   });
 });

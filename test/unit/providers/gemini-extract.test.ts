@@ -42,12 +42,11 @@ interface SentBody {
 
 describe('GeminiProvider.extract', () => {
   let server: FakeApiServer;
-  const providers: GeminiProvider[] = [];
   const provider = (
     overrides: Partial<RemoteProviderSettings> = {},
     rasterizer = fakeRasterizer(),
   ) => {
-    const created = new GeminiProvider(
+    return new GeminiProvider(
       {
         id: 'google-gemini',
         model: 'gemini-2.5-flash',
@@ -62,15 +61,12 @@ describe('GeminiProvider.extract', () => {
       },
       rasterizer,
     );
-    providers.push(created);
-    return created;
   };
 
   beforeAll(async () => {
     server = await FakeApiServer.start();
   });
   afterAll(async () => {
-    await Promise.all(providers.map((p) => p.close()));
     await server.close();
   });
 

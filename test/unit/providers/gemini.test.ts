@@ -52,7 +52,6 @@ async function failureOf(promise: Promise<unknown>): Promise<ProviderUnavailable
 
 describe('GeminiProvider', () => {
   let server: FakeApiServer;
-  const providers: GeminiProvider[] = [];
   const settings = (overrides: Partial<RemoteProviderSettings> = {}): RemoteProviderSettings => ({
     id: 'google-gemini',
     model: 'gemini-2.5-flash',
@@ -66,16 +65,13 @@ describe('GeminiProvider', () => {
     ...overrides,
   });
   const provider = (overrides: Partial<RemoteProviderSettings> = {}) => {
-    const created = new GeminiProvider(settings(overrides), fakeRasterizer());
-    providers.push(created);
-    return created;
+    return new GeminiProvider(settings(overrides), fakeRasterizer());
   };
 
   beforeAll(async () => {
     server = await FakeApiServer.start();
   });
   afterAll(async () => {
-    await Promise.all(providers.map((p) => p.close()));
     await server.close();
   });
 

@@ -35,10 +35,9 @@ function ocrAnswer(markdown: string, images: Image[] = [], width = 200, height =
 }
 
 let server: FakeApiServer;
-const providers: MistralOcrProvider[] = [];
 
 function provider(overrides: Partial<RemoteProviderSettings> = {}): MistralOcrProvider {
-  const created = new MistralOcrProvider(
+  return new MistralOcrProvider(
     {
       id: 'mistral-ocr',
       model: 'mistral-ocr-latest',
@@ -53,15 +52,12 @@ function provider(overrides: Partial<RemoteProviderSettings> = {}): MistralOcrPr
     },
     fakeRasterizer(),
   );
-  providers.push(created);
-  return created;
 }
 
 beforeAll(async () => {
   server = await FakeApiServer.start();
 });
 afterAll(async () => {
-  await Promise.all(providers.map((p) => p.close()));
   await server.close();
 });
 
@@ -83,6 +79,7 @@ describe('MistralOcrProvider', () => {
         image_url: expect.stringMatching(/^data:image\/png;base64,iVBOR/) as unknown,
       },
       include_image_base64: false,
+      include_blocks: false,
     });
     expect(result).toEqual({
       markdown: '# Report\n\n| a | b |\n|---|---|\n| 1 | 2 |',
@@ -176,6 +173,8 @@ describe('MistralOcrProvider', () => {
             dimensions: null,
           },
         ],
+        model: 'mistral-ocr-2505-completion',
+        usage_info: { pages_processed: 1 },
       },
     });
     // Act
@@ -256,7 +255,9 @@ describe('MistralOcrProvider', () => {
 
   it('throws ProviderUnavailableError when the pages list is empty', async () => {
     // Arrange
-    server.script({ body: { pages: [], model: 'mistral-ocr-latest' } });
+    server.script({
+      body: { pages: [], model: 'mistral-ocr-latest', usage_info: { pages_processed: 0 } },
+    });
     // Act / Assert
     await expect(provider().parsePage(request)).rejects.toThrow(/no pages/);
   });

@@ -42,13 +42,12 @@ const userParts = (body: unknown) => {
 };
 
 let server: FakeApiServer;
-const providers: OpenAiCompatibleProvider[] = [];
 
 function provider(
   overrides: Partial<RemoteProviderSettings> = {},
   rasterizer = fakeRasterizer(),
 ): OpenAiCompatibleProvider {
-  const created = new OpenAiCompatibleProvider(
+  return new OpenAiCompatibleProvider(
     {
       id: 'openai-gpt-4o',
       model: 'gpt-4o',
@@ -63,15 +62,12 @@ function provider(
     },
     rasterizer,
   );
-  providers.push(created);
-  return created;
 }
 
 beforeAll(async () => {
   server = await FakeApiServer.start();
 });
 afterAll(async () => {
-  await Promise.all(providers.map((p) => p.close()));
   await server.close();
 });
 

@@ -42,10 +42,9 @@ function completion(
 }
 
 let server: FakeApiServer;
-const providers: OpenAiCompatibleProvider[] = [];
 
 function provider(overrides: Partial<RemoteProviderSettings> = {}): OpenAiCompatibleProvider {
-  const created = new OpenAiCompatibleProvider(
+  return new OpenAiCompatibleProvider(
     {
       id: 'openai-gpt-4o',
       model: 'gpt-4o',
@@ -60,15 +59,12 @@ function provider(overrides: Partial<RemoteProviderSettings> = {}): OpenAiCompat
     },
     fakeRasterizer(),
   );
-  providers.push(created);
-  return created;
 }
 
 beforeAll(async () => {
   server = await FakeApiServer.start();
 });
 afterAll(async () => {
-  await Promise.all(providers.map((p) => p.close()));
   await server.close();
 });
 
@@ -187,6 +183,28 @@ describe('OpenAiCompatibleProvider', () => {
     // Assert
     await expect(outcome).rejects.toBeInstanceOf(ProviderUnavailableError);
     await expect(outcome).rejects.toThrow(/HTTP 401: Incorrect API key/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('throws ProviderUnavailableError naming the network error when nothing listens at base_url', async () => {
+    // Arrange
+    const gone = await FakeApiServer.start();
+    const baseUrl = `${gone.url}/v1`;
+    await gone.close();
+    // Act
+    const outcome = provider({ baseUrl, maxRetries: 1 }).parsePage(request);
+    // Assert
+    await expect(outcome).rejects.toBeInstanceOf(ProviderUnavailableError);
+    await expect(outcome).rejects.toThrow(/network error ECONNREFUSED/);
+  });
+
+  it('makes one attempt when maxRetries is 0: the SDK does not retry on its own', async () => {
+    // Arrange
+    server.script({ status: 503, body: { error: { message: 'overloaded' } } });
+    // Act
+    const outcome = provider({ maxRetries: 0 }).parsePage(request);
+    // Assert
+    await expect(outcome).rejects.toThrow(/HTTP 503: overloaded/);
     expect(server.requests).toHaveLength(1);
   });
 

@@ -49,7 +49,7 @@ function aConfig(): ProvidersConfig {
       unused: { kind: 'gemini', model: 'gemini-2.5-flash', base_url: 'https://g.example.com' },
       claude: {
         kind: 'anthropic',
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-4-6',
         base_url: 'https://api.anthropic.com',
         price: { per_input_token_usd: 0.000003, per_output_token_usd: 0.000015 },
       },
@@ -134,7 +134,7 @@ describe('buildProviderRegistry', () => {
           id: 'claude',
           needsTextLayer: false,
           generative: true,
-          model: 'claude-sonnet-4-5',
+          model: 'claude-sonnet-4-6',
           otherModels: [],
         },
         {
@@ -328,7 +328,7 @@ describe('buildProviderRegistry with remote providers of the configuration', () 
           },
           claude: {
             kind: 'anthropic',
-            model: 'claude-sonnet-4-5',
+            model: 'claude-sonnet-4-6',
             base_url: server.url,
             api_key_env: 'TEST_ANTHROPIC_KEY',
           },
@@ -391,7 +391,7 @@ describe('buildProviderRegistry with remote providers of the configuration', () 
         id: 'msg_01',
         type: 'message',
         role: 'assistant',
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-4-6',
         content: [{ type: 'text', text: '# From Claude\n\nConfigured.' }],
         stop_reason: 'end_turn',
         usage: { input_tokens: 7, output_tokens: 3 },
@@ -403,9 +403,9 @@ describe('buildProviderRegistry with remote providers of the configuration', () 
     expect(result).toMatchObject({ markdown: '# From Claude\n\nConfigured.', dpi: 150 });
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]).toMatchObject({ method: 'POST', path: '/v1/messages' });
-    expect(server.requests[0]?.headers['x-api-key']).toBe('ant-from-env');
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer ant-from-env');
     expect(server.requests[0]?.body).toMatchObject({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       max_tokens: 8192,
     });
   });
