@@ -14,8 +14,9 @@ const TIERS = ['fast', 'pro', 'premium'] as const;
  * usable text layer skip text-layer providers; when a tier has none that fits, the next tier up
  * is tried). In a resumed run (`runs` set) the map items leave out the pages that have a
  * checkpoint. The request's preferred provider (`preferred_model`) takes the page instead when
- * it can parse it and its circuit is closed; the page keeps its tier. Records the routes, emits `route.page` per page, and returns the ProcessPages map
- * items.
+ * it can parse it and its circuit is closed; the page keeps its tier. Records the routes and the
+ * classification and routing timings, emits `route.page` per page, and returns the ProcessPages
+ * map items.
  *
  * @throws {TierUnavailableError} when every provider of a page's tier able to parse it has its
  *   circuit open (503, spec §7).
@@ -77,7 +78,14 @@ export async function route(
     routes,
     pagesStartedAt: now,
     updatedAt: new Date(now).toISOString(),
-    timings: { ...record.timings, routing_ms: now - started },
+    timings: {
+      ...record.timings,
+      // Classify leaves its timing with the inspection for this write to record.
+      ...(inspection.classificationMs === undefined
+        ? {}
+        : { classification_ms: inspection.classificationMs }),
+      routing_ms: now - started,
+    },
   });
   // A resumed run parses only the pages without a checkpoint.
   const done = new Set(

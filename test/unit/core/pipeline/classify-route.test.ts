@@ -94,15 +94,17 @@ describe('classify', () => {
     expect(world.engine.inspected).toEqual([[1, 2]]);
   });
 
-  it('keeps the ingest timing when recording its own', async () => {
+  it('stores its timing with the inspection and leaves the record to Route', async () => {
     // Arrange
     const world = aPipeline({ engine: mixedEngine() });
     const record = await ingested(world);
+    const before = await world.requests.get(record.id);
+    world.clock.advance(1000);
     // Act
     await classify({ requestId: record.id }, world, progressTo(world.events, record.id));
     // Assert
-    const timings = (await world.requests.get(record.id))?.timings;
-    expect(timings).toEqual({ ingest_ms: 0, classification_ms: 0 });
+    expect((await readInspection(world.objects, record.id)).classificationMs).toBe(0);
+    expect(await world.requests.get(record.id)).toEqual(before);
   });
 
   it('fails when the format lost its engine after ingestion', async () => {
@@ -217,6 +219,42 @@ describe('route', () => {
     await expect(result).rejects.toBeInstanceOf(ProviderUnavailableError);
     await expect(result).rejects.toThrow('no provider of tier pro or above can parse page 1');
     expect((await world.requests.get(record.id))?.routes).toBeUndefined();
+  });
+
+  it('records the classification time Classify stored with the inspection', async () => {
+    // Arrange
+    const world = aPipeline();
+    const record = await classified(world);
+    const inspection = await readInspection(world.objects, record.id);
+    await world.objects.put(
+      `work/${record.id}/inspection.json`,
+      new TextEncoder().encode(JSON.stringify({ ...inspection, classificationMs: 42 })),
+      'application/json',
+    );
+    // Act
+    await route({ requestId: record.id }, world, progressTo(world.events, record.id));
+    // Assert
+    const stored = await world.requests.get(record.id);
+    expect(stored?.timings).toMatchObject({ ingest_ms: 0, classification_ms: 42 });
+  });
+
+  it('keeps the recorded classification time when the inspection holds none', async () => {
+    // Arrange: an inspection stored before Classify kept its timing there.
+    const world = aPipeline();
+    const record = await classified(world);
+    const inspection = await readInspection(world.objects, record.id);
+    delete inspection.classificationMs;
+    await world.objects.put(
+      `work/${record.id}/inspection.json`,
+      new TextEncoder().encode(JSON.stringify(inspection)),
+      'application/json',
+    );
+    await world.requests.update(record.id, { timings: { ingest_ms: 0, classification_ms: 7 } });
+    // Act
+    await route({ requestId: record.id }, world, progressTo(world.events, record.id));
+    // Assert
+    const stored = await world.requests.get(record.id);
+    expect(stored?.timings).toMatchObject({ classification_ms: 7, routing_ms: 0 });
   });
 
   it('records when page processing started and how long routing took', async () => {
