@@ -34,8 +34,12 @@ import { PARSE_DOCUMENT_ASL, stages } from './pipeline/stages.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** How long the local event log waits to group a burst of progress events into one item. */
-const EVENT_LINGER_MS = 10;
+/**
+ * How long the local event log waits to group a burst of progress events into one item: the
+ * events of the pages that end within it (each page's `vlm.page.done` and its stage's end and
+ * start) share one write. Well under the SSE stream's 250 ms poll.
+ */
+const EVENT_LINGER_MS = 50;
 
 /**
  * The local runtime: the embedded DynamoDB and the filesystem under `DATA_DIR`, the state machine
