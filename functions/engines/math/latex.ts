@@ -3,6 +3,7 @@ import { fontStyle } from '../pdf/font-style.js';
 import { isGarbage } from '../pdf/page-geometry.js';
 import {
   omx,
+  OT1_ACCENTS,
   texFamily,
   texGlyph,
   UNICODE_PIECES,
@@ -772,7 +773,11 @@ const splitRun = (run: Part, at: RegExp): Part[] => {
 };
 
 /** Characters a run is split at, so that relations stand alone (alignment) and so do glyphs of CMEX. */
-const SPLIT_AT = /[=≤≥<>≈≡∼≃≅∝≠⩽⩾≲≳]/;
+const SPLIT_AT = /[=≤≥<>≈≡∼≃≅∝≠⩽⩾≲≳ˆ˜¯ˉ˙¨ˇ˘´]/;
+/** The same in TeX's text fonts, whose accents are ASCII and control codes (OT1). */
+// OT1 puts accents at control codes (0x12-0x16 grave to macron, 0x7f dieresis).
+// eslint-disable-next-line no-control-regex
+const SPLIT_AT_ROMAN = /[=<>^~_\u0012-\u0016\u007f]/;
 
 /**
  * Gives each glyph of a TeX extension font (CMEX) its meaning and its true box: CMEX glyphs hang
@@ -805,7 +810,9 @@ const prepare = (input: readonly MathRun[]): Part[] => {
     const extension = family === 'extension';
     const unicodePieces = Array.from(run.text.trim()).every((c) => UNICODE_PIECES[c]);
     if (!extension && !unicodePieces) {
-      out.push(...splitRun(run, SPLIT_AT));
+      // An accent glyph may share a run with its neighbours of the same font.
+      const at = family === 'roman' || family === 'bold' ? SPLIT_AT_ROMAN : SPLIT_AT;
+      out.push(...splitRun(run, at));
       continue;
     }
     const chars = Array.from(run.text.replace(/\s+/g, ''));
@@ -990,6 +997,16 @@ const readArrays = (input: Part[], notes: string[]): Part[] => {
   return runs;
 };
 
+/** The accent command of a run that is one accent glyph (by its font's encoding), if it is one. */
+const accentOf = (run: Part): string | undefined => {
+  const text = run.text.trim();
+  if (Array.from(text).length !== 1) return undefined;
+  const family = texFamily(run.fontName);
+  if (family === 'letters' && text === '~') return '\\vec';
+  if (family === 'roman' || family === 'bold') return OT1_ACCENTS[text] ?? ACCENT_GLYPHS[text];
+  return ACCENT_GLYPHS[text];
+};
+
 /**
  * Accents over a base: a glyph of {@link ACCENT_GLYPHS} (or CMMI's vector arrow) set over a
  * letter, a wide hat or tilde of CMEX over one or more glyphs. The base becomes a part read as
@@ -1000,9 +1017,7 @@ const readAccents = (input: Part[]): Part[] => {
   const accents = runs.filter((r) => {
     if (r.latex !== undefined) return false;
     if (r.ext?.kind === 'accent') return true;
-    const text = r.text.trim();
-    if (texFamily(r.fontName) === 'letters' && text === '~') return true;
-    return text.length === 1 && ACCENT_GLYPHS[text] !== undefined;
+    return accentOf(r) !== undefined;
   });
   for (const accent of accents) {
     const wide = accent.ext?.kind === 'accent';
@@ -1031,11 +1046,7 @@ const readAccents = (input: Part[]): Part[] => {
     if (under.length === 0) continue;
     if (!wide && under.length > 1) under.splice(1);
     const first = under[0] as Part;
-    const commandName = wide
-      ? (accent.ext?.latex ?? '\\widehat')
-      : texFamily(accent.fontName) === 'letters' && accent.text.trim() === '~'
-        ? '\\vec'
-        : (ACCENT_GLYPHS[accent.text.trim()] ?? '\\hat');
+    const commandName = wide ? (accent.ext?.latex ?? '\\widehat') : (accentOf(accent) ?? '\\hat');
     const inner = lineLatex(under).latex;
     const built = builtRun(under, `${commandName}{${inner}}`, first.baseline, first.fontSize);
     built.atom = true;
@@ -1093,6 +1104,30 @@ const readNamedLimits = (input: Part[], size: number): Part[] => {
     runs = [...runs.filter((r) => !parts.includes(r)), built];
   }
   return runs;
+};
+
+/**
+ * A limit wider than its operator: the `core` runs over (or under) it and the `candidates` on
+ * their baseline that follow on, less than a fifth of an em apart, either side.
+ */
+const chained = (core: readonly Part[], candidates: readonly Part[], size: number): Part[] => {
+  const out = [...core];
+  for (let grown = true; grown;) {
+    grown = false;
+    for (const r of candidates) {
+      if (out.includes(r)) continue;
+      const next = out.some(
+        (o) =>
+          Math.abs(o.baseline - r.baseline) < 0.2 * size &&
+          Math.max(o.x, r.x) - Math.min(o.x + o.w, r.x + r.w) < 0.2 * size,
+      );
+      if (next) {
+        out.push(r);
+        grown = true;
+      }
+    }
+  }
+  return out;
 };
 
 /**
@@ -1194,14 +1229,22 @@ export const equationLatex = (
   for (const operator of runs.filter(isBigOperator)) {
     const within = (r: Part) =>
       r !== operator &&
-      centreX(r) > operator.x - 0.2 * size &&
-      centreX(r) < operator.x + operator.w + 0.2 * size;
+      r.x < operator.x + operator.w + 0.2 * size &&
+      r.x + r.w > operator.x - 0.2 * size;
     const top = operator.y + 0.25 * operator.h;
     const bottom = operator.y + 0.75 * operator.h;
-    const upper = runs.filter(
-      (r) => within(r) && r.y + r.h <= top && r.y + r.h >= top - 1.5 * size,
+    const isUpper = (r: Part) => r.y + r.h <= top && r.y + r.h >= top - 1.5 * size;
+    const isLower = (r: Part) => r.y >= bottom && r.y <= bottom + 1.5 * size;
+    const upper = chained(
+      runs.filter((r) => within(r) && isUpper(r)),
+      runs.filter(isUpper),
+      size,
     );
-    const lower = runs.filter((r) => within(r) && r.y >= bottom && r.y <= bottom + 1.5 * size);
+    const lower = chained(
+      runs.filter((r) => within(r) && isLower(r)),
+      runs.filter(isLower),
+      size,
+    );
     if (upper.length === 0 && lower.length === 0) continue;
     const symbol = tidy(textLatex(operator.text.trim(), operator.fontName).latex);
     const below = lower.length > 0 ? `_{${linesLatex(lower).latex}}` : '';

@@ -225,6 +225,19 @@ const OMS: Readonly<Record<number, string>> = {
   0x7f: '\\spadesuit',
 };
 
+/** Accents of OT1 (CMR and the other text fonts of TeX) by their codes. */
+export const OT1_ACCENTS: Readonly<Record<string, string>> = {
+  '\u0012': '\\grave',
+  '\u0013': '\\acute',
+  '\u0014': '\\check',
+  '\u0015': '\\breve',
+  '\u0016': '\\bar',
+  '^': '\\hat',
+  '~': '\\tilde',
+  '\u007f': '\\ddot',
+  _: '\\dot',
+};
+
 /** MSAM codes of the relations papers use (the rest are rare). */
 const MSAM: Readonly<Record<number, string>> = {
   0x03: '\\square',
@@ -264,8 +277,9 @@ const MSAM: Readonly<Record<number, string>> = {
  * texGlyph('0', 'symbols'); // '\\prime'
  */
 export const texGlyph = (ch: string, family: TexFamily): string | undefined => {
-  const code = ch.codePointAt(0) ?? 0;
   if (/\s/.test(ch)) return undefined;
+  // A reader cannot give code 0 (CMSY's minus, CMMI's Gamma) and gives U+FFFD instead.
+  const code = ch === '\ufffd' && family !== 'other' ? 0 : (ch.codePointAt(0) ?? 0);
   switch (family) {
     case 'letters':
     case 'bold-letters':

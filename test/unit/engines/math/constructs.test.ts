@@ -1,0 +1,203 @@
+import katex from 'katex';
+import { describe, expect, it } from 'vitest';
+import { equationLatex } from '../../../../functions/engines/math/latex.js';
+import { texPage, type Glyphs, type Rule } from './tex-pdf.js';
+
+/**
+ * Each construct of a formula set as TeX sets it (Computer Modern names, glyphs by their codes,
+ * rules drawn), read from a generated PDF through PDFium and rebuilt as LaTeX.
+ * Points from the bottom left; the main size is 10 pt, scripts 7 pt, second-level scripts 5 pt.
+ */
+
+const g = (text: string, font: string, x: number, y: number, size = 10): Glyphs => ({
+  text,
+  font,
+  size,
+  x,
+  y,
+});
+
+/** The LaTeX rebuilt from the page's text layer, checked to parse with KaTeX. */
+const latexOf = async (glyphs: Glyphs[], rules: Rule[] = []): Promise<string> => {
+  const page = await texPage(glyphs, rules);
+  const { latex } = equationLatex(page.runs, page.rules);
+  expect(() => katex.renderToString(latex, { throwOnError: true })).not.toThrow();
+  return latex;
+};
+
+describe('equationLatex on a generated PDF', () => {
+  it('reads scripts from baseline shift and size: x_t^(i), a prime, x_{t-1}', async () => {
+    // Arrange: CMMI's θ is code 0x12, CMSY's prime 0x30 and minus 0x00.
+    const glyphs = [
+      g('x', 'CMMI10', 50, 100),
+      g('t', 'CMMI7', 55.5, 97.5, 7),
+      g('(', 'CMR7', 55.5, 103.6, 7),
+      g('i', 'CMMI7', 58, 103.6, 7),
+      g(')', 'CMR7', 60.5, 103.6, 7),
+      g('=', 'CMR10', 67, 100),
+      g('\u0012', 'CMMI10', 77, 100),
+      g('0', 'CMSY7', 82, 103.6, 7),
+      g('+', 'CMR10', 88, 100),
+      g('x', 'CMMI10', 97, 100),
+      g('t', 'CMMI7', 102, 97.5, 7),
+      g('\u0000', 'CMSY7', 104.5, 97.5, 7),
+      g('1', 'CMR7', 110, 97.5, 7),
+    ];
+    // Act
+    const latex = await latexOf(glyphs);
+    // Assert
+    expect(latex).toBe('x_{t}^{(i)}=\\theta^{\\prime}+x_{t-1}');
+  });
+
+  it('reads scripts on scripts (e^{x_i^2})', async () => {
+    // Act
+    const latex = await latexOf([
+      g('e', 'CMMI10', 50, 100),
+      g('x', 'CMMI7', 55, 104, 7),
+      g('i', 'CMMI5', 59, 102.8, 5),
+      g('2', 'CMR5', 59, 107, 5),
+    ]);
+    // Assert
+    expect(latex).toBe('e^{x_{i}^{2}}');
+  });
+
+  it('reads glyphs over and under a rule as a fraction, nested ones inside out', async () => {
+    // Arrange: y = a / (1 + 1/x), the inner fraction in text style.
+    const glyphs = [
+      g('y', 'CMMI10', 40, 100),
+      g('=', 'CMR10', 47, 100),
+      g('a', 'CMMI10', 64, 108),
+      g('1', 'CMR10', 58, 92),
+      g('+', 'CMR10', 65, 92),
+      g('1', 'CMR7', 77, 97),
+      g('x', 'CMMI7', 76.5, 88.5),
+    ];
+    const rules = [
+      { x1: 57, x2: 84, y: 102.5 },
+      { x1: 75, x2: 82, y: 94.5 },
+    ];
+    // Act
+    const latex = await latexOf(glyphs, rules);
+    // Assert
+    expect(latex).toBe('y=\\frac{a}{1+\\frac{1}{x}}');
+  });
+
+  it('reads a radical with its vinculum and its index', async () => {
+    // Arrange: CMEX's radical (code 0x70) hangs below its baseline, the vinculum at its top.
+    const latex = await latexOf(
+      [g('p', 'CMEX10', 50, 108.4), g('3', 'CMR7', 49, 104, 7), g('x', 'CMMI10', 59, 100)],
+      [{ x1: 56, x2: 66, y: 108.4 }],
+    );
+    // Assert
+    expect(latex).toBe('\\sqrt[3]{x}');
+  });
+
+  it('reads the limits stacked over and under a big operator', async () => {
+    // Arrange: CMEX's display sum (code 0x58), centred on the math axis.
+    const latex = await latexOf([
+      g('X', 'CMEX10', 60, 109.5),
+      g('N', 'CMMI7', 65, 112, 7),
+      g('i', 'CMMI7', 61, 83, 7),
+      g('=1', 'CMR7', 64, 83, 7),
+      g('x', 'CMMI10', 77, 100),
+      g('i', 'CMMI7', 82.5, 97.5, 7),
+    ]);
+    // Assert
+    expect(latex).toBe('\\sum_{i=1}^{N}x_{i}');
+  });
+
+  it('reads an operator name with a limit under it as \\operatorname*', async () => {
+    // Act
+    const latex = await latexOf([
+      g('arg', 'CMR10', 40, 100),
+      g('max', 'CMR10', 56, 100),
+      g('\u0012', 'CMMI7', 54, 92, 7),
+      g('f', 'CMMI10', 76, 100),
+    ]);
+    // Assert
+    expect(latex).toBe('\\operatorname*{arg\\,max}_{\\theta}f');
+  });
+
+  it('reads sized CMEX delimiters by their size, and operator names upright', async () => {
+    // Arrange: \Big( and \Big) (codes 0x10, 0x11), 1.8 em tall, centred on the axis.
+    const latex = await latexOf([
+      g('log', 'CMR10', 30, 100),
+      g('\u0010', 'CMEX10', 50, 111.1),
+      g('x', 'CMMI10', 58, 100),
+      g('+', 'CMR10', 65, 100),
+      g('y', 'CMMI10', 73, 100),
+      g('\u0011', 'CMEX10', 80, 111.1),
+    ]);
+    // Assert
+    expect(latex).toBe('\\log\\Big{(}x+y\\Big{)}');
+  });
+
+  it('reads rows inside a delimiter built from pieces as a matrix', async () => {
+    // Arrange: a parenthesis of two pieces a side (codes 0x30 and 0x40, 0x31 and 0x41).
+    const latex = await latexOf([
+      g('A', 'CMMI10', 30, 100),
+      g('=', 'CMR10', 39, 100),
+      g('0', 'CMEX10', 50, 120),
+      g('@', 'CMEX10', 50, 102),
+      g('a', 'CMMI10', 60, 108),
+      g('b', 'CMMI10', 75, 108),
+      g('c', 'CMMI10', 60, 92),
+      g('d', 'CMMI10', 75, 92),
+      g('1', 'CMEX10', 85, 120),
+      g('A', 'CMEX10', 85, 102),
+    ]);
+    // Assert
+    expect(latex).toBe('A=\\begin{pmatrix}a&b\\\\c&d\\end{pmatrix}');
+  });
+
+  it('reads rows to the right of a lone brace as cases', async () => {
+    // Arrange: a \Bigg\{ (code 0x28), 3 em tall, and two rows of two columns.
+    const latex = await latexOf([
+      g('f', 'CMMI10', 40, 100),
+      g('=', 'CMR10', 48, 100),
+      g('(', 'CMEX10', 58, 117.1),
+      g('1', 'CMR10', 70, 108),
+      g('if', 'CMR10', 85, 108),
+      g('x', 'CMMI10', 95, 108),
+      g('>', 'CMMI10', 103, 108),
+      g('0', 'CMR10', 112, 108),
+      g('0', 'CMR10', 70, 92),
+      g('otherwise', 'CMR10', 85, 92),
+    ]);
+    // Assert
+    expect(latex).toBe('f=\\begin{cases}1&\\text{if}x>0\\\\0&\\text{otherwise}\\end{cases}');
+  });
+
+  it('reads accents over a base: a hat, a caron and a wide hat', async () => {
+    // Arrange: CMR's circumflex (0x5E) and caron (0x14) over their letters, CMEX's wide hat
+    // (0x62) over p.
+    const latex = await latexOf([
+      g('x', 'CMMI10', 50, 100),
+      g('^', 'CMR10', 50.5, 100),
+      g('+', 'CMR10', 58, 100),
+      g('y', 'CMMI10', 67, 100),
+      g('\u0014', 'CMR10', 67.5, 100),
+      g('=', 'CMR10', 76, 100),
+      g('p', 'CMMI10', 86, 100),
+      g('b', 'CMEX10', 85.5, 100),
+    ]);
+    // Assert
+    expect(latex).toBe('\\hat{x}+\\check{y}=\\widehat{p}');
+  });
+
+  it('reads blackboard bold, calligraphic and fraktur letters from their fonts', async () => {
+    // Arrange: CMSY's element-of is code 0x32.
+    const latex = await latexOf([
+      g('x', 'CMMI10', 40, 100),
+      g('2', 'CMSY10', 48, 100),
+      g('R', 'MSBM10', 58, 100),
+      g('p', 'CMMI7', 65.5, 104, 7),
+      g(',', 'CMMI10', 70, 100),
+      g('N', 'CMSY10', 76, 100),
+      g(',', 'CMMI10', 85, 100),
+      g('g', 'EUFM10', 90, 100),
+    ]);
+    // Assert
+    expect(latex).toBe('x\\in\\mathbb{R}^{p},\\mathcal{N},\\mathfrak{g}');
+  });
+});
