@@ -175,7 +175,13 @@ export class PdfWorkerClient implements PdfPageSource {
       textReader: options.textReader ?? 'pdfium',
     };
     const workers = Math.max(1, Math.floor(options.workers ?? 1));
-    this.#lanes = Array.from({ length: workers }, () => {
+    this.#lanes = Array.from({ length: workers }, (_, index) => {
+      // pdf.js (page images; text PDFium cannot read) is preloaded by the first worker only, which
+      // gets page 1 of every document (a one-page scan); the others load it when a page needs it.
+      const workerData: WorkerSettings = {
+        ...settings,
+        preloadPdfJs: index === 0 || settings.textReader === 'pdfjs',
+      };
       const lane: Lane = {
         sent: new Set(),
         queue: [],
@@ -184,7 +190,7 @@ export class PdfWorkerClient implements PdfPageSource {
           base: import.meta.url,
           name: 'pdf-worker',
           workerOptions: {
-            workerData: settings,
+            workerData,
             resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? maxMemoryMb },
           },
           label: 'the PDF worker',
@@ -240,8 +246,8 @@ export class PdfWorkerClient implements PdfPageSource {
   }
 
   /**
-   * Starts the workers and loads pdf.js in them now, so the first document does not wait for
-   * them.
+   * Starts the workers now (each loads PDFium and compiles the layout on a generated page; the
+   * first also loads pdf.js), so the first document does not wait for them.
    */
   async warmUp(): Promise<void> {
     await Promise.all(this.#lanes.map((lane) => lane.worker.warmUp()));

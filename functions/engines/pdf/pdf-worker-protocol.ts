@@ -80,6 +80,12 @@ export interface WorkerReady {
 export type WorkerSettings = PdfDocumentCacheOptions & {
   /** Most bytes PDFium's WebAssembly heap may grow to (see `Pdfium.limitMemory`); none when unset. */
   pdfiumMaxBytes?: number;
+  /**
+   * Load pdf.js and read the warm-up page with it before reporting ready; otherwise pdf.js is
+   * loaded on first need (a page rendered, or a text layer PDFium cannot read).
+   * @default true
+   */
+  preloadPdfJs?: boolean;
 };
 
 /** Flattens an error thrown in the worker to plain data. */

@@ -179,14 +179,18 @@ const handle = async (request: WorkerRequest): Promise<void> => {
 port.on('message', (request: WorkerRequest) => {
   void handle(request);
 });
-// pdf.js (and PDFium) are loaded, and a generated page (standard and embedded fonts, rules, an
-// image, a form) read end to end, before the worker reports ready, so that the first real
-// document does not pay for module, font and decoder initialisation. PDFium reads it several
-// times: its WebAssembly is compiled lazily, and hot functions are optimised only after some use.
-// The page is then measured and laid out as the text-layer provider does, several times too, so
-// that the layout's code is compiled and optimised before it meets a real page.
-await loadPdfJs();
-await warmUp().catch(() => undefined);
+// PDFium (and, unless told otherwise, pdf.js) are loaded, and a generated page (standard and
+// embedded fonts, rules, an image, a form) read end to end, before the worker reports ready, so
+// that the first real document does not pay for module, font and decoder initialisation. PDFium
+// reads it several times: its WebAssembly is compiled lazily, and hot functions are optimised
+// only after some use. The page is then measured and laid out as the text-layer provider does,
+// several times too, so that the layout's code is compiled and optimised before it meets a real
+// page. pdf.js only renders pages (and reads what PDFium cannot): a worker told not to preload it
+// saves its memory (about 100 MB, several times that under tsx) until a page needs it.
+if (settings.preloadPdfJs !== false || !pdfium) {
+  await loadPdfJs();
+  await warmUp().catch(() => undefined);
+}
 await warmUpPdfium().catch(() => undefined);
 await warmUpLayout().catch(() => undefined);
 port.postMessage({ status: 'ready' } satisfies WorkerReady);

@@ -68,6 +68,24 @@ describe('PdfWorkerClient with two workers', () => {
   });
 });
 
+describe('PdfWorkerClient rendering with two workers', () => {
+  it('renders a page in the worker that loads pdf.js on first need as the in-process reader does', async () => {
+    // Arrange: page 2 goes to the second worker, which does not load pdf.js before it is ready.
+    const key = 'papers/files/docling-multi_page.pdf';
+    const ref: DocumentRef = { key, format: 'pdf', hash: 'pool-render-lazy' };
+    const options = { dpi: 100, maxPixels: 4_000_000, minDpi: 50 };
+    // Act
+    const [first, second] = await Promise.all([
+      pool.render(ref, 1, options),
+      pool.render(ref, 2, options),
+    ]);
+    // Assert
+    const here = await Promise.all([local.render(ref, 1, options), local.render(ref, 2, options)]);
+    expect(Buffer.from(first.png).equals(Buffer.from(here[0].png))).toBe(true);
+    expect(Buffer.from(second.png).equals(Buffer.from(here[1].png))).toBe(true);
+  });
+});
+
 describe('PdfEngine with a reader that measures pages itself', () => {
   it('asks it for the measurements of each page, never for the page, when prefetching and inspecting', async () => {
     // Arrange
@@ -98,10 +116,7 @@ describe('PdfEngine with a reader that measures pages itself', () => {
     expect(asked.filter((a) => a.startsWith('page'))).toEqual([]);
     expect(asked.filter((a) => a.startsWith('inspect')).sort()).toEqual([
       'inspect 1',
-      'inspect 1',
       'inspect 2',
-      'inspect 2',
-      'inspect 3',
       'inspect 3',
     ]);
     expect(inspection).toEqual(await new PdfEngine(pagesOnly(local)).inspect(ref, [1, 2, 3]));
