@@ -224,16 +224,25 @@ export function parseProvidersConfig(
   env: Readonly<Record<string, string | undefined>>,
   options: { keysWithheld?: boolean } = {},
 ): { config: ProvidersConfig } | { problems: string[] } {
-  const parsed = ProvidersFile.safeParse(json);
+  // The input of each issue says what was found instead (the file holds no secrets).
+  const parsed = ProvidersFile.safeParse(json, { reportInput: true });
   if (!parsed.success) {
     return {
       problems: parsed.error.issues.map((issue) => {
+        const path = issue.path.join('.');
+        if (issue.code === 'invalid_type') {
+          const hint = expectedShape(path);
+          if (hint !== undefined) {
+            const found = issue.input === undefined ? 'is missing' : `is ${kindOf(issue.input)}`;
+            return `${path}: ${found}; write it as ${hint}`;
+          }
+        }
         // A bad record key's own message (the id rule) is nested in the issue.
         const message =
           issue.code === 'invalid_key'
             ? (issue.issues[0]?.message ?? issue.message)
             : issue.message;
-        return `${issue.path.join('.') || '(file)'}: ${message}`;
+        return `${path || '(file)'}: ${message}`;
       }),
     };
   }
@@ -271,6 +280,46 @@ export function parseProvidersConfig(
       breaker: parsed.data.breaker,
     },
   };
+}
+
+/** What a part of the file looks like, for the message of a part of the wrong type. */
+const SHAPES: readonly (readonly [RegExp, string])[] = [
+  [
+    /^tiers$/,
+    'an object with one entry per tier: { "fast": {...}, "pro": {...}, "premium": {...} }, each like { "providers": ["local-text", "local-ocr"], "price_per_page_usd": 0.001 }',
+  ],
+  [
+    /^tiers\.(fast|pro|premium)$/,
+    'an object: { "providers": ["local-text", "local-ocr"], "price_per_page_usd": 0.001 } (the providers tried in order, and the price per page)',
+  ],
+  [/^tiers\.(fast|pro|premium)\.providers$/, 'a list of provider ids: ["local-text", "local-ocr"]'],
+  [/^tiers\.(fast|pro|premium)\.price_per_page_usd$/, 'a price in USD: 0.001'],
+  [
+    /^providers$/,
+    'an object keyed by provider id: { "local-ocr": { "kind": "local-ocr" }, "gpt": { "kind": "openai-compatible", "model": "gpt-4.1-mini", "base_url": "https://api.openai.com/v1", "api_key_env": "OPENAI_API_KEY" } }',
+  ],
+  [
+    /^providers\.[^.]+$/,
+    'an object with its kind: { "kind": "local-ocr" }, or for a remote model { "kind": "openai-compatible", "model": "gpt-4.1-mini", "base_url": "https://api.openai.com/v1", "api_key_env": "OPENAI_API_KEY" }',
+  ],
+  [
+    /^providers\.[^.]+\.price$/,
+    'an object: { "per_page_usd": 0.001, "per_input_token_usd": 0, "per_output_token_usd": 0 }',
+  ],
+  [/^extraction$/, 'an object: { "providers": ["<provider id>", ...] }'],
+  [/^extraction\.providers$/, 'a list of provider ids: ["<provider id>", ...]'],
+  [/^breaker$/, 'an object: { "failure_threshold": 5, "cooldown_ms": 30000 }'],
+];
+
+function expectedShape(path: string): string | undefined {
+  return SHAPES.find(([pattern]) => pattern.test(path))?.[1];
+}
+
+/** The JSON type of a value, as a message names it: `an array`, `a string`, `null`. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /** The Secrets Manager secret holding a provider's key, when it names one (`api_key_secret`). */

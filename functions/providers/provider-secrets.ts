@@ -150,7 +150,9 @@ async function readSecret(
     const hint =
       name === 'AccessDeniedException'
         ? ': the function needs secretsmanager:GetSecretValue on it, and kms:Decrypt on its key when a customer managed KMS key encrypts it'
-        : '';
+        : region === undefined
+          ? ': reading Secrets Manager needs an AWS Region and credentials (AWS_REGION, AWS_PROFILE); to run locally, give the provider api_key_env, the variable holding its key, instead of api_key_secret'
+          : '';
     return { ok: false, reason: `cannot be read (${detail})${hint}`, cause: error };
   }
 }

@@ -187,6 +187,63 @@ describe('parseProvidersConfig', () => {
     expect(config.providers.gpt?.apiKey).toBe('sk-padded');
   });
 
+  it('rejects tiers written as lists, naming the field and showing the object it must be', () => {
+    // Arrange
+    const file = aFile({
+      tiers: {
+        fast: ['local-ocr'],
+        pro: { providers: ['local-ocr'], price_per_page_usd: 0.01 },
+        premium: { providers: ['local-ocr'], price_per_page_usd: 0.03 },
+      },
+    });
+    // Act
+    const problems = problemsOf(parseProvidersConfig(file, {}));
+    // Assert
+    expect(problems).toEqual([
+      'tiers.fast: is an array; write it as an object: { "providers": ["local-text", "local-ocr"], "price_per_page_usd": 0.001 } (the providers tried in order, and the price per page)',
+    ]);
+  });
+
+  it.each([
+    [
+      'a missing tier',
+      { tiers: { fast: {}, pro: {} } },
+      /^tiers\.premium: is missing; write it as an object: \{ "providers": \[/,
+    ],
+    [
+      'tiers as a list',
+      { tiers: [] },
+      /^tiers: is an array; write it as an object with one entry per tier: \{ "fast"/,
+    ],
+    [
+      'providers as a list',
+      { providers: [] },
+      /^providers: is an array; write it as an object keyed by provider id/,
+    ],
+    [
+      'a provider as a string',
+      { providers: { x: 'local-ocr' } },
+      /^providers\.x: is a string; write it as an object with its kind: \{ "kind": "local-ocr" \}/,
+    ],
+    [
+      'extraction as a list',
+      { extraction: ['local-ocr'] },
+      /^extraction: is an array; write it as an object: \{ "providers": \[/,
+    ],
+    [
+      'a tier chain as a string',
+      { tiers: { fast: { providers: 'local-ocr', price_per_page_usd: 0 } } },
+      /^tiers\.fast\.providers: is a string; write it as a list of provider ids/,
+    ],
+  ])('rejects %s, naming the field and showing its shape', (_case, overrides, problem) => {
+    // Arrange
+    const file = aFile(overrides);
+    // Act
+    const problems = problemsOf(parseProvidersConfig(file, {}));
+    // Assert
+    expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(problem)]));
+  });
+
   it('rejects a tier naming a provider that is not configured, with the path of the name', () => {
     // Arrange
     const file = aFile({

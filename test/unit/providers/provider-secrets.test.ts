@@ -247,6 +247,23 @@ describe('resolveProviderSecrets', () => {
     expect(error.message).toMatch(/secretsmanager:GetSecretValue .*kms:Decrypt/);
   });
 
+  it('throws ConfigError pointing to api_key_env when no AWS Region is configured', async () => {
+    // Arrange: a machine without AWS configuration, as a local start is.
+    const config = configWith({ claude: anthropic({ api_key_secret: 'docparse/anthropic' }) });
+    const regionless = new SecretsManagerClient({
+      region: () => Promise.reject(new Error('Region is missing')),
+    });
+    secrets.on(GetSecretValueCommand).rejects(new Error('Region is missing'));
+    // Act
+    const error = await rejectionOf(resolveProviderSecrets(config, regionless));
+    // Assert
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toMatch(
+      /providers\.claude\.api_key_secret: the secret docparse\/anthropic cannot be read \(Error: Region is missing\)/,
+    );
+    expect(error.message).toMatch(/give the provider api_key_env, the variable holding its key/);
+  });
+
   it.each([
     ['an empty value', '', undefined, /is empty/],
     ['a blank value', ' \n\t', undefined, /is empty/],
