@@ -891,6 +891,33 @@ const prepare = (input: readonly MathRun[]): Part[] => {
   return out;
 };
 
+/**
+ * A run with the box its glyphs really cover: a run of TeX's extension font (CMEX) or CMSY's
+ * radical hangs below its baseline (a `\\Big(` is 1.8 em deep, a display integral 2.2 em), while
+ * a reader's box is made from the font's ascent and sits above the glyph. For finding an
+ * equation's extent before reading it (the rows of a display, its limits and delimiters).
+ *
+ * @example
+ * trueBox(cmexBigParen); // y from 0.04 em over the baseline to 1.76 em under it
+ */
+export const trueBox = <R extends TextRun>(run: R): R => {
+  const family = texFamily(run.fontName);
+  const em = run.fontSize;
+  if (family === 'symbols' && /^[√p]$/.test(run.text.trim())) {
+    return { ...run, y: run.baseline - 0.04 * em, h: em };
+  }
+  if (family !== 'extension') return run;
+  let top = Infinity;
+  let bottom = -Infinity;
+  for (const ch of run.text.replace(/\s+/g, '')) {
+    const glyph = omx(ch === '\ufffd' ? 0 : (ch.codePointAt(0) ?? 0));
+    if (!glyph) return run;
+    top = Math.min(top, run.baseline - glyph.height * em);
+    bottom = Math.max(bottom, run.baseline + glyph.depth * em);
+  }
+  return top < bottom ? { ...run, y: top, h: bottom - top } : run;
+};
+
 /** Unicode of CMEX big operators, so that they read as the operators typed in Unicode. */
 const GLYPH_OF: Readonly<Record<string, string>> = {
   '\\sum': '∑',

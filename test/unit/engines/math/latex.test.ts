@@ -6,6 +6,7 @@ import {
   lineLatex,
   mathLines,
   textLatex,
+  trueBox,
   type MathRun,
 } from '../../../../functions/engines/math/latex.js';
 
@@ -266,5 +267,19 @@ describe('equationLatex', () => {
     expect(notes).toEqual([
       'a horizontal rule in an equation (an overline or underline?) was not read',
     ]);
+  });
+});
+
+describe('trueBox', () => {
+  it('gives a CMEX delimiter the box under its baseline, and leaves other runs alone', () => {
+    // Arrange: a \Big( (code 0x10) at 10 px, its reader's box above the baseline.
+    const paren = glyphs('\u0010', 100, 200, 10, 'CMEX10');
+    const letter = glyphs('x', 110, 200);
+    // Act
+    const [box, same] = [trueBox(paren), trueBox(letter)];
+    // Assert
+    expect(box.y).toBeCloseTo(199.6);
+    expect(box.h).toBeCloseTo(18);
+    expect(same).toBe(letter);
   });
 });
