@@ -1,7 +1,7 @@
 import { lineOf, type Block, type Line } from './block.js';
 import { vocabularyOf } from './hyphenation.js';
 import { joinTwo, wordCount } from './inline.js';
-import type { Fragment, Row } from './lines.js';
+import { makeFragment, type Fragment, type Row } from './lines.js';
 import { splitBySize, type PageKind } from './ocr-lines.js';
 import type { Table } from './tables.js';
 import { xyCut, type CutItem } from './xy-cut.js';
@@ -36,7 +36,7 @@ export const readingOrder = (
 ): Region[] => {
   const items: Item[] = [];
   rows.forEach((row, rowIndex) => {
-    for (const f of row.fragments) {
+    for (const f of row.fragments.flatMap((g) => (skip(g) ? [g] : splitAtRules(g, kind)))) {
       if (skip(f)) continue;
       const chars = f.text.replace(/\s+/g, '').length;
       items.push({
@@ -65,7 +65,12 @@ export const readingOrder = (
       table: t,
     });
   }
-  return xyCut(items).map((leaf) => {
+  const rules = (kind.verticals ?? []).map((r) => ({
+    x: (r.x1 + r.x2) / 2,
+    y0: Math.min(r.y1, r.y2),
+    y1: Math.max(r.y1, r.y2),
+  }));
+  return xyCut(items, { rules }).map((leaf) => {
     const byRow = new Map<number, Fragment[]>();
     for (const i of leaf) {
       if (!i.fragment) continue;
@@ -79,6 +84,37 @@ export const readingOrder = (
       .sort((a, b) => a.baseline - b.baseline);
     return { tables: leaf.flatMap((i) => (i.table ? [i.table] : [])), lines };
   });
+};
+
+/**
+ * A fragment cut at the vertical rules of the page (OCR pages) that run between two of its runs
+ * across its middle: words of boxes set close together on a form read as one piece of text
+ * otherwise, and the rule between their columns could not separate them.
+ */
+const splitAtRules = (f: Fragment, kind: PageKind): Fragment[] => {
+  const verticals = kind.verticals ?? [];
+  if (verticals.length === 0 || f.runs.length < 2) return [f];
+  const middle = (f.y0 + f.y1) / 2;
+  const parts: Fragment[] = [];
+  let current = [f.runs[0]].filter((r) => r !== undefined);
+  for (const run of f.runs.slice(1)) {
+    const prev = current[current.length - 1];
+    const right = prev ? prev.x + prev.w : -Infinity;
+    const cut = verticals.some((r) => {
+      const x = (r.x1 + r.x2) / 2;
+      return (
+        x >= right && x <= run.x && Math.min(r.y1, r.y2) <= middle && Math.max(r.y1, r.y2) >= middle
+      );
+    });
+    if (cut && current.length > 0) {
+      parts.push(makeFragment(current, f.direction));
+      current = [];
+    }
+    current.push(run);
+  }
+  if (parts.length === 0) return [f];
+  if (current.length > 0) parts.push(makeFragment(current, f.direction));
+  return parts;
 };
 
 /** Blocks that float to the top of a column: tables and their captions. */

@@ -18,6 +18,11 @@ export interface XyCutOptions {
   minColumnGap: number;
   /** Smallest horizontal gap that separates blocks, in em. */
   minRowGap: number;
+  /**
+   * Vertical rules (x, from y0 to y1): a gutter of any width that a rule runs down, over at least
+   * 90% of the items' height, may separate columns (form boxes set close together).
+   */
+  rules?: readonly { x: number; y0: number; y1: number }[];
 }
 
 const DEFAULTS: XyCutOptions = { minColumnGap: 1.0, minRowGap: 0.45 };
@@ -62,9 +67,9 @@ const marginLabels = (side: readonly CutItem[], other: readonly CutItem[]): bool
 
 /**
  * Recursive XY-cut (Nagy and Seth, 1984): orders items for reading by splitting the set at empty
- * bands, columns first (a vertical gutter at least `minColumnGap` em wide with prose on at least
- * one side, so that the columns of a table stay together, and not only labels in the margin of
- * the other side: {@link marginLabels}), otherwise at the widest horizontal band; left before
+ * bands, columns first (a vertical gutter at least `minColumnGap` em wide, or one a rule of
+ * `rules` runs down, with prose on at least one side, so that the columns of a table stay
+ * together, and not only labels in the margin of the other side: {@link marginLabels}), otherwise at the widest horizontal band; left before
  * right, top before bottom.
  *
  * @returns the leaves (groups of items with no further cut) in reading order.
@@ -81,8 +86,17 @@ export const xyCut = <T extends CutItem>(
       return;
     }
     const em = medianSize(group);
+    const top = Math.min(...group.map((i) => i.y0));
+    const bottom = Math.max(...group.map((i) => i.y1));
+    const ruled = ([s, e]: [number, number]): boolean =>
+      (opts.rules ?? []).some(
+        (r) =>
+          r.x >= s &&
+          r.x <= e &&
+          Math.min(r.y1, bottom) - Math.max(r.y0, top) >= 0.9 * (bottom - top),
+      );
     const vertical = gapsAlong(group, 'x')
-      .filter(([s, e]) => e - s >= opts.minColumnGap * em)
+      .filter((gap) => gap[1] - gap[0] >= opts.minColumnGap * em || ruled(gap))
       .sort((a, b) => b[1] - b[0] - (a[1] - a[0]));
     for (const [s] of vertical) {
       const left = group.filter((i) => i.x1 <= s + 0.01);
