@@ -11,7 +11,14 @@ export interface Box {
 
 /** A display equation found on a page. */
 export interface DisplayEquation extends Box {
+  /** The LaTeX, its number (when it has one) as `\\tag{n}`. */
   latex: string;
+  /** The LaTeX without the number. */
+  body: string;
+  /** The equation number as set on the page (`3`, `2.1`, `4a`), or null. */
+  number: string | null;
+  /** The runs read: the equation's and its number's. */
+  runs: TextRun[];
   /** What could not be read with certainty (see {@link equationLatex}). */
   notes: string[];
 }
@@ -22,7 +29,7 @@ const LABEL = /^\(?(?:\d{1,4}|[a-z]|[ivx]{1,5})[.)]$/i;
 const NUMBER = /^\((\d{1,3}(?:\.\d{1,3})*[a-z]?)\)$/;
 /** Operator names that may appear in a display equation in roman type. */
 const FUNCTION_WORDS =
-  /\b(?:arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|log|ln|lg|exp|lim|liminf|limsup|max|min|sup|inf|det|arg|dim|ker|gcd|deg|hom|Pr|mod)\b/g;
+  /\b(?:argmax|argmin|arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|log|ln|lg|exp|lim|liminf|limsup|max|min|sup|inf|det|arg|dim|ker|gcd|deg|hom|Pr|mod)\b/g;
 /** Characters that make a line mathematics: relations, operators, big operators. */
 const MATH_SIGNS = /[=<>≤≥≠≈≡∼≃≅∝≪≫⊂⊆⊃⊇∈∉→←↔⇒⇐⇔↦+−±∓×÷·⋅∗∑∏∫∮√∂∇∞]/;
 
@@ -37,6 +44,8 @@ const inside = (r: TextRun, boxes: readonly Box[]): boolean => {
 interface MathPiece {
   runs: TextRun[];
   number: string | null;
+  /** The run of the equation number. */
+  numberRun: TextRun | null;
   /** A formula of its own (not a lone symbol of a fraction or of limits). */
   strong: boolean;
   size: number;
@@ -60,8 +69,10 @@ const mathPiece = (runs: readonly TextRun[]): MathPiece | null => {
   const numbered = last && to - from > 1 && !math(last) ? NUMBER.exec(last.text.trim()) : null;
   if (numbered) to -= 1;
   const body = runs.slice(from, to);
+  const largest = Math.max(...body.map((r) => r.fontSize));
+  // Words in scripts are labels of the formula (`θ_MAP`, `x_max`), not prose.
   const other = body
-    .filter((r) => !math(r))
+    .filter((r) => !math(r) && r.fontSize >= 0.85 * largest)
     .map((r) => r.text)
     .join(' ')
     .replace(FUNCTION_WORDS, '');
@@ -73,6 +84,7 @@ const mathPiece = (runs: readonly TextRun[]): MathPiece | null => {
   return {
     runs: body,
     number: numbered?.[1] ?? null,
+    numberRun: numbered && last ? last : null,
     strong: chars >= 3 && (MATH_SIGNS.test(text) || scripted),
     size,
   };
@@ -167,10 +179,14 @@ export const findDisplayEquations = (
     );
     const { latex, notes } = equationLatex(eqRuns, segments);
     if (latex === '') continue;
-    const number = cluster.map((r) => r.number).find((n) => n !== null);
+    const numbered = cluster.find((r) => r.number !== null);
+    const number = numbered?.number ?? null;
     equations.push({
       ...boxOf(eqRuns, segments),
       latex: number ? `${latex} \\tag{${number}}` : latex,
+      body: latex,
+      number,
+      runs: numbered?.numberRun ? [...eqRuns, numbered.numberRun] : eqRuns,
       notes,
     });
   }

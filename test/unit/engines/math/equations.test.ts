@@ -42,9 +42,10 @@ describe('findDisplayEquations', () => {
     // Act
     const equations = findDisplayEquations(page(runs), []);
     // Assert
-    expect(equations).toEqual([
-      { x0: 280, y0: 120.75, x1: 332, y1: 132.5, latex: 'a^{2}+8=12', notes: [] },
+    expect(equations).toMatchObject([
+      { x0: 280, y0: 120.75, x1: 332, y1: 132.5, latex: 'a^{2}+8=12', notes: [], number: null },
     ]);
+    expect(equations[0]?.runs.map((r) => r.text)).toEqual(['a', '2', '+ 8 = 12']);
   });
 
   it('skips a line of prose with inline mathematics', () => {

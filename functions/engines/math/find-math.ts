@@ -1,0 +1,286 @@
+import type { LineMetrics, Script } from '../layout/inline.js';
+import type { PageText, TextRun } from '../layout/types.js';
+import { findDisplayEquations, type Box, type DisplayEquation } from './equations.js';
+import { katexParses } from './katex-check.js';
+import { isMathFont, lineLatex } from './latex.js';
+
+/**
+ * Mathematics in the running text of a page: which runs are a formula, and the formulas' LaTeX
+ * as the page Markdown writes it (`$…$` inline, `$$…$$` on their own lines), each checked with
+ * KaTeX.
+ */
+
+/** Mathematical alphanumeric symbols (𝑥, 𝐀, 𝔽): only mathematics uses them, whatever the font. */
+const MATH_ONLY = /[\u{1D400}-\u{1D7FF}]/u;
+/** Glyphs a math font also sets that are not mathematics: bullets, unmapped (private-use) glyphs. */
+const NOT_MATH = /^[\s•◦▪▫‣●○■□►▶➢✓✔◆◇·∙\uE000-\uF8FF]*$/u;
+
+/** {@link isMathFont} by font name (a page has few fonts and many runs). */
+const mathFonts = new Map<string, boolean>();
+const mathFont = (name: string): boolean => {
+  let math = mathFonts.get(name);
+  if (math === undefined) {
+    math = isMathFont(name);
+    if (mathFonts.size > 1000) mathFonts.clear();
+    mathFonts.set(name, math);
+  }
+  return math;
+};
+
+/** Whether a run is set as mathematics: a math font's glyphs (not its bullets), or 𝑥-like letters. */
+export const isMathRun = (run: TextRun): boolean =>
+  run.confidence === undefined &&
+  ((mathFont(run.fontName) && !NOT_MATH.test(run.text)) || MATH_ONLY.test(run.text));
+
+/**
+ * Whether a page may hold mathematics: a cheap test on fonts and code points, so that pages
+ * without any (and OCR pages, whose words have no fonts) are laid out as before.
+ */
+export const mayHoldMath = (runs: readonly TextRun[]): boolean => runs.some(isMathRun);
+
+/** Formulas a page's Markdown emits, and those KaTeX refused (written as text instead). */
+export interface MathTally {
+  /** Inline formulas kept: their LaTeX and box (pixels of the page image). */
+  inline: (Box & { latex: string })[];
+  /** Formulas (inline and display) that did not parse and were written as text. */
+  failed: number;
+}
+
+/** An empty {@link MathTally}. */
+export const mathTally = (): MathTally => ({ inline: [], failed: 0 });
+
+/**
+ * LaTeX without the spaces it does not need, as LaTeX sources are written (`x_{t}\in\mathcal{X}`):
+ * a space stays after a command followed by a letter (`\sim f`) and inside `\text{…}`-like groups.
+ */
+export const compactLatex = (latex: string): string => {
+  const kept: string[] = [];
+  const held = latex.replace(/\\(?:text|mathrm|operatorname)\{[^{}]*\}/g, (m) => {
+    kept.push(m);
+    return `\uE000${kept.length - 1}\uE000`;
+  });
+  return held
+    .replace(/(\\[A-Za-z]+)\s+(?=[A-Za-z])/g, '$1\uE001')
+    .replace(/\s+/g, '')
+    .replace(/\uE001/g, ' ')
+    .replace(/\uE000(\d+)\uE000/g, (_, i: string) => kept[Number(i)] ?? '');
+};
+
+/** Display equations of a page whose LaTeX KaTeX reads, and how many it did not. */
+export interface PageEquations {
+  equations: DisplayEquation[];
+  failed: number;
+}
+
+/**
+ * The display equations of a text-layer page ({@link findDisplayEquations}) that KaTeX parses,
+ * their LaTeX compacted ({@link compactLatex}); the others are left to be read as text.
+ */
+export const pageEquations = (page: PageText, exclude: readonly Box[]): PageEquations => {
+  const equations: DisplayEquation[] = [];
+  let failed = 0;
+  // Equations are read from the runs' glyphs, whitespace out; they claim the runs themselves.
+  const original = new Map<TextRun, TextRun>();
+  const runs = page.runs.map((r) => {
+    const glyphs = { ...r, text: r.text.replace(/\s+/g, '') };
+    original.set(glyphs, r);
+    return glyphs;
+  });
+  for (const found of findDisplayEquations({ ...page, runs }, exclude)) {
+    // Scripts over a line of prose, or a formula set inside one, are inline mathematics.
+    if (besideProse(found, runs)) continue;
+    const body = compactLatex(found.body);
+    const claimed = found.runs.map((r) => original.get(r) ?? r);
+    if (katexParses(body, true)) equations.push({ ...found, body, runs: claimed });
+    else failed++;
+  }
+  return { equations, failed };
+};
+
+/** A word of two letters or more. */
+const WORD = /\p{L}{2,}/u;
+
+/**
+ * Whether an equation shares its band of the page with prose beside it (within two ems):
+ * text in a text font with words, overlapping a third of the equation's height.
+ */
+const besideProse = (equation: DisplayEquation, runs: readonly TextRun[]): boolean => {
+  const own = new Set(equation.runs);
+  const em = Math.max(...equation.runs.map((r) => r.fontSize));
+  const height = equation.y1 - equation.y0;
+  return runs.some((r) => {
+    if (own.has(r) || isMathRun(r) || !WORD.test(r.text)) return false;
+    const overlap = Math.min(equation.y1, r.y + r.h) - Math.max(equation.y0, r.y);
+    if (overlap <= Math.min(height, r.h) / 3) return false;
+    return r.x < equation.x1 + 2 * em && r.x + r.w > equation.x0 - 2 * em;
+  });
+};
+
+/** The Markdown of a display equation: `$$…$$`, its number after it as on the page. */
+export const displayMarkdown = (equation: DisplayEquation): string =>
+  `$$${equation.body}$$${equation.number ? ` (${equation.number})` : ''}`;
+
+/** A part of a line: runs read as text, or runs read as a formula with its LaTeX. */
+export type LinePart =
+  | { runs: TextRun[]; latex?: undefined }
+  | {
+      runs: TextRun[];
+      latex: string;
+      /** The formula's glyphs are followed by a word space. */
+      spaceAfter: boolean;
+    };
+
+/** Runs with their whitespace taken out (math spacing comes from the glyphs' positions). */
+const glyphsOf = (runs: readonly TextRun[]): TextRun[] =>
+  runs.flatMap((r) => {
+    const text = r.text.replace(/\s+/g, '');
+    return text === '' ? [] : [text === r.text ? r : { ...r, text }];
+  });
+
+/** Text that may sit among a formula's glyphs in a text font: digits, brackets, operators. */
+const CONNECTOR = /^[\s\d()[\]{}=+<>|/:;,.!'′−×·∗∼≤≥≠≈∈∉⊂⊆⊃⊇→←↔⇒⇔∞∂∇±∓]+$/u;
+/** Greek letters and mathematical operators, which a text font may set in a formula. */
+const MATH_SIGN = /^[\s\p{Script=Greek}\u2200-\u22FF\u2190-\u21FF\u27C0-\u27EF\u2A00-\u2AFF]+$/u;
+/** A Greek letter or a mathematical operator. */
+const MATH_SIGN_IN = /[\p{Script=Greek}\u2200-\u22FF\u2190-\u21FF\u27C0-\u27EF\u2A00-\u2AFF]/u;
+/** Connectors and math signs only. */
+const CONNECTOR_OR_SIGN =
+  /^[\s\d()[\]{}=+<>|/:;,.!'′\p{Script=Greek}\u2200-\u22FF\u2190-\u21FF\u27C0-\u27EF\u2A00-\u2AFF]+$/u;
+/** Operator names set upright between a formula's glyphs. */
+const FUNCTION_NAME = /^\s*(?:log|ln|exp|sin|cos|tan|max|min|sup|inf|lim|arg|det|tr|diag)\s*$/;
+/** A text run's start that belongs to a formula before it: `) `, `) = `, not `-stable` or `1st`. */
+const LEADING = /^[\d()[\]{}=+<>|/:;,.!]*(?:\s|$)/;
+/** A text run's end that belongs to a formula after it: ` (`, ` = `, not `Fig(`. */
+const TRAILING = /(?:^|\s)[(=+<>[{|]+\s*$/;
+
+/** A run cut at `at` characters, its width shared by characters. */
+const cut = (run: TextRun, from: number, to: number): TextRun => {
+  const length = run.text.length || 1;
+  return {
+    ...run,
+    text: run.text.slice(from, to),
+    x: run.x + (run.w * from) / length,
+    w: (run.w * (to - from)) / length,
+  };
+};
+
+type Role = 'math' | 'connector' | 'script' | 'text';
+
+/**
+ * The parts of a line of running text: formulas (runs in math fonts or of math-only code points,
+ * with the digits, brackets, operators and scripts among and around them) read as LaTeX with
+ * {@link lineLatex}, and text. A formula KaTeX does not parse stays text and counts in
+ * `tally.failed`; one that is kept adds its box and LaTeX to `tally.inline`. Sentence
+ * punctuation closing a formula (`,` `.` `;` `:`) is left to the text after it.
+ *
+ * @param runs the line's runs left to right.
+ * @param scriptOf whether a run is a superscript or a subscript of the line.
+ * @returns null when the line holds no formula (the line is read as before).
+ */
+export const lineParts = (
+  runs: readonly TextRun[],
+  line: LineMetrics,
+  scriptOf: (run: TextRun, line: LineMetrics) => Script,
+  tally?: MathTally,
+): LinePart[] | null => {
+  if (!runs.some(isMathRun)) return null;
+  // Text runs next to a formula give it their leading and trailing connectors.
+  const pieces: TextRun[] = [];
+  runs.forEach((run, i) => {
+    if (isMathRun(run) || CONNECTOR.test(run.text) || MATH_SIGN.test(run.text)) {
+      pieces.push(run);
+      return;
+    }
+    const before = runs[i - 1];
+    const after = runs[i + 1];
+    const lead = before && isMathRun(before) ? (LEADING.exec(run.text)?.[0].length ?? 0) : 0;
+    const trail =
+      after && isMathRun(after) ? (TRAILING.exec(run.text.slice(lead))?.[0].length ?? 0) : 0;
+    const end = run.text.length - trail;
+    if (lead > 0 && lead < run.text.length) pieces.push(cut(run, 0, lead));
+    if (end > lead) pieces.push(lead > 0 || trail > 0 ? cut(run, lead, end) : run);
+    if (trail > 0 && end < run.text.length) pieces.push(cut(run, end, run.text.length));
+  });
+  const roles: Role[] = pieces.map((p) => {
+    if (p.text.trim() === '') return 'connector';
+    if (isMathRun(p)) return 'math';
+    if (scriptOf(p, line) !== '') return 'script';
+    if (MATH_SIGN_IN.test(p.text) && !WORD.test(p.text) && CONNECTOR_OR_SIGN.test(p.text)) {
+      return 'math';
+    }
+    if (CONNECTOR.test(p.text) || FUNCTION_NAME.test(p.text)) return 'connector';
+    return 'text';
+  });
+  const inFormula = roles.map((r) => r === 'math');
+  // Scripts hang on the formula before them; connectors join formulas on either side of them.
+  for (let i = 0; i < pieces.length; i++) {
+    if (roles[i] === 'script' && (inFormula[i - 1] || inFormula[i + 1])) inFormula[i] = true;
+  }
+  for (let i = 0; i < pieces.length; i++) {
+    if (inFormula[i] || roles[i] === 'text') continue;
+    let j = i;
+    while (j < pieces.length && !inFormula[j] && roles[j] !== 'text') j++;
+    // A stretch of connectors and scripts (`) = 2`, `(`) between or next to formulas.
+    const left = inFormula[i - 1] === true;
+    const right = inFormula[j] === true;
+    if (left || right) for (let k = i; k < j; k++) inFormula[k] = true;
+    i = j - 1;
+  }
+  const parts: LinePart[] = [];
+  let k = 0;
+  while (k < pieces.length) {
+    const formula = inFormula[k] === true;
+    const group: TextRun[] = [];
+    for (; k < pieces.length && (inFormula[k] === true) === formula; k++) {
+      const piece = pieces[k];
+      if (piece) group.push(piece);
+    }
+    if (!formula) {
+      parts.push({ runs: group });
+      continue;
+    }
+    parts.push(...formulaParts(group, tally));
+  }
+  return parts;
+};
+
+/** Sentence punctuation closing a formula's LaTeX (not `\,` or `\;`). */
+const CLOSING_PUNCTUATION = /(?<!\\)[,.;:]+$/;
+
+/**
+ * The parts of a formula's runs: the formula and, after it, its closing punctuation as text; the
+ * runs as text when they are only punctuation and digits, or when KaTeX does not parse the LaTeX.
+ */
+const formulaParts = (group: TextRun[], tally: MathTally | undefined): LinePart[] => {
+  // Connectors that open or close the group without a formula glyph inside are text.
+  if (!group.some(isMathRun) && !group.some((r) => MATH_SIGN.test(r.text)))
+    return [{ runs: group }];
+  const full = compactLatex(lineLatex(glyphsOf(group)).latex);
+  const closing = CLOSING_PUNCTUATION.exec(full)?.[0] ?? '';
+  const latex = full.slice(0, full.length - closing.length);
+  if (latex === '' || /^[\d\s]*$/.test(latex)) return [{ runs: group }];
+  if (!katexParses(latex)) {
+    if (tally) tally.failed++;
+    return [{ runs: group }];
+  }
+  const last = group[group.length - 1];
+  if (!last) return [];
+  const spaced = /\s$/.test(last.text);
+  const parts: LinePart[] = [{ runs: group, latex, spaceAfter: spaced && closing === '' }];
+  if (tally) {
+    tally.inline.push({
+      latex,
+      x0: Math.min(...group.map((r) => r.x)),
+      y0: Math.min(...group.map((r) => r.y)),
+      x1: Math.max(...group.map((r) => r.x + r.w)),
+      y1: Math.max(...group.map((r) => r.y + r.h)),
+    });
+  }
+  if (closing !== '') {
+    const text = spaced ? `${closing} ` : closing;
+    parts.push({
+      runs: [{ ...last, text, x: last.x + last.w, w: 0, fontName: '', bold: false, italic: false }],
+    });
+  }
+  return parts;
+};
