@@ -7,10 +7,11 @@ import type { TextRun } from './types.js';
 
 /**
  * What the block-classification stage calls a block: `title` and `heading` are Markdown
- * headings (`#`…), `caption` a figure or table caption, `code` a fenced block.
+ * headings (`#`…), `caption` a figure or table caption, `code` a fenced block, `formula` a
+ * display equation (`$$…$$`).
  */
 export type BlockKind =
-  'title' | 'heading' | 'paragraph' | 'list_item' | 'code' | 'table' | 'caption';
+  'title' | 'heading' | 'paragraph' | 'list_item' | 'code' | 'table' | 'caption' | 'formula';
 
 /**
  * The opening of a caption: `Figure 3`, `Fig. 2:`, `Table IV.`, `Figure 3-11 Selecting …`,
@@ -129,6 +130,7 @@ const LABEL_OF: Record<BlockKind, ProviderElement['label']> = {
   list_item: 'list',
   code: 'code',
   table: 'table',
+  formula: 'formula',
 };
 
 /** The grounding element of a block (`box` places it on the page). */

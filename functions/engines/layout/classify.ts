@@ -21,6 +21,7 @@ import {
 } from './lists.js';
 import { escapeBlockStart, escapeInline } from './markdown.js';
 import { ocrCells, type PageKind } from './ocr-lines.js';
+import type { MathTally } from '../math/find-math.js';
 import { isMathLike } from './math-guard.js';
 import { bodySizeOf, HEADING_SIZE_RATIO } from './profile.js';
 import { median } from './tables.js';
@@ -197,7 +198,7 @@ export const linesToBlocks = (
   profile: LayoutProfile,
   body: number,
   scale: number,
-  kind: PageKind,
+  kind: PageKind & { math?: MathTally },
 ): Block[] => {
   const blocks: Block[] = [];
   if (regionLines.length === 0) return blocks;
@@ -375,7 +376,7 @@ const makeBlock = (
   body: number,
   scale: number,
   leafX1: number,
-  page: PageKind,
+  page: PageKind & { math?: MathTally },
 ): Block => {
   const x0 = Math.min(...lines.map((l) => l.x0));
   const y0 = Math.min(...lines.map((l) => l.y0));
@@ -455,7 +456,9 @@ const makeBlock = (
       };
     }
   }
-  const parts = lines.map((l) => styledText(l.runs, allBold, allItalic, l.fragments[0]?.direction));
+  const parts = lines.map((l) =>
+    styledText(l.runs, allBold, allItalic, l.fragments[0]?.direction, page.math),
+  );
   if (kind === 'list_item') {
     const first = parts[0] ?? '';
     const rest = parts.slice(1);

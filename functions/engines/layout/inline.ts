@@ -1,6 +1,7 @@
 import { logicalRuns, type Direction } from './bidi.js';
 import { isBrokenWord, vocabularyOf } from './hyphenation.js';
 import { escapeInline } from './markdown.js';
+import { lineParts, type MathTally } from '../math/find-math.js';
 import type { TextRun } from './types.js';
 
 /**
@@ -78,12 +79,15 @@ export const scriptOf = (run: TextRun, line: LineMetrics): Script => {
  * first.
  *
  * @param direction the line's paragraph direction; by default that of most strong characters.
+ * @param math on pages that may hold mathematics: formulas of the line ({@link lineParts}) are
+ *   written as `$…$`, and counted here.
  */
 export const styledText = (
   lineRuns: readonly TextRun[],
   blockBold: boolean,
   blockItalic: boolean,
   direction?: Direction,
+  math?: MathTally,
 ): string => {
   const runs = logicalRuns(lineRuns, WORD_GAP_EM, direction);
   const main = lineMetrics(runs);
@@ -97,26 +101,30 @@ export const styledText = (
     out = out.slice(0, out.length - trailing.length) + MARKER[open] + trailing;
     open = '';
   };
-  for (const run of runs) {
+  const space = (run: TextRun, em: number, text: string): void => {
+    if (!prev) return;
+    const gap = run.x - (prev.x + prev.w);
+    if (gap > WORD_GAP_EM * em && !/\s$/.test(out) && !/^\s/.test(text)) out += ' ';
+  };
+  const emit = (run: TextRun): void => {
     const text = run.text.replace(/\s+/g, ' ');
     const script = scriptOf(run, main);
-    if (prev) {
-      const gap = run.x - (prev.x + prev.w);
-      // Scripts hang on the word before them: gaps around them are measured in the line's em.
-      const em =
-        script !== '' || prevScript !== '' ? main.size : Math.min(prev.fontSize, run.fontSize);
-      if (gap > WORD_GAP_EM * em && !/\s$/.test(out) && !/^\s/.test(text)) out += ' ';
-    }
+    // Scripts hang on the word before them: gaps around them are measured in the line's em.
+    space(
+      run,
+      script !== '' || prevScript !== '' ? main.size : Math.min(prev?.fontSize ?? 0, run.fontSize),
+      text,
+    );
     prev = run;
     prevScript = script;
     if (script !== '') {
-      if (text.trim() === '') continue;
+      if (text.trim() === '') return;
       const closing = `</${script}>`;
       // Pieces of one script set one after the other (`t`, `−`, `1`) are one script.
       if (out.endsWith(closing)) out = out.slice(0, -closing.length) + escapeInline(text.trim());
       else out += `<${script}>${escapeInline(text.trim())}`;
       out += closing;
-      continue;
+      return;
     }
     const bold = letters(text) >= 2 && run.bold && !blockBold;
     const italic = letters(text) >= 2 && run.italic && !blockItalic;
@@ -131,10 +139,32 @@ export const styledText = (
         out += leading + MARKER[style];
         out += escapeInline(text.slice(leading.length));
         open = style;
-        continue;
+        return;
       }
     }
     out += escapeInline(text);
+  };
+  const parts = math ? lineParts(runs, main, scriptOf, math) : null;
+  if (parts === null) {
+    for (const run of runs) emit(run);
+  } else {
+    for (const part of parts) {
+      if (part.latex === undefined) {
+        for (const run of part.runs) emit(run);
+        continue;
+      }
+      // A formula: `$…$`, apart from the words around it as its glyphs are.
+      const first = part.runs[0];
+      const last = part.runs[part.runs.length - 1];
+      if (!first || !last) continue;
+      close();
+      space(first, main.size, first.text);
+      if (/^\s/.test(first.text) && out !== '' && !/\s$/.test(out)) out += ' ';
+      out += `$${part.latex}$`;
+      if (part.spaceAfter) out += ' ';
+      prev = last;
+      prevScript = '';
+    }
   }
   close();
   return out.replace(/\s+/g, ' ').trim();

@@ -5,6 +5,9 @@ import { demoteLabels, linesToBlocks } from './classify.js';
 import { joinContentsTables } from './contents.js';
 import { drawnFigureLabels, figureTexts, framedFigures, placedFigures } from './figures.js';
 import { findFurniture } from './furniture.js';
+import { expandFormulas, inlineFormulaElements, takeFormulas } from './formulas.js';
+import type { DisplayEquation } from '../math/equations.js';
+import { mayHoldMath, mathTally } from '../math/find-math.js';
 import { dominantFont, markFixedPitch } from './fixed-pitch.js';
 import { buildRows } from './lines.js';
 import { joinListings } from './listings.js';
@@ -28,6 +31,8 @@ export { OCR_COLUMN_GAP_RATIO } from './ocr-lines.js';
 export interface PageLayout {
   markdown: string;
   elements: ProviderElement[];
+  /** Formulas written as LaTeX, and those KaTeX did not parse (written as text); absent without math. */
+  formulas?: { emitted: number; failed: number };
 }
 
 /** A block of text with its box (pixels of the page image, origin top-left). */
@@ -50,6 +55,8 @@ export interface PageAnalysis extends PageLayout {
   captions: TextBlock[];
   /** Placed raster images read as figures (not page-sized scans, not icons). */
   figures: Rect[];
+  /** Display equations written as `$$…$$`, top to bottom (text-layer pages with math fonts). */
+  equations: DisplayEquation[];
 }
 
 /**
@@ -79,8 +86,8 @@ const isFootnote = (b: Block, height: number): boolean =>
  *   clamped inside the page.
  */
 export const layoutPage = (page: PageText, profile: LayoutProfile): PageLayout => {
-  const { markdown, elements } = analyzePage(page, profile);
-  return { markdown, elements };
+  const { markdown, elements, formulas } = analyzePage(page, profile);
+  return { markdown, elements, ...(formulas ? { formulas } : {}) };
 };
 
 /**
@@ -121,8 +128,31 @@ export const analyzePage = (
   // 1. Ruled tables claim their runs first.
   // Frames around running text are not tables.
   const ruled = withoutProseFrames(findRuledTables(page.rules, runs, scale, reading), page.rules);
-  const allRows = buildRows(runs.filter((r) => !ruled.used.has(r)));
-  const kind = pageKind(page.runs, allRows, body, page.rules);
+  let free = runs.filter((r) => !ruled.used.has(r));
+  let rules = ruled.rules;
+  let pageRules = page.rules;
+  // Display equations outside the ruled tables and placed figures take their runs; inline
+  // formulas are read line by line (see styledText). Pages without math fonts skip both.
+  const math = mayHoldMath(page.runs) ? mathTally() : undefined;
+  let equations: DisplayEquation[] = [];
+  if (math) {
+    const exclude = [
+      ...ruled.tables,
+      ...placedFigures(page, scale).map((f) => ({
+        x0: f.x,
+        y0: f.y,
+        x1: f.x + f.w,
+        y1: f.y + f.h,
+      })),
+    ];
+    const taken = takeFormulas(page, free, page.rules, exclude, body, math);
+    equations = taken.equations;
+    free = taken.runs;
+    pageRules = taken.rules;
+    rules = rules.filter((s) => pageRules.includes(s));
+  }
+  const allRows = buildRows(free);
+  const kind = { ...pageKind(page.runs, allRows, body, page.rules), ...(math ? { math } : {}) };
 
   // 2. Running headers, footers and page numbers.
   const furniture = findFurniture(allRows, page.height, profile, box);
@@ -130,7 +160,7 @@ export const analyzePage = (
   const rows = allRows.filter((r) => !furniture.rows.has(r));
 
   // 3. Tables bounded by horizontal rules.
-  const bounded = findRuleBoundedTables(ruled.rules, rows, page.width, page.height, scale);
+  const bounded = findRuleBoundedTables(rules, rows, page.width, page.height, scale);
   // A header band between rules over a ruled grid, or summary rows under it, are one table
   // when no text stands between them.
   const textBetween = (x0: number, y0: number, x1: number, y1: number): boolean =>
@@ -149,7 +179,7 @@ export const analyzePage = (
     ...placedFigures(page, scale),
     ...framedFigures(
       rows.map((r) => ({ ...r, fragments: r.fragments.filter((f) => !bounded.used.has(f)) })),
-      page.rules,
+      pageRules,
       page,
       scale,
     ),
@@ -158,7 +188,7 @@ export const analyzePage = (
   // Rotated labels of vector drawings (a plot's axis labels) go with the drawing.
   const drawn = drawnFigureLabels(
     rows,
-    page.rules,
+    pageRules,
     (f) => bounded.used.has(f) || rotated.has(f) || figureText.members.has(f),
     scale,
   );
@@ -194,7 +224,11 @@ export const analyzePage = (
     }
   }
   blocks.push(...footnotes);
-  blocks.splice(0, blocks.length, ...joinListings(joinContentsTables(blocks), body));
+  blocks.splice(
+    0,
+    blocks.length,
+    ...joinListings(joinContentsTables(expandFormulas(blocks, equations)), body),
+  );
   demoteLabels(blocks);
   // A table that opens a page after the first, without a caption, continues the previous
   // page's table: said in the Markdown, for the document to join them (the columns decide).
@@ -226,6 +260,7 @@ export const analyzePage = (
       confidence: 0.6,
     });
   }
+  if (math) elements.push(...inlineFormulaElements(math, box));
   const markdown = merged
     .map((b) => b.markdown)
     .filter((m) => m.trim() !== '')
@@ -233,10 +268,14 @@ export const analyzePage = (
   return {
     markdown,
     elements,
+    ...(math
+      ? { formulas: { emitted: equations.length + math.inline.length, failed: math.failed } }
+      : {}),
     tables: blocks.flatMap((b) => (b.table ? [b.table] : [])),
     captions: blocks
       .filter((b) => b.kind === 'caption')
       .map(({ text, x0, y0, x1, y1 }) => ({ text, x0, y0, x1, y1 })),
     figures,
+    equations,
   };
 };

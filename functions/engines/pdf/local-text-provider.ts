@@ -74,7 +74,7 @@ export function layOutTextLayer(
   const page = scalePageText(extracted.text, dpi);
   const given = asLayoutProfile(documentProfile);
   const profile = given.pageCount > 0 ? given : buildLayoutProfile([extracted.text]);
-  const { markdown, elements } = layoutPage(page, profile);
+  const { markdown, elements, formulas } = layoutPage(page, profile);
   const layoutScore =
     elements.length === 0
       ? 1
@@ -93,6 +93,10 @@ export function layOutTextLayer(
     tableRegionText: elements
       .filter((e) => e.label === 'table')
       .map((e) => textInside(page.runs, e.bbox)),
+    // Formulas KaTeX could not read were written as text: the layout is less sure of the page.
+    ...(formulas && formulas.failed > 0
+      ? { layoutSignals: { mathAsText: formulas.failed / (formulas.emitted + formulas.failed) } }
+      : {}),
   };
 }
 

@@ -3,7 +3,7 @@ import { analyzePage } from '../layout/layout-page.js';
 import { buildLayoutProfile } from '../layout/profile.js';
 import type { PageText } from '../layout/types.js';
 import { groupFigures, matchCaptions } from './figures.js';
-import { findDisplayEquations, type Box } from '../math/equations.js';
+import type { Box } from '../math/equations.js';
 
 /** Where a page's text comes from. */
 export type TextSource = 'text_layer' | 'ocr';
@@ -23,8 +23,8 @@ const boxOf = (b: Box): RegionBox => [b.x0, b.y0, b.x1, b.y1];
  *   (`GridReading.exact` of the layout);
  * - figures: the placed images the layout reads as figures, those that overlap or touch joined
  *   ({@link groupFigures}), each with its caption ({@link matchCaptions});
- * - equations: display equations from the math fonts of the text layer
- *   ({@link findDisplayEquations}), outside tables and figures. Not on OCR pages: OCR gives no
+ * - equations: the display equations the layout writes as `$$…$$` (found from the math fonts
+ *   of the text layer and checked with KaTeX, see `takeFormulas`), outside tables and figures. Not on OCR pages: OCR gives no
  *   fonts, so it is said in a note when the page was read by OCR.
  *
  * The page is laid out on its own (its own layout profile), so pages can be read in parallel.
@@ -56,7 +56,12 @@ export const pageStructure = (page: PageText, source: TextSource): PageStructure
       ...analysis.tables,
       ...figures.map((f) => ({ x0: f.x, y0: f.y, x1: f.x + f.w, y1: f.y + f.h })),
     ];
-    for (const equation of findDisplayEquations(page, exclude)) {
+    const outside = (e: Box): boolean => {
+      const x = (e.x0 + e.x1) / 2;
+      const y = (e.y0 + e.y1) / 2;
+      return !exclude.some((b) => x > b.x0 && x < b.x1 && y > b.y0 && y < b.y1);
+    };
+    for (const equation of analysis.equations.filter(outside)) {
       regions.push({
         kind: 'equation',
         bbox: boxOf(equation),

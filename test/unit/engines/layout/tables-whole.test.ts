@@ -187,7 +187,7 @@ describe('tables whole', () => {
     // Assert
     expect(tables).toEqual([]);
     expect(markdown).not.toContain('|');
-    expect(markdown).toContain('M(r) =');
+    expect(markdown).toContain('M(r)=');
   });
 });
 

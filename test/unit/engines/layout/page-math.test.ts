@@ -1,0 +1,256 @@
+import {
+  beginText,
+  endText,
+  PDFDocument,
+  PDFName,
+  setFontAndSize,
+  setTextMatrix,
+  showText,
+  StandardFonts,
+  type PDFFont,
+  type PDFPage,
+} from 'pdf-lib';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { scorePage } from '../../../../functions/core/domain/page-scores.js';
+import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
+import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
+import { katexParses } from '../../../../functions/engines/math/katex-check.js';
+import { layOutTextLayer } from '../../../../functions/engines/pdf/local-text-provider.js';
+import type { ExtractedPage } from '../../../../functions/engines/pdf/page-text.js';
+import { extractPdfiumPage } from '../../../../functions/engines/pdf/pdfium-page-text.js';
+import { loadPdfium, PdfiumDocument } from '../../../../functions/engines/pdf/pdfium.js';
+import { pageStructure } from '../../../../functions/engines/structure/page-structure.js';
+
+/** KaTeX, or a KaTeX that refuses everything (to see what a refused formula becomes). */
+const katex = vi.hoisted(() => ({ refuse: false }));
+vi.mock('../../../../functions/engines/math/katex-check.js', async (original) => {
+  const real = await original<typeof import('../../../../functions/engines/math/katex-check.js')>();
+  return {
+    katexParses: (latex: string, display?: boolean) =>
+      !katex.refuse && real.katexParses(latex, display),
+  };
+});
+
+afterEach(() => {
+  katex.refuse = false;
+});
+
+/** A Type 1 font named `baseFont` (a TeX name) drawn with Times' metrics. */
+function texFont(doc: PDFDocument, page: PDFPage, times: PDFFont, baseFont: string, key: string) {
+  const widths = Array.from({ length: 95 }, (_, i) =>
+    Math.round(times.widthOfTextAtSize(String.fromCharCode(32 + i), 1000)),
+  );
+  const descriptor = doc.context.register(
+    doc.context.obj({
+      Type: 'FontDescriptor',
+      FontName: baseFont,
+      Flags: 32,
+      FontBBox: [-40, -250, 1009, 750],
+      ItalicAngle: 0,
+      Ascent: 694,
+      Descent: -194,
+      CapHeight: 683,
+      StemV: 80,
+    }),
+  );
+  const font = doc.context.register(
+    doc.context.obj({
+      Type: 'Font',
+      Subtype: 'Type1',
+      BaseFont: baseFont,
+      FirstChar: 32,
+      LastChar: 126,
+      Widths: widths,
+      Encoding: 'WinAnsiEncoding',
+      FontDescriptor: descriptor,
+    }),
+  );
+  page.node.setFontDictionary(PDFName.of(key), font);
+  return key;
+}
+
+/** A piece of text: its font (CMR10, CMMI10, CMR7, CMMI7), text, left x, baseline y and size. */
+type Piece = [font: string, text: string, x: number, y: number, size: number];
+
+/** A one-page PDF (US letter) of `pieces`, each font a TeX font with Times' metrics. */
+async function texPdf(pieces: readonly Piece[]): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const times = await doc.embedFont(StandardFonts.TimesRoman);
+  const page = doc.addPage([612, 792]);
+  const keys = new Map<string, string>();
+  for (const [name] of pieces) {
+    if (!keys.has(name))
+      keys.set(name, texFont(doc, page, times, `ABCDEF+${name}`, `F${keys.size}`));
+  }
+  page.pushOperators(
+    beginText(),
+    ...pieces.flatMap(([name, text, x, y, size]) => [
+      setFontAndSize(keys.get(name) ?? 'F0', size),
+      setTextMatrix(1, 0, 0, 1, x, y),
+      showText(times.encodeText(text)),
+    ]),
+    endText(),
+  );
+  return doc.save();
+}
+
+/** The width of `text` in Times at `size` points. */
+let timesFont: PDFFont | undefined;
+const widthOf = async (text: string, size: number): Promise<number> => {
+  if (!timesFont)
+    timesFont = await (await PDFDocument.create()).embedFont(StandardFonts.TimesRoman);
+  return timesFont.widthOfTextAtSize(text, size);
+};
+
+/** Pieces set one after the other from `x` on one baseline (a piece's own `y` shifts it). */
+async function line(
+  x: number,
+  y: number,
+  pieces: readonly [font: string, text: string, size?: number, shift?: number][],
+): Promise<Piece[]> {
+  const out: Piece[] = [];
+  let at = x;
+  for (const [font, text, size = 10, shift = 0] of pieces) {
+    out.push([font, text, at, y + shift, size]);
+    at += await widthOf(text, size);
+  }
+  return out;
+}
+
+/** Page 1 of a PDF read with PDFium at 144 DPI. */
+async function extracted(bytes: Uint8Array): Promise<ExtractedPage> {
+  const reader = PdfiumDocument.open(await loadPdfium(), bytes);
+  try {
+    return extractPdfiumPage(reader, 1, 144);
+  } finally {
+    reader.close();
+  }
+}
+
+/** A paragraph, a numbered display equation `x = a + b (3)`, and the paragraph going on. */
+async function displayPage(): Promise<Uint8Array> {
+  return texPdf([
+    ...(await line(72, 700, [
+      ['CMR10', 'We write the relation between the three lengths of the sides as'],
+    ])),
+    ...(await line(270, 676, [
+      ['CMMI10', 'x'],
+      ['CMR10', ' = '],
+      ['CMMI10', 'a'],
+      ['CMR10', ' + '],
+      ['CMMI10', 'b'],
+    ])),
+    ['CMR10', '(3)', 525, 676, 10],
+    ...(await line(72, 652, [['CMR10', 'where each of the lengths is measured along one side.']])),
+  ]);
+}
+
+/** A paragraph whose second line holds the inline formula `x_t`. */
+async function inlinePage(): Promise<Uint8Array> {
+  return texPdf([
+    ...(await line(72, 700, [
+      ['CMR10', 'The model describes how the hidden state of the system moves'],
+    ])),
+    ...(await line(72, 688, [
+      ['CMR10', 'in time: the state '],
+      ['CMMI10', 'x'],
+      ['CMMI7', 't', 7, -1.5],
+      ['CMR10', ' follows the model at every step of the chain.'],
+    ])),
+  ]);
+}
+
+const markdownOf = async (bytes: Uint8Array) => {
+  const page = (await extracted(bytes)).text;
+  return layoutPage(page, buildLayoutProfile([page]));
+};
+
+describe('mathematics in the page Markdown', () => {
+  it('writes a display equation as its own $$ block, its number after it', async () => {
+    // Act
+    const { markdown } = await markdownOf(await displayPage());
+    // Assert
+    expect(markdown).toBe(
+      [
+        'We write the relation between the three lengths of the sides as',
+        '$$x=a+b$$ (3)',
+        'where each of the lengths is measured along one side.',
+      ].join('\n\n'),
+    );
+  });
+
+  it('writes inline mathematics as $…$ inside its paragraph, scripts included', async () => {
+    // Act
+    const { markdown } = await markdownOf(await inlinePage());
+    // Assert
+    expect(markdown).toBe(
+      'The model describes how the hidden state of the system moves in time: the state ' +
+        '$x_{t}$ follows the model at every step of the chain.',
+    );
+  });
+
+  it('grounds each formula with the label formula and its box', async () => {
+    // Act
+    const display = await markdownOf(await displayPage());
+    const inline = await markdownOf(await inlinePage());
+    // Assert: at 144 DPI, x = a + b sits from x = 270 pt (540 px) on the baseline at 116 pt
+    // from the top (232 px); x_t from 72 + width('in time: the state ') pt.
+    const equation = display.elements.filter((e) => e.label === 'formula');
+    expect(equation).toHaveLength(1);
+    expect(equation[0]?.text).toContain('x');
+    expect(equation[0]?.bbox.x).toBeCloseTo(540, -1);
+    expect(equation[0]?.bbox.y).toBeGreaterThan(205);
+    expect((equation[0]?.bbox.y ?? 0) + (equation[0]?.bbox.h ?? 0)).toBeLessThan(245);
+    const formulas = inline.elements.filter((e) => e.label === 'formula');
+    expect(formulas.map((e) => e.text)).toEqual(['x_{t}']);
+    const left = 2 * (72 + (await widthOf('in time: the state ', 10)));
+    expect(formulas[0]?.bbox.x).toBeCloseTo(left, -1);
+  });
+
+  it('writes a formula KaTeX refuses as its text, and lowers the layout score', async () => {
+    // Arrange
+    const pages = [await extracted(await displayPage()), await extracted(await inlinePage())];
+    const kept = pages.map((p) => layOutTextLayer(p, 144, null));
+    katex.refuse = true;
+    // Act
+    const refused = pages.map((p) => layOutTextLayer(p, 144, null));
+    // Assert
+    expect(refused[0]?.markdown).toMatch(/x = a \+ b/);
+    // As the line read before formulas were (the script's gap is under a word space).
+    expect(refused[1]?.markdown).toMatch(/the state x<sub>t<\/sub> ?follows/);
+    pages.forEach((page, i) => {
+      const before = kept[i];
+      const after = refused[i];
+      if (!before || !after) throw new Error('no layout');
+      expect(after.markdown).not.toContain('$');
+      expect(after.elements.some((e) => e.label === 'formula')).toBe(false);
+      const score = (r: typeof before) => scorePage(r, page.stats.rawText).layout_score;
+      expect(score(after)).toBeLessThan(score(before) - 0.1);
+    });
+  });
+
+  it('gives structured extraction the equations of the page Markdown', async () => {
+    // Arrange
+    const page = (await extracted(await displayPage())).text;
+    // Act
+    const { regions } = pageStructure(page, 'text_layer');
+    const { elements } = layoutPage(page, buildLayoutProfile([page]));
+    // Assert
+    const equations = regions.filter((r) => r.kind === 'equation');
+    expect(equations).toHaveLength(1);
+    const latex = equations[0]?.kind === 'equation' ? equations[0].latex : '';
+    expect(latex).toMatch(/\\tag\{3\}$/);
+    const formula = elements.find((e) => e.label === 'formula');
+    expect(equations[0]?.bbox[0]).toBeCloseTo(formula?.bbox.x ?? 0, 0);
+  });
+});
+
+describe('katexParses', () => {
+  it('accepts LaTeX KaTeX renders and refuses what it cannot parse', () => {
+    expect(katexParses('x_{t}\\in\\mathcal{X}')).toBe(true);
+    expect(katexParses('\\frac{a}{b}', true)).toBe(true);
+    expect(katexParses('x^')).toBe(false);
+    expect(katexParses('\\undefinedcommand{x}')).toBe(false);
+    expect(katexParses('')).toBe(false);
+  });
+});
