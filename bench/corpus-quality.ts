@@ -27,6 +27,7 @@ import { resetStorageCalls, storageCalls } from '../functions/adapters/storage-c
 import { resetStageTimes, stageTimes } from '../functions/engines/stage-timings.js';
 import { corpusPath } from '../test/support/corpus.js';
 import { IMAGE_FORMATS, PARSEABLE_FORMATS, ROOT, SCORER } from './corpus.js';
+import { reportFormulas } from './formula-count.js';
 import { startBenchServer, uploadBytes } from './local-server.js';
 import { profileRows, stageCpuTimes, startCpuProfile } from './time-profile.js';
 
@@ -286,6 +287,7 @@ for (const d of overconfident) {
   );
 }
 console.log(`(per-page confidence reports: ${join(out, 'confidence.json')})`);
+reportFormulas(mine, basename(corpusDir));
 
 const digitalRate = digitalSeconds > 0 ? digitalPages / digitalSeconds : 0;
 console.log(`\n## Speed and time profile on ${basename(corpusDir)}\n`);
