@@ -251,7 +251,7 @@ describe('resolveProviderSecrets', () => {
     // Arrange: a machine without AWS configuration, as a local start is.
     const config = configWith({ claude: anthropic({ api_key_secret: 'docparse/anthropic' }) });
     const regionless = new SecretsManagerClient({
-      region: () => Promise.reject(new Error('Region is missing')),
+      region: (): Promise<string> => Promise.reject(new Error('Region is missing')),
     });
     secrets.on(GetSecretValueCommand).rejects(new Error('Region is missing'));
     // Act
