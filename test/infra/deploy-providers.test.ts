@@ -130,10 +130,10 @@ describe('the deploy-time provider configuration', () => {
     }
   });
 
-  it('accepts the example configuration once its API keys are in docparse:env, giving them to ParsePage and Deliver only', () => {
+  it('accepts the AWS example configuration once its API keys are in docparse:env, giving them to ParsePage and Deliver only', () => {
     // Arrange: the keys the example names with api_key_env, as a deployment passes them (its
     // Anthropic key is read from Secrets Manager).
-    const example = join(import.meta.dirname, '../../config/providers.example.json');
+    const example = join(import.meta.dirname, '../../config/providers.aws.json');
     const keys = {
       OPENAI_API_KEY: 'sk-test',
       GEMINI_API_KEY: 'gm-test',
@@ -519,9 +519,9 @@ describe('permissions for provider keys in Secrets Manager', () => {
     expect(reads(parsePageOf(res)).join()).not.toContain('docparse/mistral');
   });
 
-  it('grant the secret of the example configuration', () => {
+  it('grant the secret of the AWS example configuration', () => {
     // Arrange
-    const example = join(import.meta.dirname, '../../config/providers.example.json');
+    const example = join(import.meta.dirname, '../../config/providers.aws.json');
     const app = appWith({
       [CONTEXT_KEYS.providers]: example,
       [CONTEXT_KEYS.environment]: JSON.stringify({

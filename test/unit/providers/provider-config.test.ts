@@ -71,40 +71,66 @@ function problemsOf(parsed: ReturnType<typeof parseProvidersConfig>): string[] {
 }
 
 describe('parseProvidersConfig', () => {
-  it.each(['providers.json', 'providers.example.json'])(
-    'accepts the bundled %s with its providers and tier chains',
+  it.each([
+    'providers.json',
+    'providers.example.json',
+    'providers.openai-compatible.json',
+    'providers.anthropic.json',
+    'providers.aws.json',
+  ])('accepts the bundled %s with its providers and tier chains', (name) => {
+    // Arrange
+    const raw = configFile(name);
+    // Act
+    const config = configOf(parseProvidersConfig(raw, ENV));
+    // Assert
+    expect(Object.keys(config.providers)).toEqual(Object.keys(raw.providers));
+    for (const [id, entry] of Object.entries(config.providers)) {
+      expect(entry).toMatchObject({ id, kind: raw.providers[id]?.kind });
+    }
+    for (const tier of ['fast', 'pro', 'premium'] as const) {
+      expect(config.tiers[tier]).toEqual({
+        providers: raw.tiers[tier].providers,
+        pricePerPageUsd: raw.tiers[tier].price_per_page_usd,
+      });
+    }
+  });
+
+  it.each([
+    'providers.example.json',
+    'providers.anthropic.json',
+    'providers.openai-compatible.json',
+  ])(
+    'resolves every key of %s from the variable it names, and none for keyless servers',
     (name) => {
       // Arrange
       const raw = configFile(name);
       // Act
       const config = configOf(parseProvidersConfig(raw, ENV));
       // Assert
-      expect(Object.keys(config.providers)).toEqual(Object.keys(raw.providers));
-      for (const [id, entry] of Object.entries(config.providers)) {
-        expect(entry).toMatchObject({ id, kind: raw.providers[id]?.kind });
+      for (const [id, entry] of Object.entries(raw.providers)) {
+        expect(entry).not.toHaveProperty('api_key_secret');
+        const variable = entry.api_key_env as keyof typeof ENV | undefined;
+        expect(config.providers[id]?.apiKey).toBe(
+          variable === undefined ? undefined : ENV[variable],
+        );
       }
-      for (const tier of ['fast', 'pro', 'premium'] as const) {
-        expect(config.tiers[tier]).toEqual({
-          providers: raw.tiers[tier].providers,
-          pricePerPageUsd: raw.tiers[tier].price_per_page_usd,
-        });
-      }
+      expect(usesKeySecrets(config)).toBe(false);
     },
   );
 
-  it('resolves the keys of the example file from the variables it names, and none for keyless servers', () => {
+  it('reads no key for the keyless local server of the OpenAI-compatible example', () => {
     // Arrange
-    const raw = configFile('providers.example.json');
+    const raw = configFile('providers.openai-compatible.json');
     // Act
-    const config = configOf(parseProvidersConfig(raw, ENV));
+    const config = configOf(parseProvidersConfig(raw, {}));
     // Assert
-    const named = Object.entries(raw.providers).filter(([, entry]) => 'api_key_env' in entry);
-    expect(named.length).toBeGreaterThan(0);
-    for (const [id, entry] of Object.entries(raw.providers)) {
-      const variable = entry.api_key_env as keyof typeof ENV | undefined;
-      expect(config.providers[id]?.apiKey).toBe(variable === undefined ? undefined : ENV[variable]);
-    }
-    expect(config.providers['qwen2.5-vl-local']).not.toHaveProperty('apiKey');
+    expect(config.providers['local-vlm']).toMatchObject({
+      kind: 'openai-compatible',
+      base_url: 'http://127.0.0.1:11434/v1',
+    });
+    expect(config.providers['local-vlm']).not.toHaveProperty('apiKey');
+    expect(config.tiers.pro.providers[0]).toBe('local-vlm');
+    expect(config.tiers.premium.providers[0]).toBe('local-vlm');
   });
 
   it('keeps the breaker policy of the example file', () => {
@@ -449,9 +475,9 @@ describe('parseProvidersConfig with keys in Secrets Manager (api_key_secret)', (
     expect(usesKeySecrets(config)).toBe(true);
   });
 
-  it("reads the example file's Anthropic key from the secret docparse/anthropic, not from the environment", () => {
+  it("reads the AWS example's Anthropic key from the secret docparse/anthropic, not from the environment", () => {
     // Arrange
-    const raw = configFile('providers.example.json');
+    const raw = configFile('providers.aws.json');
     // Act
     const config = configOf(
       parseProvidersConfig(raw, {
