@@ -11,6 +11,8 @@ import type { Segment } from '../layout/types.js';
 import { findDarkRegions, invertedCrop, rulesInRegion, type Region } from './dark-regions.js';
 import { prepareForOcr, toPgm, type PrepareOptions } from './preprocess.js';
 import { eraseRules, findUncoveredInk, paddedCrop } from './uncovered.js';
+import { otsuThreshold } from './bands.js';
+import { CHECK_BOX, checkBoxIn, fitWordBoxes, markCheckBoxes } from './word-boxes.js';
 
 /** A box in pixels of the image given to {@link TesseractOcr.recognize}, origin top-left. */
 export interface OcrBox {
@@ -248,6 +250,10 @@ export class TesseractOcr {
    * the page read there ({@link replaceInRegions}): inverting them in the page image instead
    * would move tesseract's global threshold and change what it reads everywhere else.
    *
+   * Check boxes become `☐`/`☑` words in their labels' lines, and boxes grown over rules and the
+   * next line are cut to their ink ({@link markCheckBoxes}, {@link fitWordBoxes}); a check box in
+   * ink no word covers is taken as one without being read.
+   *
    * @returns words with boxes in pixels of `image` (whatever resampling OCR used internally), in
    *   tesseract's reading order band by band, then the dark regions' words; block, paragraph and
    *   line ids unique in the page; the vertical rules across the dark regions.
@@ -362,8 +368,19 @@ export class TesseractOcr {
       ],
       { cell },
     ).slice(0, MAX_UNCOVERED_REGIONS);
+    const inkImage = {
+      pixels: erased,
+      width: prepared.width,
+      height: prepared.height,
+      threshold: otsuThreshold(prepared.pixels),
+      scale: prepared.scale,
+    };
+    const asRecognised = { ...inkImage, pixels: prepared.pixels };
     const recovered = await Promise.all(
       missed.map(async (region) => {
+        // A check box standing apart from its label: nothing to read in it.
+        const box = checkBoxIn(asRecognised, region);
+        if (box !== null) return [checkBoxWord(region, box, prepared.scale, ids)];
         const pad = 2 * cell;
         const crop = paddedCrop(erased, prepared.width, region, pad);
         // One block of text: the automatic layout analysis finds none in a crop this small.
@@ -378,10 +395,18 @@ export class TesseractOcr {
         );
       }),
     );
+    // Check boxes join their labels' lines; boxes grown over rules and the next line are cut to
+    // their ink (rules erased).
+    const cleaned = fitWordBoxes(
+      markCheckBoxes([...read, ...recovered.flat()], asRecognised),
+      inkImage,
+      Math.max(1, Math.round(ocrDpi / 100)),
+      dark,
+    );
     return {
       width,
       height,
-      words: [...read, ...recovered.flat()],
+      words: cleaned,
       scale: prepared.scale,
       rules,
     };
@@ -603,4 +628,32 @@ function baselineAt(line: Line, x: number): number {
   const { x0, y0, x1, y1 } = line.baseline;
   if (x1 === x0) return line.bbox.y1;
   return y0 + ((y1 - y0) * (x - x0)) / (x1 - x0);
+}
+
+/**
+ * A word for a check box found in ink no word covers (`region`, pixels of the prepared image):
+ * its own block, paragraph and line until {@link markCheckBoxes} sets it in its label's line.
+ */
+function checkBoxWord(
+  region: Region,
+  state: keyof typeof CHECK_BOX,
+  scale: number,
+  ids: { block: number; paragraph: number; line: number },
+): OcrWord {
+  const bbox = {
+    x: region.x / scale,
+    y: region.y / scale,
+    w: region.w / scale,
+    h: region.h / scale,
+  };
+  return {
+    text: CHECK_BOX[state],
+    confidence: 1,
+    bbox,
+    blockId: ++ids.block,
+    paragraphId: ++ids.paragraph,
+    lineId: ++ids.line,
+    baseline: bbox.y + bbox.h,
+    fontSize: bbox.h,
+  };
 }

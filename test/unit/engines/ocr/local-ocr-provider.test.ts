@@ -31,6 +31,8 @@ describe('LocalOcrProvider', () => {
     // Assert
     expect(result.markdown).toContain('Bill of Lading');
     expect(result.markdown).toMatch(/Freight\s?era/);
+    // Its check boxes are boxes, the ticked one ticked, in the lines of their labels.
+    expect(result.markdown).toMatch(/☐ Prepaid ☐ [Cc]ollect ☑ 3rd Party/);
     expect(result).toMatchObject({
       width: 753,
       height: 853,
