@@ -81,13 +81,15 @@ const inlined = (text: string, equations: readonly DisplayEquation[]): string =>
   });
 
 /**
- * The blocks with their stand-ins expanded: a paragraph or caption is split around each, the
- * equation a `formula` block between the parts (the part before it no longer joins a following
- * column); in other blocks (headings, list items, tables) the equation is written inline.
+ * The blocks with their stand-ins expanded: a paragraph, caption or heading is split around
+ * each, the equation a `formula` block between the parts (the part before it no longer joins a
+ * following column; the parts of a heading are paragraphs); in list items, tables and code the
+ * equation is written inline (`$…$`) and added to `inline`.
  */
 export const expandFormulas = (
   blocks: readonly Block[],
   equations: readonly DisplayEquation[],
+  inline: DisplayEquation[] = [],
 ): Block[] => {
   if (equations.length === 0) return [...blocks];
   const out: Block[] = [];
@@ -96,14 +98,19 @@ export const expandFormulas = (
       out.push(b);
       continue;
     }
-    if (b.kind !== 'paragraph' && b.kind !== 'caption') {
+    if (b.kind === 'list_item' || b.kind === 'table' || b.kind === 'code') {
       out.push({
         ...b,
         markdown: inlined(b.markdown, equations).trim(),
         text: inlined(b.text, equations).trim(),
       });
+      for (const [, k] of b.markdown.matchAll(STAND_IN)) {
+        const e = equations[Number(k)];
+        if (e) inline.push(e);
+      }
       continue;
     }
+    const heading = b.kind === 'heading' || b.kind === 'title';
     const markdownParts = b.markdown.split(STAND_IN);
     const textParts = b.text.split(STAND_IN);
     // split() with a capture group alternates text and equation numbers.
@@ -124,14 +131,16 @@ export const expandFormulas = (
         });
         continue;
       }
-      const markdown = escapeBlockStart(part.trim());
+      // A heading cut by an equation was a heading only for being short: its parts are text.
+      const body = i === 0 && heading ? part.replace(/^#{1,6}\s*/, '') : part;
+      const markdown = escapeBlockStart(body.trim());
       if (markdown === '') continue;
       const last = i === markdownParts.length - 1;
       out.push({
         ...b,
-        kind: i === 0 ? b.kind : 'paragraph',
+        kind: b.kind === 'caption' && i === 0 ? 'caption' : 'paragraph',
         markdown,
-        text: (textParts[i] ?? part).trim(),
+        text: (textParts[i] ?? body).trim(),
         joinable: last ? b.joinable : false,
       });
     }
@@ -139,15 +148,27 @@ export const expandFormulas = (
   return out;
 };
 
-/** The grounding elements of the inline formulas of a page (`formula`, one per `$…$`). */
+/**
+ * The grounding elements of the inline formulas of a page (`formula`, one per `$…$`): those of
+ * running text and the display equations written inline.
+ */
 export const inlineFormulaElements = (
   tally: MathTally,
+  equations: readonly DisplayEquation[],
   box: (b: Edges) => ProviderElement['bbox'],
-): ProviderElement[] =>
-  tally.inline.map((f) => ({
+): ProviderElement[] => [
+  ...equations.map((e): ProviderElement => ({
+    text: e.latex,
+    bbox: box(e),
+    label: 'formula',
+    elementType: 'formula',
+    confidence: 0.8,
+  })),
+  ...tally.inline.map((f): ProviderElement => ({
     text: f.latex,
     bbox: box(f),
     label: 'formula',
     elementType: 'inline_formula',
     confidence: 0.8,
-  }));
+  })),
+];

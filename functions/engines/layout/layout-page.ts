@@ -224,10 +224,12 @@ export const analyzePage = (
     }
   }
   blocks.push(...footnotes);
+  // Display equations written inline (inside a list item or a table) are grounded as formulas.
+  const inlined: DisplayEquation[] = [];
   blocks.splice(
     0,
     blocks.length,
-    ...joinListings(joinContentsTables(expandFormulas(blocks, equations)), body),
+    ...joinListings(joinContentsTables(expandFormulas(blocks, equations, inlined)), body),
   );
   demoteLabels(blocks);
   // A table that opens a page after the first, without a caption, continues the previous
@@ -260,7 +262,7 @@ export const analyzePage = (
       confidence: 0.6,
     });
   }
-  if (math) elements.push(...inlineFormulaElements(math, box));
+  if (math) elements.push(...inlineFormulaElements(math, inlined, box));
   const markdown = merged
     .map((b) => b.markdown)
     .filter((m) => m.trim() !== '')

@@ -89,12 +89,33 @@ export const pageEquations = (page: PageText, exclude: readonly Box[]): PageEqua
   for (const found of findDisplayEquations({ ...page, runs }, exclude)) {
     // Scripts over a line of prose, or a formula set inside one, are inline mathematics.
     if (besideProse(found, runs)) continue;
-    const body = compactLatex(found.body);
+    const body = compactLatex(found.body) + closingPunctuation(found);
     const claimed = found.runs.map((r) => original.get(r) ?? r);
     if (katexParses(body, true)) equations.push({ ...found, body, runs: claimed });
     else failed++;
   }
   return { equations, failed };
+};
+
+/**
+ * The sentence punctuation closing an equation's last line (`,` `.` `;`), which its LaTeX
+ * leaves out: written inside `$$…$$`, as LaTeX sources set it.
+ */
+const closingPunctuation = (equation: DisplayEquation): string => {
+  const runs = equation.number === null ? equation.runs : equation.runs.slice(0, -1);
+  // The last glyph: the rightmost of a one-line display (a fraction's denominator is lower
+  // than the comma after it), the last of the lowest line of a multi-line one.
+  const multiLine = equation.body.includes('\\\\');
+  let last: TextRun | undefined;
+  for (const r of runs) {
+    if (last === undefined) last = r;
+    else if (!multiLine) {
+      if (r.x + r.w > last.x + last.w) last = r;
+    } else if (r.baseline > last.baseline + 0.5 * last.fontSize) last = r;
+    else if (Math.abs(r.baseline - last.baseline) <= 0.5 * last.fontSize && r.x > last.x) last = r;
+  }
+  const mark = /([.,;])$/.exec(last?.text.trim() ?? '')?.[1] ?? '';
+  return mark !== '' && !equation.body.endsWith(mark) ? mark : '';
 };
 
 /** A word of two letters or more. */

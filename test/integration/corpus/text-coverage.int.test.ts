@@ -165,11 +165,20 @@ async function unexpectedLosses(corpus: string, doc: CorpusDoc): Promise<string[
       maintainFormat: true,
     });
     const runs = text.runs.map((r) => r.text);
+    // Runs read into a formula are written as its LaTeX (`\\theta` for θ): the formula's
+    // grounding entry accounts for them.
+    const k = text.dpi / result.dpi;
+    const formulas = result.elements
+      .filter((e) => e.label === 'formula')
+      .map(({ bbox: b }) => ({ x: b.x * k, y: b.y * k, w: b.w * k, h: b.h * k }));
     const onPage = text.runs
       .filter((r) => {
         const cx = r.x + r.w / 2;
         const cy = r.y + r.h / 2;
-        return cx >= 0 && cy >= 0 && cx <= text.width && cy <= text.height;
+        const inFormula = formulas.some(
+          (b) => cx >= b.x && cy >= b.y && cx <= b.x + b.w && cy <= b.y + b.h,
+        );
+        return cx >= 0 && cy >= 0 && cx <= text.width && cy <= text.height && !inFormula;
       })
       .map((r) => r.text);
     const output = [

@@ -128,7 +128,7 @@ async function extracted(bytes: Uint8Array): Promise<ExtractedPage> {
 }
 
 /** A paragraph, a numbered display equation `x = a + b (3)`, and the paragraph going on. */
-async function displayPage(): Promise<Uint8Array> {
+async function displayPage(closing = ''): Promise<Uint8Array> {
   return texPdf([
     ...(await line(72, 700, [
       ['CMR10', 'We write the relation between the three lengths of the sides as'],
@@ -139,6 +139,7 @@ async function displayPage(): Promise<Uint8Array> {
       ['CMMI10', 'a'],
       ['CMR10', ' + '],
       ['CMMI10', 'b'],
+      ...(closing === '' ? [] : [['CMR10', closing] as [string, string]]),
     ])),
     ['CMR10', '(3)', 525, 676, 10],
     ...(await line(72, 652, [['CMR10', 'where each of the lengths is measured along one side.']])),
@@ -177,6 +178,13 @@ describe('mathematics in the page Markdown', () => {
         'where each of the lengths is measured along one side.',
       ].join('\n\n'),
     );
+  });
+
+  it('keeps the comma closing a display equation inside it, as LaTeX sources do', async () => {
+    // Act
+    const { markdown } = await markdownOf(await displayPage(','));
+    // Assert
+    expect(markdown).toContain('\n\n$$x=a+b,$$ (3)\n\n');
   });
 
   it('writes inline mathematics as $…$ inside its paragraph, scripts included', async () => {
