@@ -5,7 +5,7 @@ import { DocparseStack } from '../lib/docparse-stack.js';
 
 /**
  * The CDK app: `npm run synth`, `npx cdk deploy`. Context keys configure a deployment (all of
- * them in `CONTEXT_KEYS` of lib/deploy-context.ts, listed in the README's deploy section):
+ * them in `CONTEXT_KEYS` of lib/deploy-context.ts, listed in docs/deploy.md):
  * - `docparse:env`, a JSON object of the variables in `functions/config.ts` for every function,
  *   e.g. `npx cdk deploy -c 'docparse:env={"MAX_UPLOAD_BYTES":"104857600","FAST_CEILING":"0.3"}'`;
  *   the API keys of remote providers named by `api_key_env` go there too, and reach only the
