@@ -2,13 +2,11 @@ import {
   beginText,
   endText,
   PDFDocument,
-  PDFName,
   setFontAndSize,
   setTextMatrix,
   showText,
   StandardFonts,
   type PDFFont,
-  type PDFPage,
 } from 'pdf-lib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { scorePage } from '../../../../functions/core/domain/page-scores.js';
@@ -20,6 +18,7 @@ import type { ExtractedPage } from '../../../../functions/engines/pdf/page-text.
 import { extractPdfiumPage } from '../../../../functions/engines/pdf/pdfium-page-text.js';
 import { loadPdfium, PdfiumDocument } from '../../../../functions/engines/pdf/pdfium.js';
 import { pageStructure } from '../../../../functions/engines/structure/page-structure.js';
+import { texFont } from '../../../support/tex-pdf.js';
 
 /** KaTeX, or a KaTeX that refuses everything (to see what a refused formula becomes). */
 const katex = vi.hoisted(() => ({ refuse: false }));
@@ -35,40 +34,6 @@ afterEach(() => {
   katex.refuse = false;
 });
 
-/** A Type 1 font named `baseFont` (a TeX name) drawn with Times' metrics. */
-function texFont(doc: PDFDocument, page: PDFPage, times: PDFFont, baseFont: string, key: string) {
-  const widths = Array.from({ length: 95 }, (_, i) =>
-    Math.round(times.widthOfTextAtSize(String.fromCharCode(32 + i), 1000)),
-  );
-  const descriptor = doc.context.register(
-    doc.context.obj({
-      Type: 'FontDescriptor',
-      FontName: baseFont,
-      Flags: 32,
-      FontBBox: [-40, -250, 1009, 750],
-      ItalicAngle: 0,
-      Ascent: 694,
-      Descent: -194,
-      CapHeight: 683,
-      StemV: 80,
-    }),
-  );
-  const font = doc.context.register(
-    doc.context.obj({
-      Type: 'Font',
-      Subtype: 'Type1',
-      BaseFont: baseFont,
-      FirstChar: 32,
-      LastChar: 126,
-      Widths: widths,
-      Encoding: 'WinAnsiEncoding',
-      FontDescriptor: descriptor,
-    }),
-  );
-  page.node.setFontDictionary(PDFName.of(key), font);
-  return key;
-}
-
 /** A piece of text: its font (CMR10, CMMI10, CMR7, CMMI7), text, left x, baseline y and size. */
 type Piece = [font: string, text: string, x: number, y: number, size: number];
 
@@ -80,7 +45,14 @@ async function texPdf(pieces: readonly Piece[]): Promise<Uint8Array> {
   const keys = new Map<string, string>();
   for (const [name] of pieces) {
     if (!keys.has(name))
-      keys.set(name, texFont(doc, page, times, `ABCDEF+${name}`, `F${keys.size}`));
+      keys.set(
+        name,
+        texFont(doc, page, `ABCDEF+${name}`, {
+          metrics: times,
+          key: `F${keys.size}`,
+          encoding: 'WinAnsiEncoding',
+        }),
+      );
   }
   page.pushOperators(
     beginText(),

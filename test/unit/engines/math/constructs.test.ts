@@ -1,7 +1,7 @@
 import katex from 'katex';
 import { describe, expect, it } from 'vitest';
 import { equationLatex } from '../../../../functions/engines/math/latex.js';
-import { texPage, type Glyphs, type Rule } from './tex-pdf.js';
+import { texPage, type Glyphs, type Rule } from '../../../support/tex-pdf.js';
 
 /**
  * Each construct of a formula set as TeX sets it (Computer Modern names, glyphs by their codes,

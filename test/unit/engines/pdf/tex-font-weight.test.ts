@@ -2,65 +2,25 @@ import {
   beginText,
   endText,
   PDFDocument,
-  PDFName,
   setFontAndSize,
   setTextMatrix,
   showText,
   StandardFonts,
-  type PDFFont,
-  type PDFPage,
 } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
+import { texFont } from '../../../support/tex-pdf.js';
 import { pdfiumMarkdownOf, pdfjsMarkdownOf } from './markdown-of.js';
-
-/** `/Flags` of a TeX font whose producer forced bold on it: Nonsymbolic and ForceBold. */
-const FORCE_BOLD_FLAGS = 32 | (1 << 18);
-
-/**
- * A Type 1 font named `baseFont` (a TeX name) drawn with Times' metrics, its descriptor saying
- * bold (ForceBold, a wide stem, weight 700) as some TeX PDFs say of every embedded font.
- */
-function texFont(doc: PDFDocument, page: PDFPage, times: PDFFont, baseFont: string, key: string) {
-  const widths = Array.from({ length: 95 }, (_, i) =>
-    Math.round(times.widthOfTextAtSize(String.fromCharCode(32 + i), 1000)),
-  );
-  const descriptor = doc.context.register(
-    doc.context.obj({
-      Type: 'FontDescriptor',
-      FontName: baseFont,
-      Flags: FORCE_BOLD_FLAGS,
-      FontBBox: [-40, -250, 1009, 750],
-      ItalicAngle: 0,
-      Ascent: 694,
-      Descent: -194,
-      CapHeight: 683,
-      StemV: 160,
-      FontWeight: 700,
-    }),
-  );
-  const font = doc.context.register(
-    doc.context.obj({
-      Type: 'Font',
-      Subtype: 'Type1',
-      BaseFont: baseFont,
-      FirstChar: 32,
-      LastChar: 126,
-      Widths: widths,
-      Encoding: 'WinAnsiEncoding',
-      FontDescriptor: descriptor,
-    }),
-  );
-  page.node.setFontDictionary(PDFName.of(key), font);
-  return key;
-}
 
 /** A paragraph of a TeX paper in CMR10 opening with a CMBX10 label, both fonts flagged bold. */
 async function texPage(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const times = await doc.embedFont(StandardFonts.TimesRoman);
   const page = doc.addPage([612, 792]);
-  const regular = texFont(doc, page, times, 'ABCDEF+CMR10', 'F1');
-  const bold = texFont(doc, page, times, 'GHIJKL+CMBX10', 'F2');
+  // Both fonts say bold (ForceBold, a wide stem, weight 700), as some TeX PDFs say of every
+  // embedded font.
+  const flaggedBold = { metrics: times, encoding: 'WinAnsiEncoding', forceBold: true } as const;
+  const regular = texFont(doc, page, 'ABCDEF+CMR10', { ...flaggedBold, key: 'F1' });
+  const bold = texFont(doc, page, 'GHIJKL+CMBX10', { ...flaggedBold, key: 'F2' });
   const serif = page.node.newFontDictionary(times.name, times.ref).asString().slice(1);
   const size = 10;
   // One word in Times (regular by its descriptor) keeps the paragraph from being bold as a
