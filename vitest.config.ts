@@ -45,7 +45,6 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/{unit,contract,infra}/**/*.test.ts'],
-          setupFiles: ['test/support/setup.ts'],
           testTimeout: 30_000,
           // Infrastructure suites synthesize the stack once in beforeAll (seconds on a busy machine).
           hookTimeout: 60_000,
@@ -56,7 +55,6 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          setupFiles: ['test/support/setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 120_000,
           fileParallelism: false,

@@ -10,7 +10,6 @@
  *   node --import tsx bench/api-server.ts --file <document> --api-key <key>
  */
 import './quiet-logs.js';
-import '../functions/polyfills.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';

@@ -9,7 +9,6 @@
  *   npm run bench:batch [-- --concurrency 4] [-- --priority normal|high|low] [-- --count 100]
  */
 import './quiet-logs.js';
-import '../functions/polyfills.js';
 import { type BatchPriority, measureBatchThroughput } from './batch-throughput.js';
 import { parseCliArgs } from './cli.js';
 

@@ -9,7 +9,6 @@
  *   npm run bench:cache [-- --file path/to/document.pdf] [-- --repeat 20]
  */
 import './quiet-logs.js';
-import '../functions/polyfills.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';

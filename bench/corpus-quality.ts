@@ -23,7 +23,6 @@
  *
  *   npm run bench:quality -- --corpus papers     (default: dev)
  */
-import '../functions/polyfills.js';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

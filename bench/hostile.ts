@@ -8,7 +8,6 @@
  *
  *   npm run bench:hostile
  */
-import '../functions/polyfills.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

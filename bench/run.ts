@@ -37,7 +37,6 @@
  *   --api-doc <id>          corpus document whose stored response is loaded (default zerox-0004)
  */
 import './quiet-logs.js';
-import '../functions/polyfills.js';
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   existsSync,

@@ -1,4 +1,3 @@
-import '../functions/polyfills.js';
 import { ConfigError, loadConfig } from '../functions/config.js';
 import { startLocalServer, type StaticAsset } from '../functions/adapters/local/server.js';
 import { buildPlayground, PLAYGROUND_CONTENT_SECURITY_POLICY } from '../web/build.js';

@@ -1,4 +1,3 @@
-import './polyfills.js';
 import { randomBytes } from 'node:crypto';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

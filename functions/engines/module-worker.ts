@@ -22,8 +22,9 @@ const tsxEsmApi = (): string => {
  * at `base` (the caller's `import.meta.url`).
  *
  * Compiled or bundled to JavaScript (the Lambda bundle ships `<name>.js` beside its handler),
- * `<name>.js` runs directly. Run as TypeScript (tsx, vitest), workers do not inherit a module
- * loader on Node 20, so the worker registers tsx before importing `<name>.ts`.
+ * `<name>.js` runs directly. Run as TypeScript (tsx, vitest), a worker thread has no loader for
+ * the project's `.ts` modules and their `.js` import specifiers (vitest's transform does not reach
+ * worker threads), so the worker registers tsx before importing `<name>.ts`.
  * @param base the URL the entry is resolved against: the calling module's `import.meta.url`.
  * @param name the entry's file name without extension, e.g. `pdf-worker`.
  * @param options the worker's options (`workerData`, `resourceLimits`...); `eval` and

@@ -1,4 +1,3 @@
-import '../../functions/polyfills.js';
 import { readFileSync } from 'node:fs';
 import { ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import { describe, expect, it } from 'vitest';

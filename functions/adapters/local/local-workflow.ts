@@ -1,4 +1,3 @@
-import '../../polyfills.js';
 import { readFile } from 'node:fs/promises';
 import {
   ExecutionAbortedError,

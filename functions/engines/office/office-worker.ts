@@ -3,7 +3,6 @@
  * xls, HTML, Markdown) off the server's main thread, so that a large workbook or Word file keeps
  * this thread busy (and its heap full) instead of the server's.
  */
-import '../../polyfills.js';
 import { parentPort } from 'node:worker_threads';
 import { AppError, UnsupportedDocumentError } from '../../core/domain/errors.js';
 import { serializeError } from '../pdf/pdf-worker-protocol.js';

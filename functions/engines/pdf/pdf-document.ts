@@ -1,4 +1,3 @@
-import '../../polyfills.js';
 import { createRequire } from 'node:module';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { DocumentRejectedError, UnsupportedDocumentError } from '../../core/domain/errors.js';

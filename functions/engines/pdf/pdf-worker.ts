@@ -3,7 +3,6 @@
  * bytes the main thread sends, so that a PDF on which pdf.js loops forever blocks this thread
  * (which the client terminates) instead of the server.
  */
-import '../../polyfills.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';

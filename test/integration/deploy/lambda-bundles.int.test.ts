@@ -138,8 +138,6 @@ function startBundle(description: string): BundledFunction {
     // s3rver's fixed credentials (dynalite accepts any).
     AWS_ACCESS_KEY_ID: 'S3RVER',
     AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    // The SDK warns of its Node.js support window on Node 20.
-    NODE_NO_WARNINGS: '1',
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_ENDPOINT_URL_S3: s3.endpoint,
     AWS_LAMBDA_FUNCTION_NAME: id,

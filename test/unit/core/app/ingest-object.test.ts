@@ -1,4 +1,3 @@
-import '../../../../functions/polyfills.js';
 import { describe, expect, it, vi } from 'vitest';
 import { UploadForm, UploadQuery } from '../../../../functions/api/request-schemas.js';
 import { ingestObjects, type IngestOutcome } from '../../../../functions/core/app/ingest-object.js';

@@ -1,1 +1,0 @@
-import '../../functions/polyfills.js';
