@@ -54,6 +54,13 @@ const DEPLOY_TIME_VALUE_BYTES = 160;
 /** The instruction set of every function: the shipped native builds are linux-x64 (glibc). */
 export const ARCHITECTURE = lambda.Architecture.X86_64;
 
+/**
+ * The Node.js of every function, and the target of their bundles: the major that `.nvmrc` and
+ * `engines` in package.json name, on which the service is developed and tested.
+ */
+export const RUNTIME = lambda.Runtime.NODEJS_22_X;
+export const BUNDLE_TARGET = 'node22';
+
 export interface ServiceFunctionProps {
   /** Handler module, relative to the repository root, e.g. `functions/api/live.handler.ts`. */
   readonly entry: string;
@@ -109,7 +116,7 @@ export class ServiceFunction extends NodejsFunction {
       entry: join(PROJECT_ROOT, props.entry),
       handler: 'handler',
       description: props.description,
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: RUNTIME,
       architecture: ARCHITECTURE,
       memorySize: props.memorySize ?? (parses ? 3008 : 512),
       timeout: props.timeout ?? Duration.seconds(30),
@@ -128,7 +135,7 @@ export class ServiceFunction extends NodejsFunction {
       },
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
+        target: BUNDLE_TARGET,
         platform: 'node',
         mainFields: ['module', 'main'],
         minify: true,
@@ -236,7 +243,7 @@ function engineHooks() {
           '--bundle',
           '--platform=node',
           '--format=esm',
-          '--target=node22',
+          `--target=${BUNDLE_TARGET}`,
           '--minify',
           `--outfile=${q(join(outputDir, basename(entry, '.ts') + '.js'))}`,
           ...[...ENGINE_PACKAGES, ...LOCAL_ONLY_PACKAGES].map((name) => `--external:${name}`),
