@@ -7,29 +7,8 @@ import {
   mathLines,
   textLatex,
   trueBox,
-  type MathRun,
 } from '../../../../functions/engines/math/latex.js';
-
-/** A glyph run at (x, baseline): `size` px font, half an em per character. */
-const glyphs = (
-  text: string,
-  x: number,
-  baseline: number,
-  size = 10,
-  fontName = 'CMMI10',
-): MathRun => ({
-  text,
-  x,
-  y: baseline - 0.75 * size,
-  w: Array.from(text).length * 0.5 * size,
-  h: size,
-  baseline,
-  fontSize: size,
-  fontName,
-  bold: false,
-  italic: false,
-  monospace: false,
-});
+import { glyphs } from './glyphs.js';
 
 const bar = (y: number, x1: number, x2: number): Segment => ({ x1, y1: y, x2, y2: y });
 
