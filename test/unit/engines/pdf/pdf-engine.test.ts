@@ -131,15 +131,24 @@ describe('PdfEngine and LocalTextProvider on born-digital PDFs', () => {
 });
 
 describe('PdfEngine reading ahead', () => {
-  /** The cache, recording the pages asked of it. */
-  const recording = () => {
+  /**
+   * The cache, recording the pages asked of it: as extracted pages (the engine then measures
+   * them itself), or as measurements when the source offers `inspectPage`.
+   */
+  const recording = (asks: 'page' | 'inspectPage' = 'page') => {
     const asked: number[] = [];
     const source: PdfPageSource = {
       pageCount: (r) => cache.pageCount(r),
       page: (r, n) => {
-        asked.push(n);
+        if (asks === 'page') asked.push(n);
         return cache.page(r, n);
       },
+      ...(asks === 'inspectPage' && {
+        inspectPage: (r, n) => {
+          asked.push(n);
+          return cache.inspectPage(r, n);
+        },
+      }),
       render: (r, n, o) => cache.render(r, n, o),
       close: () => Promise.resolve(),
     };
@@ -163,17 +172,7 @@ describe('PdfEngine reading ahead', () => {
 
   it('measures each page once when inspect follows a prefetch', async () => {
     // Arrange
-    const measured: number[] = [];
-    const reader = new PdfEngine({
-      pageCount: (r) => cache.pageCount(r),
-      page: (r, n) => cache.page(r, n),
-      inspectPage: (r, n) => {
-        measured.push(n);
-        return cache.inspectPage(r, n);
-      },
-      render: (r, n, o) => cache.render(r, n, o),
-      close: () => Promise.resolve(),
-    });
+    const { asked: measured, engine: reader } = recording('inspectPage');
     const document = ref('dev/files/docling-redp5110_sampled.pdf');
     const pages = Array.from({ length: 18 }, (_, i) => i + 1);
     // Act
@@ -186,17 +185,7 @@ describe('PdfEngine reading ahead', () => {
 
   it('measures the pages again when the document is inspected a second time', async () => {
     // Arrange
-    const measured: number[] = [];
-    const reader = new PdfEngine({
-      pageCount: (r) => cache.pageCount(r),
-      page: (r, n) => cache.page(r, n),
-      inspectPage: (r, n) => {
-        measured.push(n);
-        return cache.inspectPage(r, n);
-      },
-      render: (r, n, o) => cache.render(r, n, o),
-      close: () => Promise.resolve(),
-    });
+    const { asked: measured, engine: reader } = recording('inspectPage');
     const document = ref('dev/files/docling-redp5110_sampled.pdf');
     // Act
     reader.prefetch(document, [1, 2]);
