@@ -42,12 +42,17 @@ const word = (text: string, bbox: Rect, lineId: number, baseline: number): OcrWo
 });
 
 describe('fitWordBoxes', () => {
+  /** Two lines of letters, 20 px apart. */
+  const ink = image(300, 100, [...letters(20, 20, 6), ...letters(20, 40, 4)]);
+  /**
+   * The first line (an underlined one, its underline erased) read with a box reaching 14 px
+   * into the line below, which was read with a box of its own.
+   */
+  const grown = word('Please', { x: 18, y: 18, w: 50, h: 34 }, 1, 46);
+  const below = word('Bank:', { x: 18, y: 40, w: 30, h: 10 }, 2, 50);
+
   it('cuts a box grown over the next line to its own letters, and leaves the others alone', () => {
-    // Arrange: an underlined line (its underline erased) read with a box reaching 14 px into the
-    // line below, which was read with a box of its own.
-    const ink = image(300, 100, [...letters(20, 20, 6), ...letters(20, 40, 4)]);
-    const grown = word('Please', { x: 18, y: 18, w: 50, h: 34 }, 1, 46);
-    const below = word('Bank:', { x: 18, y: 40, w: 30, h: 10 }, 2, 50);
+    // Arrange: a tall box on the first line, apart from both.
     const apart = word('GST', { x: 200, y: 10, w: 30, h: 40 }, 1, 46);
     // Act
     const [fitted, next, alone] = fitWordBoxes([grown, below, apart], ink, 1);
@@ -61,7 +66,6 @@ describe('fitWordBoxes', () => {
 
   it('keeps the boxes of handwritten words that overlap words as tall', () => {
     // Arrange: two scribbles of different lines overlapping each other.
-    const ink = image(300, 100, [...letters(20, 20, 6), ...letters(20, 40, 4)]);
     const first = word('LF', { x: 18, y: 18, w: 50, h: 34 }, 1, 46);
     const second = word('ore', { x: 18, y: 30, w: 30, h: 30 }, 2, 58);
     // Act
@@ -71,9 +75,6 @@ describe('fitWordBoxes', () => {
   });
 
   it('keeps the boxes of words inside a region read inverted', () => {
-    const ink = image(300, 100, [...letters(20, 20, 6), ...letters(20, 40, 4)]);
-    const grown = word('Please', { x: 18, y: 18, w: 50, h: 34 }, 1, 46);
-    const below = word('Bank:', { x: 18, y: 40, w: 30, h: 10 }, 2, 50);
     // Act
     const [kept] = fitWordBoxes([grown, below], ink, 1, [{ x: 0, y: 0, w: 100, h: 60 }]);
     // Assert
