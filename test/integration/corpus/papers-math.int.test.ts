@@ -18,6 +18,7 @@ import { PdfDocumentCache } from '../../../functions/engines/pdf/pdf-document-ca
 import { PdfEngine } from '../../../functions/engines/pdf/pdf-engine.js';
 import { CorpusStore } from '../../unit/engines/pdf/corpus-store.js';
 import { corpusPath, REPO_ROOT } from '../../support/corpus.js';
+import { laidOutPages } from '../../support/laid-out-pages.js';
 
 /** Text scores reached with formulas written as LaTeX (before: 0.622 and 0.817). */
 const FLOORS: Readonly<Record<string, number>> = {
@@ -40,18 +41,8 @@ afterAll(async () => {
 /** The Markdown of a paper, its pages joined by blank lines, as the service lays them out. */
 async function markdownOf(id: string): Promise<string> {
   const document: DocumentRef = { key: `papers/files/${id}.pdf`, format: 'pdf', hash: id };
-  const { pageCount } = await engine.open(document);
-  const pageNumbers = Array.from({ length: pageCount }, (_, i) => i + 1);
-  const { profile } = await engine.inspect(document, pageNumbers);
   const pages: string[] = [];
-  for (const pageNumber of pageNumbers) {
-    const result = await provider.parsePage({
-      document,
-      pageNumber,
-      dpi: null,
-      profile,
-      maintainFormat: true,
-    });
+  for await (const { result } of laidOutPages(engine, provider, document)) {
     pages.push(result.markdown);
   }
   return pages.join('\n\n');

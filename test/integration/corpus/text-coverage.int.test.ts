@@ -25,6 +25,7 @@ import { PdfDocumentCache } from '../../../functions/engines/pdf/pdf-document-ca
 import { PdfEngine } from '../../../functions/engines/pdf/pdf-engine.js';
 import { CorpusStore } from '../../unit/engines/pdf/corpus-store.js';
 import { corpusDir } from '../../support/corpus.js';
+import { laidOutPages } from '../../support/laid-out-pages.js';
 
 const CORPUS = corpusDir();
 const CORPORA = ['dev', 'papers'] as const;
@@ -149,21 +150,11 @@ const TEXT_BESIDE_MARKDOWN: ReadonlySet<string> = new Set(['header', 'footer', '
 /** Each page's losses beyond the known ones, e.g. `dev/x#2 layout: a×1` (empty when none). */
 async function unexpectedLosses(corpus: string, doc: CorpusDoc): Promise<string[]> {
   const document: DocumentRef = { key: `${corpus}/${doc.file}`, format: 'pdf', hash: doc.id };
-  const { pageCount } = await engine.open(document);
-  const pageNumbers = Array.from({ length: pageCount }, (_, i) => i + 1);
-  const { profile } = await engine.inspect(document, pageNumbers);
   const found: string[] = [];
-  for (const pageNumber of pageNumbers) {
+  for await (const { pageNumber, result } of laidOutPages(engine, provider, document)) {
     const id = `${corpus}/${doc.id}#${String(pageNumber)}`;
     const known = KNOWN[id];
     const { text, stats } = await cache.page(document, pageNumber);
-    const result = await provider.parsePage({
-      document,
-      pageNumber,
-      dpi: null,
-      profile,
-      maintainFormat: true,
-    });
     const runs = text.runs.map((r) => r.text);
     // Runs read into a formula are written as its LaTeX (`\\theta` for θ): the formula's
     // grounding entry accounts for them.

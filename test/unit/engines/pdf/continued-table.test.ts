@@ -9,6 +9,7 @@ import type { DocumentRef } from '../../../../functions/core/ports/document-engi
 import { LocalTextProvider } from '../../../../functions/engines/pdf/local-text-provider.js';
 import { PdfDocumentCache } from '../../../../functions/engines/pdf/pdf-document-cache.js';
 import { PdfEngine } from '../../../../functions/engines/pdf/pdf-engine.js';
+import { laidOutPages } from '../../../support/laid-out-pages.js';
 import { CorpusStore } from './corpus-store.js';
 
 const store = new CorpusStore();
@@ -105,18 +106,8 @@ async function parsedPages(name: string, bytes: Uint8Array): Promise<DocumentPag
   const key = `generated/${name}.pdf`;
   await store.put(key, bytes, 'application/pdf');
   const document: DocumentRef = { key, format: 'pdf', hash: key };
-  const { pageCount } = await engine.open(document);
-  const numbers = Array.from({ length: pageCount }, (_, i) => i + 1);
-  const inspection = await engine.inspect(document, numbers);
   const pages: DocumentPage[] = [];
-  for (const pageNumber of numbers) {
-    const result = await provider.parsePage({
-      document,
-      pageNumber,
-      dpi: null,
-      profile: inspection.profile,
-      maintainFormat: true,
-    });
+  for await (const { pageNumber, result } of laidOutPages(engine, provider, document)) {
     pages.push({
       pageNumber,
       markdown: result.markdown,
