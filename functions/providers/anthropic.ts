@@ -81,16 +81,9 @@ export class AnthropicProvider
    */
   constructor(settings: RemoteProviderSettings, rasterizer: PageRasterizer) {
     super(settings, rasterizer);
-    this.#client = new Anthropic({
-      baseURL: this.settings.baseUrl,
-      // Some key is needed, or the SDK looks for credentials in the environment and in profile
-      // files; without one, the placeholder's Authorization header is removed.
-      apiKey: settings.apiKey ?? 'none',
-      ...(settings.apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
-      maxRetries: 0,
-      timeout: settings.timeoutMs,
-      fetch: this.fetch,
-    });
+    // Some key is needed, or the SDK looks for credentials in the environment and in profile
+    // files too: sdkClientOptions gives a placeholder when there is none.
+    this.#client = new Anthropic(this.sdkClientOptions());
   }
 
   /**

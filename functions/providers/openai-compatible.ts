@@ -102,18 +102,8 @@ export class OpenAiCompatibleProvider
 
   constructor(settings: RemoteProviderSettings, rasterizer: PageRasterizer) {
     super(settings, rasterizer);
-    this.#client = new OpenAI({
-      baseURL: this.settings.baseUrl,
-      // A keyless server (Ollama, a local vLLM) gets no Authorization header at all; the SDK
-      // wants some key, so it is given a placeholder that the header removal below discards.
-      apiKey: settings.apiKey ?? 'none',
-      ...(settings.apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
-      organization: null,
-      project: null,
-      maxRetries: 0,
-      timeout: settings.timeoutMs,
-      fetch: this.fetch,
-    });
+    // A keyless server (Ollama, a local vLLM) gets no Authorization header at all.
+    this.#client = new OpenAI({ ...this.sdkClientOptions(), organization: null, project: null });
   }
 
   /**

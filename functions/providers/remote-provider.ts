@@ -176,6 +176,24 @@ export abstract class HttpVisionProvider {
     this.fetch = retryingFetch(settings);
   }
 
+  /**
+   * The client options the OpenAI and Anthropic SDKs take alike: the API root; the key, or for
+   * a keyless server a placeholder (the SDKs want some key, and would otherwise look for one in
+   * the environment) whose Authorization header is then removed; no retries of their own
+   * ({@link fetch} retries) and the deadline as their timeout.
+   */
+  protected sdkClientOptions() {
+    const { baseUrl, apiKey, timeoutMs } = this.settings;
+    return {
+      baseURL: baseUrl,
+      apiKey: apiKey ?? 'none',
+      ...(apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
+      maxRetries: 0,
+      timeout: timeoutMs,
+      fetch: this.fetch,
+    };
+  }
+
   /** The page at the request's DPI (else `defaultDpi`), as PNG and base64. */
   protected pageImage(
     request: Pick<PageParseRequest, 'document' | 'pageNumber' | 'dpi'>,
