@@ -47,7 +47,7 @@ export interface SafeDocumentFetcherOptions {
   allowlist?: readonly UrlAllowlistEntry[];
   /**
    * Name resolution; tests inject a fake.
-   * @default - `dns.promises.lookup(host, { all: true, verbatim: true })`
+   * @default - `dns.promises.lookup(host, { all: true, order: 'verbatim' })`
    */
   resolve?: HostResolver;
   /**
@@ -129,7 +129,7 @@ export class UrlGuard {
   ) {
     this.#allowlist = options.allowlist ?? [];
     this.#resolve =
-      options.resolve ?? ((hostname) => dnsLookup(hostname, { all: true, verbatim: true }));
+      options.resolve ?? ((hostname) => dnsLookup(hostname, { all: true, order: 'verbatim' }));
     this.#verb = options.verb ?? 'fetched';
   }
 
