@@ -25,7 +25,8 @@ const start = async () => {
   return { config, server, playgroundServed: staticAssets.length > 0 };
 };
 const { config, server, playgroundServed } = await start().catch((error: unknown) => {
-  // Configuration problems (invalid variables, a data directory in use) are the user's to fix.
+  // Configuration problems (invalid variables, a data directory or port in use) are the user's to
+  // fix: one line, no stack trace.
   if (!(error instanceof ConfigError)) throw error;
   console.error(`docparse: ${error.message}`);
   process.exit(1);
@@ -36,7 +37,7 @@ if (playgroundServed) console.log(`playground: ${server.url}/`);
 if (server.demoKey) {
   console.log(`demo API key (kept in ${config.DATA_DIR}/demo-api-key): ${server.demoKey}`);
   console.log(
-    `try: curl -s -H "X-API-Key: ${server.demoKey}" -F file=@document.pdf ${server.url}/v1/parse/upload`,
+    `try: curl --fail-with-body -sS -H "X-API-Key: ${server.demoKey}" -F file=@examples/invoice.pdf ${server.url}/v1/parse/upload`,
   );
 }
 let closing = false;

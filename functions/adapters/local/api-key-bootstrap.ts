@@ -9,6 +9,13 @@ import type { ApiKeyStore } from '../../core/ports/api-key-store.js';
 export const demoKeyFile = (dataDir: string): string => join(dataDir, 'demo-api-key');
 
 /**
+ * Where a running local server that uses the demo key records its address, under `DATA_DIR`
+ * (`{"url": "http://127.0.0.1:8080", "port": 8080}`): the CLI reads it to use the demo key only
+ * with the server it belongs to, whatever its port.
+ */
+export const demoServerFile = (dataDir: string): string => join(dataDir, 'demo-server.json');
+
+/**
  * Registers the configured API keys (stored as SHA-256 hashes only, labelled `API_KEYS`). A key
  * registered before keeps its id, creation time and label, and stays revoked once revoked
  * (`npm run keys -- revoke`); its tenant and plan follow the configuration. With no `API_KEYS`,

@@ -6,6 +6,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { bodyBytesOf } from '../../api/responses.js';
@@ -17,8 +18,8 @@ import {
   type ApiHandler,
 } from '../../api/streaming.js';
 import { initDeps, resetDeps, type Deps } from '../../container.js';
-import type { Config } from '../../config.js';
-import { bootstrapApiKeys } from './api-key-bootstrap.js';
+import { ConfigError, type Config } from '../../config.js';
+import { bootstrapApiKeys, demoServerFile } from './api-key-bootstrap.js';
 import { lambdaContext } from './lambda-context.js';
 import { toProxyEvent } from './proxy-event.js';
 import { LOCAL_UPLOAD_PATH, LocalUploadSigner } from './local-upload-signer.js';
@@ -75,6 +76,10 @@ export interface LocalServer {
  * `REQUEST_IDLE_TIMEOUT_MS` without a byte of the body; past any of them the answer is 408 with a
  * `detail` and the connection is closed. Idle keep-alive connections close after
  * `KEEP_ALIVE_TIMEOUT_MS`, and after {@link MAX_REQUESTS_PER_SOCKET} requests.
+ *
+ * With the demo key in use, the server records its address in `demoServerFile(DATA_DIR)` while
+ * it runs, so that the CLI uses the key with this server only.
+ * @throws {ConfigError} when `PORT` is taken by another process.
  */
 export async function startLocalServer(
   config: Config & { RUNTIME_MODE: 'local' },
@@ -219,15 +224,28 @@ export async function startLocalServer(
     );
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, config.HOST, () => {
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.PORT, config.HOST, () => {
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    await resetDeps();
+    // Another process holds the port: the user's to fix, in one line (no stack trace).
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new ConfigError(`port ${config.PORT} is in use; set PORT to another port`);
+    }
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.HOST}:${port}`;
   uploads.serveAt(url);
+  const serverFile = demoServerFile(config.DATA_DIR);
+  if (demoKey !== undefined) {
+    await writeFile(serverFile, `${JSON.stringify({ url, port })}\n`);
+  }
   return {
     url,
     port,
@@ -240,6 +258,7 @@ export async function startLocalServer(
         });
         server.closeAllConnections();
       });
+      if (demoKey !== undefined) await rm(serverFile, { force: true });
       await resetDeps();
     },
   };
