@@ -129,9 +129,9 @@ const ALL_OPTIONS = {
 
 const GLOBAL_HELP = `global options:
   --api-url URL      the API (env DOCPARSE_API_URL; default ${DEFAULT_API_URL})
-  --api-key KEY      the API key (env DOCPARSE_API_KEY). Without either, against the default
-                     local URL, the demo key that \`npm start\` writes to .data/demo-api-key
-                     (in the current directory, or $DATA_DIR) is used
+  --api-key KEY      the API key (env DOCPARSE_API_KEY). Without either, against a local
+                     URL, the demo key that \`npm start\` writes to .data/demo-api-key (in the
+                     current directory, or $DATA_DIR) is used if that server is on the URL's port
   -q, --quiet        no progress and no summary; errors are still printed
   --progress         progress bars even when stderr is not a terminal
   -h, --help         help (\`docparse <command> --help\` for one command)
@@ -198,7 +198,8 @@ upload slot (POST /v1/uploads), the documents are submitted together (POST /v1/p
 written as <out>/<name>.md and <out>/<name>.json. Files whose names differ only by extension
 keep it (<name.pdf>.md). Supported: pdf, png, jpg, jpeg, tif, tiff, webp, heic, heif, docx,
 pptx, xlsx, xls, html, htm, md, markdown; a .md with a .json of the same name beside it (the
-output of an earlier run into the same folder) is skipped.
+output of an earlier run into the same folder) is skipped. Each file left out (but hidden ones)
+is named on stderr, with the reason.
 
   -o, --out DIR        output directory (default: the current directory)
   --priority P         low, normal (default) or high: how fast the documents are released

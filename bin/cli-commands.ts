@@ -233,9 +233,12 @@ function isLocalUrl(url: string): boolean {
 }
 
 /**
- * The API key to send: `--api-key`, else `DOCPARSE_API_KEY`, else, when the API URL is the
- * local default, the demo key that `npm start` keeps in `.data/demo-api-key` (or
- * `$DATA_DIR/demo-api-key`) under `cwd`.
+ * The API key to send: `--api-key`, else `DOCPARSE_API_KEY`, else, when the API URL is a local
+ * server's, the demo key that `npm start` keeps in `.data/demo-api-key` (or
+ * `$DATA_DIR/demo-api-key`) under `cwd`, if it belongs to that server: the server records its
+ * address beside the key while it runs (`demo-server.json`), and the key is used when that port
+ * is the URL's. Without the record (a server of an older version), the key goes with the default
+ * URL only (`http://127.0.0.1:8080`).
  */
 export async function resolveApiKey(
   global: GlobalOptions,
@@ -243,15 +246,47 @@ export async function resolveApiKey(
   cwd: string,
 ): Promise<{ apiKey: string | undefined; source: KeySource }> {
   if (global.apiKey !== undefined) return { apiKey: global.apiKey, source: global.apiKeySource };
-  if (!isDefaultApiUrl(global.apiUrl)) return { apiKey: undefined, source: undefined };
-  const dataDir = env.DATA_DIR?.trim() || '.data';
+  const none = { apiKey: undefined, source: undefined };
+  const port = localApiPort(global.apiUrl);
+  if (port === undefined) return none;
+  const dataDir = resolve(cwd, env.DATA_DIR?.trim() || '.data');
+  const served = await demoServerPort(dataDir);
+  if (served === undefined ? !isDefaultApiUrl(global.apiUrl) : served !== port) return none;
   try {
-    const key = (await readFile(resolve(cwd, dataDir, 'demo-api-key'), 'utf8')).trim();
-    return key === ''
-      ? { apiKey: undefined, source: undefined }
-      : { apiKey: key, source: 'demo-key-file' };
+    const key = (await readFile(join(dataDir, 'demo-api-key'), 'utf8')).trim();
+    return key === '' ? none : { apiKey: key, source: 'demo-key-file' };
   } catch {
-    return { apiKey: undefined, source: undefined };
+    return none;
+  }
+}
+
+/**
+ * The port of a local server's base URL (`http://127.0.0.1:PORT`, `localhost` or `[::1]`, no
+ * path), or undefined for any other URL.
+ */
+export function localApiPort(url: string): number | undefined {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:') return undefined;
+    if (!['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname)) return undefined;
+    if (parsed.pathname.replace(/\/+$/, '') !== '') return undefined;
+    return parsed.port === '' ? 80 : Number(parsed.port);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The port that the local server using the demo key of `dataDir` records in
+ * `demo-server.json` (see `demoServerFile` in functions/adapters/local/api-key-bootstrap.ts),
+ * or undefined when there is no such record.
+ */
+async function demoServerPort(dataDir: string): Promise<number | undefined> {
+  try {
+    const record: unknown = JSON.parse(await readFile(join(dataDir, 'demo-server.json'), 'utf8'));
+    return isRecord(record) && typeof record.port === 'number' ? record.port : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -591,11 +626,7 @@ async function batchFiles(
   const { inputs, skipped } = selectBatchInputs(
     entries.filter((entry) => entry.isFile()).map((entry) => entry.name),
   );
-  if (skipped.length > 0) {
-    note(
-      `skipped ${skipped.join(', ')}: Markdown beside a .json of the same name (earlier output)`,
-    );
-  }
+  for (const { name, reason } of skipped) note(`skipped ${name}: ${reason}`);
   if (inputs.length === 0) {
     throw new UsageError(
       `no supported files in ${shown} (${[...SUPPORTED_EXTENSIONS].join(', ')})`,
@@ -608,22 +639,31 @@ async function batchFiles(
 
 /**
  * The documents of a batch among the file names of a folder, sorted: those with a supported
- * extension, leaving out hidden files, and Markdown files beside a `.json` of the same name
- * (`a.md` and `a.json`: what an earlier run wrote there), which are returned as `skipped`.
+ * extension, leaving out hidden files (silently), and returning as `skipped`, with the reason,
+ * the others: an unsupported extension, or a Markdown file beside a `.json` of the same name
+ * (`a.md` and `a.json`: what an earlier run wrote there).
  */
 export function selectBatchInputs(names: readonly string[]): {
   inputs: string[];
-  skipped: string[];
+  skipped: { name: string; reason: string }[];
 } {
   const present = new Set(names);
   const inputs: string[] = [];
-  const skipped: string[] = [];
+  const skipped: { name: string; reason: string }[] = [];
   for (const name of [...names].sort((a, b) => a.localeCompare(b))) {
+    if (name.startsWith('.')) continue;
     const dot = name.lastIndexOf('.');
     const ext = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
-    if (name.startsWith('.') || !SUPPORTED_EXTENSIONS.has(ext)) continue;
-    if ((ext === 'md' || ext === 'markdown') && present.has(`${name.slice(0, dot)}.json`)) {
-      skipped.push(name);
+    if (!SUPPORTED_EXTENSIONS.has(ext)) {
+      skipped.push({
+        name,
+        reason: ext === '' ? 'no extension, so no known type' : `.${ext} is not a supported type`,
+      });
+    } else if ((ext === 'md' || ext === 'markdown') && present.has(`${name.slice(0, dot)}.json`)) {
+      skipped.push({
+        name,
+        reason: `Markdown beside ${name.slice(0, dot)}.json (the output of an earlier run)`,
+      });
     } else {
       inputs.push(name);
     }

@@ -260,6 +260,8 @@ describe('docparse batch', () => {
     for (const file of files)
       expect(run.stdout).toMatch(new RegExp(`^ok +${file.replace('.', '\\.')} `, 'm'));
     expect(run.stderr).toMatch(/3 documents: 3 completed, 0 failed/);
+    // The file it could not send is named, with the reason, in one line.
+    expect(run.stderr).toMatch(/^skipped notes\.txt: \.txt is not a supported type$/m);
   });
 
   it('exits 3 and names the documents that failed, with the reason', async () => {
@@ -274,6 +276,24 @@ describe('docparse batch', () => {
     expect(run.stderr).toContain('docparse: failed: broken.pdf');
     expect(run.stdout).toMatch(/^ok +good\.pdf /m);
     expect((await readdir(out)).sort()).toEqual(['good.json', 'good.md']);
+  });
+});
+
+describe('the demo key', () => {
+  it('is found for a local server on any port, from the data directory it shares', async () => {
+    // No API_KEYS: the server makes a demo key, as `npm start` does, here on a random port.
+    const demo = await startTestService('cli-demo', {});
+    try {
+      expect(new URL(demo.url).port).not.toBe('8080');
+      const run = await docparse(['estimate', join(FILES, 'pypdf-minimal-document.pdf')], {
+        env: { DOCPARSE_API_URL: demo.url, DOCPARSE_API_KEY: '', DATA_DIR: demo.dataDir },
+      });
+      expect(run.stderr).not.toContain('docparse:');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('pages:          1');
+    } finally {
+      await demo.close();
+    }
   });
 });
 

@@ -293,7 +293,12 @@ describe('selectBatchInputs', () => {
     ];
     expect(selectBatchInputs(names)).toEqual({
       inputs: ['a.docx', 'b.PDF', 'readme.md'],
-      skipped: ['a.md'],
+      skipped: [
+        { name: 'a.json', reason: '.json is not a supported type' },
+        { name: 'a.md', reason: 'Markdown beside a.json (the output of an earlier run)' },
+        { name: 'c', reason: 'no extension, so no known type' },
+        { name: 'notes.txt', reason: '.txt is not a supported type' },
+      ],
     });
   });
 });
@@ -389,6 +394,45 @@ describe('the API key', () => {
       ),
     ).toEqual({ apiKey: 'k', source: 'env' });
     expect(isDefaultApiUrl('http://127.0.0.1:8081')).toBe(false);
+  });
+
+  it('uses the demo key with the local server that recorded its port beside it, only', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'docparse-cli-key-'));
+    dirs.push(cwd);
+    await mkdir(join(cwd, 'data'));
+    await writeFile(join(cwd, 'data', 'demo-api-key'), 'demo-key\n');
+    await writeFile(
+      join(cwd, 'data', 'demo-server.json'),
+      JSON.stringify({ url: 'http://127.0.0.1:41234', port: 41234 }),
+    );
+    const global = (apiUrl: string) => ({
+      apiUrl,
+      apiKey: undefined,
+      apiKeySource: undefined,
+      quiet: false,
+      progress: false,
+    });
+    const env = { DATA_DIR: 'data' };
+    expect(await resolveApiKey(global('http://127.0.0.1:41234'), env, cwd)).toEqual({
+      apiKey: 'demo-key',
+      source: 'demo-key-file',
+    });
+    expect(await resolveApiKey(global('http://localhost:41234/'), env, cwd)).toMatchObject({
+      apiKey: 'demo-key',
+    });
+    // Another server's port, the default one included, does not get this server's key.
+    expect(await resolveApiKey(global(DEFAULT_API_URL), env, cwd)).toEqual({
+      apiKey: undefined,
+      source: undefined,
+    });
+    expect(await resolveApiKey(global('http://127.0.0.1:41235'), env, cwd)).toEqual({
+      apiKey: undefined,
+      source: undefined,
+    });
+    expect(await resolveApiKey(global('http://example.com:41234'), env, cwd)).toEqual({
+      apiKey: undefined,
+      source: undefined,
+    });
   });
 });
 
