@@ -1,5 +1,5 @@
 import TurndownService from 'turndown';
-import { highlightedCodeBlock, strikethrough, taskListItems } from 'turndown-plugin-gfm';
+import { highlightedCodeBlock, strikethrough, taskListItems } from '@joplin/turndown-plugin-gfm';
 import { gfmTable } from './gfm-table.js';
 
 /**
@@ -22,7 +22,7 @@ export interface HtmlToMarkdownOptions {
 
 /**
  * HTML to GFM Markdown with turndown (and the strikethrough, task-list and highlighted-code rules
- * of turndown-plugin-gfm), with the project's own rules for:
+ * of @joplin/turndown-plugin-gfm), with the project's own rules for:
  * - **tables**: always GFM, the first row as header; a cell spanning rows or columns is repeated
  *   in every grid cell it covers (GFM has no spans, and repeating keeps each row a complete
  *   record); cell paragraphs are joined with `<br>`; a table inside a cell becomes its text;

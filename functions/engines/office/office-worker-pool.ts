@@ -20,7 +20,7 @@ export interface OfficeWorkerPoolOptions {
   timeoutMs?: number;
   /**
    * Heap limit of each worker (old generation, `resourceLimits.maxOldGenerationSizeMb`), in MiB:
-   * the readers allocate up to about 13 times a package's XML (exceljs, mammoth), and a document
+   * the readers allocate up to about 13 times a package's XML (SheetJS, mammoth), and a document
    * that needs more crashes its worker only, and is rejected (422).
    * @default 1536
    */
@@ -64,7 +64,7 @@ const STARTUP_TIMEOUT_MS = 60_000;
 
 /**
  * Converts office documents (bytes in, {@link OfficeDocument} out) in worker threads, so that a
- * large but legitimate workbook or Word file, which keeps mammoth, turndown or exceljs busy for
+ * large but legitimate workbook or Word file, which keeps mammoth, turndown or SheetJS busy for
  * seconds, blocks a worker and not the server's event loop, and the memory the readers allocate
  * lives in the worker's heap, not the server's.
  *

@@ -17,7 +17,7 @@ export interface SheetRange {
   c1: number;
 }
 
-/** One worksheet as the readers (exceljs, SheetJS) give it. */
+/** One worksheet as the readers (SheetJS, plus the pictures of an xlsx drawing) give it. */
 export interface SheetModel {
   name: string;
   cells: SheetCell[];

@@ -1,116 +1,113 @@
-import type { Cell, CellValue, Worksheet } from 'exceljs';
-import { UnsupportedDocumentError } from '../../core/domain/errors.js';
-import { formatDate, formatNumber } from './number-format.js';
 import type { OfficeDocument } from './office-document.js';
-import { columnCharsToPt, sheetPage, type SheetModel, type SheetRange } from './sheets.js';
-import { openPackage, WORKBOOK_PACKAGE_LIMITS } from './zip-package.js';
+import type { SheetModel, SheetRange } from './sheets.js';
+import { sheetPage } from './sheets.js';
+import { readWorkbook, sheetModel, visibleSheets } from './xls.js';
+import { attr, children, descendants, parseXml, relationships, relsPathOf } from './xml.js';
+import { openPackage, WORKBOOK_PACKAGE_LIMITS, type OfficePackage } from './zip-package.js';
 
-/** Excel's default column width (characters) and row height (points). */
-const DEFAULT_COLUMN_CHARS = 8.43;
-const DEFAULT_ROW_PT = 15;
+const WORKBOOK_PART = 'xl/workbook.xml';
 
 /**
- * Converts an Excel workbook (xlsx) with exceljs: one page per visible worksheet, in workbook
+ * Converts an Excel workbook (xlsx) with SheetJS: one page per visible worksheet, in workbook
  * order (hidden sheets are left out unless every sheet is hidden), see `sheetPage`. Cell text is
- * the value as Excel displays it (number formats applied with SheetJS's formatter, formula
- * results, rich text, hyperlink text, error codes).
+ * the value as Excel displays it (number formats applied, formulas' cached results, rich text,
+ * hyperlink text, error codes). The pictures of each sheet's drawing, which SheetJS does not
+ * read, are read from the package (their anchor cells) and become figures.
  *
- * @throws {UnsupportedDocumentError} when exceljs cannot read the workbook.
+ * @throws {UnsupportedDocumentError} when the workbook cannot be read.
  * @throws {DocumentRejectedError} see `openPackage` (with {@link WORKBOOK_PACKAGE_LIMITS}: at
  *   most 40 MB of XML in all) and `sheetPage`.
  */
 export async function convertXlsx(bytes: Uint8Array): Promise<OfficeDocument> {
   const pkg = await openPackage(bytes, 'xlsx', WORKBOOK_PACKAGE_LIMITS);
-  const zip = pkg.storedZip();
-  const { default: ExcelJS } = await import('exceljs');
-  const workbook = new ExcelJS.Workbook();
-  try {
-    // exceljs types its input as an ArrayBuffer (its own `Buffer` interface); JSZip reads either.
-    await workbook.xlsx.load(zip.slice().buffer);
-  } catch (error) {
-    throw new UnsupportedDocumentError(
-      `the xlsx workbook cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
-  }
-  const visible = workbook.worksheets.filter((ws) => ws.state === 'visible');
-  const sheets = visible.length > 0 ? visible : workbook.worksheets;
+  const parts = sheetParts(pkg);
+  // SheetJS reads the checked package (stored, XML only), never the upload.
+  const workbook = readWorkbook(pkg.storedZip(), 'xlsx');
   const figures = { count: 0 };
   return {
     format: 'xlsx',
     geometry: 'file',
-    pages: sheets.map((ws) => sheetPage(sheetModel(ws), figures)),
-  };
-}
-
-function sheetModel(ws: Worksheet): SheetModel {
-  const cells: SheetModel['cells'] = [];
-  ws.eachRow({ includeEmpty: false }, (row, rowNumber) => {
-    row.eachCell({ includeEmpty: false }, (cell, colNumber) => {
-      if (cell.isMerged && cell.master.address !== cell.address) return;
-      const text = cellText(cell).trim();
-      if (text !== '') cells.push({ r: rowNumber - 1, c: colNumber - 1, text });
-    });
-  });
-  const merges = ws.model.merges.flatMap((range) => {
-    const decoded = decodeRange(range);
-    return decoded ? [decoded] : [];
-  });
-  const defaultColumn = ws.properties.defaultColWidth ?? DEFAULT_COLUMN_CHARS;
-  const defaultRow = ws.properties.defaultRowHeight || DEFAULT_ROW_PT;
-  const widths = new Map<number, number>();
-  return {
-    name: ws.name,
-    cells,
-    merges,
-    figures: ws.getImages().map((image) => {
-      const { tl, br } = image.range;
-      const r0 = Math.max(0, Math.floor(tl.nativeRow));
-      const c0 = Math.max(0, Math.floor(tl.nativeCol));
-      return {
-        r0,
-        c0,
-        r1: Math.max(r0, Math.floor(br.nativeRow)),
-        c1: Math.max(c0, Math.floor(br.nativeCol)),
-        alt: '',
-      };
+    pages: visibleSheets(workbook).map(({ name, index }) => {
+      const part = parts.get(name) ?? parts.get(`#${String(index)}`);
+      const defaults = part === undefined ? {} : sheetDefaults(pkg.text(part) ?? '');
+      return sheetPage(
+        sheetModel(name, workbook.Sheets[name], {
+          ...defaults,
+          widthInChars: true,
+          figures: part === undefined ? [] : sheetPictures(pkg, part),
+        }),
+        figures,
+      );
     }),
-    columnWidthPt: (c) => {
-      let width = widths.get(c);
-      if (width === undefined) {
-        width = columnCharsToPt(ws.getColumn(c + 1).width ?? defaultColumn);
-        widths.set(c, width);
-      }
-      return width;
-    },
-    rowHeightPt: (r) => ws.findRow(r + 1)?.height ?? defaultRow,
   };
 }
 
-function cellText(cell: Cell): string {
-  return valueText(cell.value, cell.numFmt);
+/** The worksheet part of each sheet, by name (and by `#index` in workbook order). */
+function sheetParts(pkg: OfficePackage): Map<string, string> {
+  const out = new Map<string, string>();
+  const xml = pkg.text(WORKBOOK_PART);
+  if (xml === undefined) return out;
+  const rels = relationships(pkg.text(relsPathOf(WORKBOOK_PART)), WORKBOOK_PART);
+  const sheets = descendants(parseXml(xml, WORKBOOK_PART).documentElement, 'sheet');
+  sheets.forEach((sheet, index) => {
+    const rel = rels.get(attr(sheet, 'r:id') ?? '');
+    if (rel === undefined || rel.external) return;
+    out.set(`#${String(index)}`, rel.target);
+    const name = attr(sheet, 'name');
+    if (name !== undefined) out.set(name, rel.target);
+  });
+  return out;
 }
 
-function valueText(value: CellValue, numFmt: string | undefined): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'number') return formatNumber(value, numFmt);
-  if (typeof value === 'string') return value;
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (value instanceof Date) return formatDate(value, numFmt);
-  if ('richText' in value) return value.richText.map((run) => run.text).join('');
-  if ('error' in value) return value.error;
-  if ('formula' in value || 'sharedFormula' in value) {
-    return valueText(value.result ?? null, numFmt);
-  }
-  if ('hyperlink' in value) {
-    const text: unknown = value.text;
-    if (typeof text === 'string') return text;
-    if (text !== null && typeof text === 'object' && 'richText' in text) {
-      return valueText(text as CellValue, numFmt);
+/**
+ * The sheet's default column width and row height (`<sheetFormatPr>`), which SheetJS does not
+ * keep. Read from the start of the part, where the element is, without parsing the cells.
+ */
+function sheetDefaults(xml: string): { defaultColumnChars?: number; defaultRowPt?: number } {
+  const head = xml.slice(0, Math.max(0, xml.indexOf('<sheetData')) || 64 * 1024);
+  const element = /<(?:\w+:)?sheetFormatPr\b[^>]*>/.exec(head)?.[0] ?? '';
+  const number = (name: string): number | undefined => {
+    const value = Number(new RegExp(`\\b${name}="([^"]*)"`).exec(element)?.[1]);
+    return Number.isFinite(value) && value > 0 ? value : undefined;
+  };
+  const out: { defaultColumnChars?: number; defaultRowPt?: number } = {};
+  const chars = number('defaultColWidth');
+  const rowPt = number('defaultRowHeight');
+  if (chars !== undefined) out.defaultColumnChars = chars;
+  if (rowPt !== undefined) out.defaultRowPt = rowPt;
+  return out;
+}
+
+/** The pictures (`xdr:pic`) of the sheet's drawings, as the cell ranges they are anchored on. */
+function sheetPictures(pkg: OfficePackage, sheetPart: string): SheetModel['figures'] {
+  const figures: SheetModel['figures'] = [];
+  for (const rel of relationships(pkg.text(relsPathOf(sheetPart)), sheetPart).values()) {
+    if (rel.external || !rel.type.endsWith('/drawing')) continue;
+    const xml = pkg.text(rel.target);
+    if (xml === undefined) continue;
+    for (const anchor of children(parseXml(xml, rel.target).documentElement)) {
+      if (descendants(anchor, 'pic').length === 0) continue;
+      const range = anchorRange(anchor);
+      if (range) figures.push({ ...range, alt: '' });
     }
-    return value.hyperlink;
   }
-  return '';
+  return figures;
+}
+
+/** The cells of a `twoCellAnchor` (from..to) or `oneCellAnchor` (from), 0-based. */
+function anchorRange(anchor: Element): SheetRange | undefined {
+  const cell = (name: string) => {
+    const at = children(anchor, name)[0];
+    if (!at) return undefined;
+    const value = (n: string) => Math.max(0, Math.floor(Number(children(at, n)[0]?.textContent)));
+    const r = value('row');
+    const c = value('col');
+    return Number.isFinite(r) && Number.isFinite(c) ? { r, c } : undefined;
+  };
+  const from = cell('from');
+  if (!from) return undefined;
+  const to = cell('to') ?? from;
+  return { r0: from.r, c0: from.c, r1: Math.max(from.r, to.r), c1: Math.max(from.c, to.c) };
 }
 
 /** `B2:D5` (or a single `B2`) to a 0-based inclusive range. */

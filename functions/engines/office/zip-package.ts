@@ -38,7 +38,7 @@ export const MAX_TABLE_DEPTH = 50;
 /**
  * The defaults: 10,000 entries, 64 MB of inflated XML across all parts, and a ratio of 100:1 for
  * parts above 1 MB. Office XML compresses about 5-30:1; the classic zip bomb is several hundred
- * to a thousand. The readers hold a parsed tree of the parts (xmldom, mammoth, exceljs) at
+ * to a thousand. The readers hold a parsed tree of the parts (xmldom, mammoth, SheetJS) at
  * several times the XML's size: 200 MB of XML spread over parts that each pass the ratio check
  * grew the process by 2.6 GB. 64 MB is still a Word document of thousands of pages.
  */
@@ -51,9 +51,9 @@ export const DEFAULT_PACKAGE_LIMITS: PackageLimits = {
 
 /**
  * The limits of a workbook (xlsx): 40 MB of XML across all parts, the rest as
- * {@link DEFAULT_PACKAGE_LIMITS}. exceljs keeps an object per cell, about 13 times the XML
- * (198 MB of sheets grew the process by 2.6 GB), so 40 MB stays near 500 MB; it holds about
- * 600,000 short cells, more than the 500,000 cells a sheet may have (`MAX_SHEET_CELLS`).
+ * {@link DEFAULT_PACKAGE_LIMITS}. A spreadsheet reader keeps an object per cell, several times
+ * the XML, so 40 MB of sheets stays within a worker's heap; it holds about 600,000 short cells,
+ * more than the 500,000 cells a sheet may have (`MAX_SHEET_CELLS`).
  */
 export const WORKBOOK_PACKAGE_LIMITS: PackageLimits = {
   ...DEFAULT_PACKAGE_LIMITS,

@@ -67,7 +67,7 @@ describe('htmlToMarkdown', () => {
     // Act
     const markdown = htmlToMarkdown(html);
     // Assert
-    expect(markdown).toBe('## Plan\n\n3. three\n   - inner\n4. four\n\n*done* ~old~');
+    expect(markdown).toBe('## Plan\n\n3. three\n   - inner\n4. four\n\n*done* ~~old~~');
   });
 
   it('marks CSS page breaks before and after elements', () => {

@@ -77,7 +77,33 @@ describe('convertXlsx on the dev corpus', () => {
     }
   });
 
-  it('answers UnsupportedDocumentError for a package exceljs cannot read', async () => {
+  it('reads formulas as their cached values, dates and numbers as formatted, and skips hidden sheets', async () => {
+    // Arrange: an xlsx written by SheetJS, with a hidden sheet between two visible ones.
+    const book = XLSX.utils.book_new();
+    const data = XLSX.utils.aoa_to_sheet([
+      ['When', 'Amount', 'Double', 'Ok'],
+      [45000, 1234.5, 0, true],
+    ]);
+    (data.A2 as XLSX.CellObject).z = 'yyyy-mm-dd';
+    (data.B2 as XLSX.CellObject).z = '#,##0.00';
+    data.C2 = { t: 'n', v: 2469, f: 'B2*2' };
+    XLSX.utils.book_append_sheet(book, data, 'Data');
+    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['secret']]), 'Hidden');
+    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['x']]), 'Last');
+    book.Workbook = { Sheets: [{ Hidden: 0 }, { Hidden: 2 }, { Hidden: 0 }] };
+    const bytes = new Uint8Array(
+      XLSX.write(book, { type: 'array', bookType: 'xlsx' }) as ArrayBuffer,
+    );
+    // Act
+    const { pages } = await convertXlsx(bytes);
+    // Assert
+    expect(pages.map((p) => p.markdown)).toEqual([
+      '# Data\n\n| When | Amount | Double | Ok |\n| --- | --- | --- | --- |\n| 2023-03-15 | 1,234.50 | 2469 | TRUE |',
+      '# Last\n\n| x |\n| --- |',
+    ]);
+  });
+
+  it('answers UnsupportedDocumentError for a package that is not a readable workbook', async () => {
     // Arrange
     const notAWorkbook = zipOf({ '[Content_Types].xml': '<Types/>', 'xl/workbook.xml': '<x' });
     // Act
