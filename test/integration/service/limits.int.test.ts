@@ -158,6 +158,10 @@ describe('limits from PLAN_LIMITS, and pages given back by a failed parse', () =
     };
     const only = { providers: ['dead'], price_per_page_usd: 0.01 };
     service = await startService({
+      // One page at a time: the first failure ends the parse before another page is charged. (A
+      // page already in flight when another page's failure ends the request stays counted: the
+      // record is final once failed.)
+      PAGE_CONCURRENCY: '1',
       API_KEYS: `${FREE}=free-rate:free,${FREE_PAGES}=free-pages:free,${SCALE}=scale-rate:scale`,
       PLAN_LIMITS: JSON.stringify({
         free: { requests_per_minute: 3, pages_per_day: 8 },
