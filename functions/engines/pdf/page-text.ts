@@ -79,9 +79,10 @@ const imagePixels = (
  * at `dpi` (origin top-left; /Rotate, crop box and /UserUnit handled by the viewport).
  *
  * Loads the operator list first so that fonts are resolved and their real PostScript names
- * (bold, italic, monospace) are known. Font sizes are in pixels. Text that does not run
- * left-to-right on the page image (vertical or rotated stamps) is counted in the statistics
- * and the raw text but left out of `runs`.
+ * (bold, italic, monospace) are known; text in a small-caps font (`CMCSC10`) is read in
+ * capitals, as printed. Font sizes are in pixels. Text that does not run left-to-right on the
+ * page image (vertical or rotated stamps) is counted in the statistics and the raw text but
+ * left out of `runs`.
  */
 export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<ExtractedPage> => {
   const { OPS, Util } = await loadPdfJs();
@@ -212,7 +213,9 @@ export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<Extr
   for (const item of content.items) {
     if (!('str' in item)) continue;
     const textItem = item;
-    const str = textItem.str;
+    const { name, style } = styleOf(textItem.fontName);
+    // A small-caps font draws its lowercase codes as capitals: read what is printed.
+    const str = style.smallCaps ? textItem.str.toUpperCase() : textItem.str;
     raw.push(str, textItem.hasEOL ? '\n' : '');
     let visible = 0;
     let garbage = 0;
@@ -223,7 +226,6 @@ export const extractPage = async (page: PDFPageProxy, dpi: number): Promise<Extr
       if (isGarbage(code)) garbage++;
     }
     if (visible === 0) continue;
-    const { name, style } = styleOf(textItem.fontName);
     fonts.add(name);
     chars += visible;
     garbageChars += garbage;

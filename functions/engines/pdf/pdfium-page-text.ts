@@ -20,7 +20,12 @@ const OBJECT = { PATH: 2, IMAGE: 3, FORM: 5 } as const;
 /** FPDFPathSegment_GetType values. */
 const SEGMENT = { LINETO: 0, BEZIERTO: 1, MOVETO: 2 } as const;
 /** PDF font descriptor flags (ISO 32000-1, table 123). */
-const FONT_FLAG = { FIXED_PITCH: 1 << 0, ITALIC: 1 << 6, FORCE_BOLD: 1 << 18 } as const;
+const FONT_FLAG = {
+  FIXED_PITCH: 1 << 0,
+  ITALIC: 1 << 6,
+  SMALL_CAP: 1 << 17,
+  FORCE_BOLD: 1 << 18,
+} as const;
 
 /** Most page objects (paths, images, forms, nested) visited per page. */
 const MAX_OBJECTS = 400_000;
@@ -196,7 +201,8 @@ const ACCENT_OVERLAP = 0.5;
  * Right-to-left text (characters given in logical order, placed leftwards) makes runs that grow
  * leftwards, their text in visual order. A spacing accent drawn over a letter is composed with it
  * (`¨` + `o` → `ö`); presentation forms are folded to their base letters.
- * Fonts give bold, italic and monospace from their PostScript name and descriptor flags. Text
+ * Fonts give bold, italic and monospace from their PostScript name and descriptor flags; a
+ * small-caps font (`CMCSC10`, the SmallCap flag) is read in capitals, as printed. Text
  * that does not run left to right on the page image (a header cell set at 45°, a label up a
  * margin) makes runs of its own, with a `rotation`: glyphs in reading order while each steps
  * along the same baseline, the box around them axis-aligned.
@@ -530,6 +536,7 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
       // Math italic fonts carry the italic flag; their letters are not emphasis.
       italic: !byName.math && (flags & FONT_FLAG.ITALIC) !== 0,
       monospace: (flags & FONT_FLAG.FIXED_PITCH) !== 0,
+      smallCaps: (flags & FONT_FLAG.SMALL_CAP) !== 0,
     });
     // Vertical metrics per em, kept to plausible values (as pdf.js does for its text boxes).
     const ascent = font !== 0 && lib.FPDFFont_GetAscent(font, 1, scratch) ? pdfium.f32(scratch) : 0;
@@ -664,7 +671,8 @@ const readText = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResul
       const info = infoOf(object, i);
       // PDFium marks a hyphen that ends a line as U+0002.
       const unicode = code === 0x02 && lib.FPDFText_IsHyphen(textPage, i) === 1 ? 0x2d : code;
-      const original = charText(unicode);
+      // A small-caps font draws its lowercase codes as capitals: read what is printed.
+      const original = info.style.smallCaps ? charText(unicode).toUpperCase() : charText(unicode);
       raw.push(original);
       result.glyphs++;
       if (info.invisible) result.invisibleGlyphs++;
