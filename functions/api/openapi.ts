@@ -116,6 +116,26 @@ const FAILURES: Record<FailureStatus | 401 | 422 | 429 | 500, ResponseSpec> = {
   },
 };
 
+/**
+ * A 429 that API Gateway or the web ACL answers before any handler runs: the gateway's own
+ * `{ message }` body, or the ACL's `{ detail }` one.
+ */
+const ThrottledBody = z.union([
+  ErrorBody,
+  z.object({ message: z.string().describe('API Gateway’s text, `Too Many Requests`.') }),
+]);
+
+/**
+ * 429 of an operation without an API key: no per-key rate applies, only the throttles of an AWS
+ * deployment (lib/constructs/parse-api.ts, api-web-acl.ts), which every route is behind.
+ */
+const THROTTLED_429: ResponseSpec = {
+  description:
+    'Over a throttle of an AWS deployment, applied before the service runs: the API stage’s request rate (API Gateway’s `{"message": "Too Many Requests"}`), or, where the web ACL is attached, the requests of one client address in 5 minutes (`{"detail": …}` with `Retry-After`). The local server does not throttle.',
+  schema: ThrottledBody,
+  headers: { 'Retry-After': 'Seconds to wait (the web ACL’s answer only).' },
+};
+
 /** Validation failure bodies of a synchronous parse, one component. */
 const ParseValidationFailure = z.union([HTTPValidationError, ExtractionFailureList]);
 
@@ -403,6 +423,7 @@ const COMPONENTS: Readonly<Record<string, Schema>> = {
   ParseValidationFailure,
   ErrorBody,
   HTTPValidationError,
+  ThrottledBody,
 };
 
 /** The key of a route in {@link operations}. */
@@ -413,7 +434,12 @@ type JsonSchema = Record<string, unknown>;
 /** An OpenAPI 3.1 document (the parts this module writes). */
 export interface OpenApiDocument {
   openapi: '3.1.0';
-  info: { title: string; version: string; description: string };
+  info: {
+    title: string;
+    version: string;
+    description: string;
+    license: { name: string; identifier: string };
+  };
   servers?: { url: string }[];
   tags: { name: string; description: string }[];
   paths: Record<string, Record<string, unknown>>;
@@ -435,7 +461,7 @@ export function openApiDocument(serverUrl?: string): OpenApiDocument {
     uri: (id) => `#/components/schemas/${id}`,
     io: 'output',
     unrepresentable: 'any',
-    override: openObjects,
+    override: adjustSchema,
   }).schemas;
   for (const schema of Object.values(componentSchemas)) {
     delete schema.$schema;
@@ -456,7 +482,8 @@ export function openApiDocument(serverUrl?: string): OpenApiDocument {
       summary: operation.summary,
       description: operation.description,
       tags: [operation.tag],
-      ...(operation.auth ? { security: [{ ApiKeyAuth: [] }] } : {}),
+      // An empty list says the operation takes no credentials (not that it was forgotten).
+      security: operation.auth ? [{ ApiKeyAuth: [] }] : [],
       ...parametersOf(operation),
       ...requestBodyOf(operation),
       responses: responsesOf(operation, ref),
@@ -470,6 +497,7 @@ export function openApiDocument(serverUrl?: string): OpenApiDocument {
       version: SERVICE_VERSION,
       description:
         'PDFs, images and office files to page-by-page Markdown and schema-driven JSON. Every page reports the tier and provider that parsed it, a confidence report, bounding boxes (`grounding`, pixels of the page image at `dpi`, origin top-left), warnings, tokens and cost. Authenticate with the `X-API-Key` header.',
+      license: { name: 'Apache License 2.0', identifier: 'Apache-2.0' },
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     tags: [
@@ -491,9 +519,30 @@ export function openApiDocument(serverUrl?: string): OpenApiDocument {
 
 /** A schema converted on its own (no component references), without `$schema`. */
 function inline(schema: Schema, io: 'input' | 'output'): JsonSchema {
-  const converted = z.toJSONSchema(schema, { io, unrepresentable: 'any', override: openObjects });
+  const converted = z.toJSONSchema(schema, { io, unrepresentable: 'any', override: adjustSchema });
   delete converted.$schema;
   return converted;
+}
+
+/** The adjustments of every converted schema (see {@link openObjects}, {@link enumRecordKeys}). */
+function adjustSchema(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
+  openObjects(ctx);
+  enumRecordKeys(ctx.jsonSchema);
+}
+
+/**
+ * zod writes a record keyed by an enum (`z.record(Tier, count)`, which needs every key) as
+ * `propertyNames` with the enum, `additionalProperties` with the value schema, and `required`
+ * naming the keys, but no `properties`: tools that read `properties` (client generators, linters)
+ * then see required fields that do not exist. Each key becomes a property with the value schema;
+ * `propertyNames` still closes the object to the enum.
+ */
+function enumRecordKeys(json: JsonSchema): void {
+  const keys = (json.propertyNames as JsonSchema | undefined)?.enum;
+  const value = json.additionalProperties;
+  if (!Array.isArray(keys) || json.properties !== undefined || typeof value !== 'object') return;
+  json.properties = Object.fromEntries(keys.map((key) => [String(key), value]));
+  delete json.additionalProperties;
 }
 
 /**
@@ -614,10 +663,9 @@ function responsesOf(
   };
   for (const [status, spec] of Object.entries(operation.responses)) add(Number(status), spec);
   const failures = new Set<number>(operation.failures ?? []);
-  if (operation.auth) {
-    failures.add(401);
-    failures.add(429);
-  }
+  if (operation.auth) failures.add(401);
+  // Every route is behind the deployment's throttles; a keyed one also has its key's rate.
+  failures.add(429);
   if (operation.params || operation.query || operation.form || operation.body) failures.add(422);
   if (operation.body) failures.add(400);
   failures.add(500);
@@ -625,7 +673,11 @@ function responsesOf(
     if (out[String(status)] !== undefined) continue;
     // A synchronous parse with extraction_strict=true answers the schema failures themselves.
     const strictParse = status === 422 && operation.responses[200]?.schema === ParseResponse;
-    const spec = strictParse ? STRICT_PARSE_422 : FAILURES[status as keyof typeof FAILURES];
+    const spec = strictParse
+      ? STRICT_PARSE_422
+      : status === 429 && !operation.auth
+        ? THROTTLED_429
+        : FAILURES[status as keyof typeof FAILURES];
     add(status, spec);
   }
   return out;
