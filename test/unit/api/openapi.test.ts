@@ -1,5 +1,52 @@
+import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../../functions/api/openapi.js';
+
+/**
+ * The document GET /v1/openapi.json serves, built by the handler's own function, checked by
+ * Redocly's `recommended` ruleset (the rules a client generator or portal expects to hold).
+ */
+
+/** A base URL as the handler computes it on AWS (the handler always passes one). */
+const DEPLOYED_URL = 'https://a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com/prod';
+
+/** Every problem `recommended` reports, errors and warnings alike. */
+async function lint(document: unknown): Promise<NormalizedProblem[]> {
+  const config = await createConfig({ extends: ['recommended'] });
+  return lintFromString({
+    source: JSON.stringify(document),
+    absoluteRef: 'openapi.json',
+    config,
+  });
+}
+
+/** One line per problem: severity, rule id, JSON pointer and message. */
+const describeProblems = (problems: NormalizedProblem[]): string =>
+  problems
+    .map(
+      (p) =>
+        `${p.severity} ${p.ruleId} ${p.location.map((l) => l.pointer ?? '?').join(', ')}: ${p.message}`,
+    )
+    .join('\n');
+
+describe("GET /v1/openapi.json under Redocly's recommended lint rules", () => {
+  it('has no lint problems, served with the base URL of a deployment', async () => {
+    // Act
+    const problems = await lint(openApiDocument(DEPLOYED_URL));
+    // Assert
+    expect(problems, describeProblems(problems)).toEqual([]);
+  });
+
+  it('warns only of the localhost server URL, served by a local server', async () => {
+    // Act
+    const problems = await lint(openApiDocument('http://localhost:8080'));
+    // Assert
+    expect(
+      problems.map((p) => p.ruleId),
+      describeProblems(problems),
+    ).toEqual(['no-server-example.com']);
+  });
+});
 
 describe('openApiDocument (GET /v1/openapi.json)', () => {
   it('declares the open operations as needing no credentials, and the others the API key', () => {
