@@ -1,3 +1,5 @@
+import type { Format } from 'ajv';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { decodeHTML } from 'entities';
 import { distance } from 'fastest-levenshtein';
 import type {
@@ -53,7 +55,9 @@ export class OfflineExtractor implements StructuredExtractor {
  *    `description` (token overlap with synonyms, and edit distance against OCR slips).
  * 3. The best candidate whose value converts to the property's type and format wins, one within
  *    the schema's numeric bounds first; a value outside them is still given (validation reports
- *    it), and table rows are never dropped for a cell out of bounds.
+ *    it), and table rows are never dropped for a cell out of bounds. A value of the wrong format
+ *    is never given (formats as validation checks them), and a string property named as a date
+ *    takes no amount; a column whose cells do not convert is not matched to the property.
  *    Nothing found means the property is left out: no value is invented, defaults are not
  *    filled, and `null` is only given for an explicit "N/A" where the schema allows null.
  * 4. Nested objects are searched within the section whose heading matches them; arrays of
@@ -138,6 +142,11 @@ interface Shape {
   /** Declared (or implied) JSON types, `null` excluded. */
   types: string[];
   nullable: boolean;
+  /**
+   * A string property without `format` whose name says it holds a date (`date`, `ship_date`):
+   * it takes no value that reads as an amount (see {@link datedByName}).
+   */
+  dateByName?: boolean;
 }
 
 const isObject = (value: unknown): value is Json =>
@@ -1144,7 +1153,7 @@ function* fillObject(
   const properties = asJson(shape.node.properties);
   const result: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(properties)) {
-    const property = resolveSchema(raw, context.root);
+    const property = datedByName(name, resolveSchema(raw, context.root));
     const phrases = phrasesOf(name, property.node, scope.prefix);
     const value = yield* fillProperty(name, property, phrases, scope, context);
     if (value !== undefined) result[name] = value;
@@ -1490,7 +1499,7 @@ function arrayFromTables(
 ): unknown[] | undefined {
   const { doc } = context;
   const properties = Object.entries(asJson(items.node.properties)).map(([name, raw]) => {
-    const shape = resolveSchema(raw, context.root);
+    const shape = datedByName(name, resolveSchema(raw, context.root));
     return { name, shape, phrases: phrasesOf(name, shape.node, []) };
   });
   const scalar = properties.filter(
@@ -1689,7 +1698,8 @@ const NOT_APPLICABLE = /^(?:n\/?a|none|nil|null|not applicable|-+|—|–)$/i;
 /**
  * Converts extracted text to the type of a property `schema` (its local `$ref`s resolved against
  * `root`), honouring `const`, `enum`,
- * `format` (date → ISO `YYYY-MM-DD`, email, uri, date-time), `pattern` and lengths. Numeric bounds
+ * `format` (date → ISO `YYYY-MM-DD`, the address in a text for email and uri; then every format
+ * Ajv defines, checked as validation checks it), `pattern` and lengths. Numeric bounds
  * are left to validation. "N/A" gives null when the schema allows it and nothing otherwise. Exported for tests.
  */
 export function coerceValue(text: string, schema: JsonSchemaObject, root = schema): Coerced {
@@ -1718,6 +1728,9 @@ function coerce(text: string, shape: Shape): Coerced {
   );
   for (const type of order) {
     const converted = convert(value, type, node);
+    if (shape.dateByName === true && typeof converted === 'string' && readsAsAmount(converted)) {
+      continue;
+    }
     if (converted !== undefined) {
       return {
         ok: true,
@@ -1746,6 +1759,36 @@ function convert(value: string, type: string, node: Json): unknown {
   }
 }
 
+/**
+ * `shape` for the property `name`, marked {@link Shape.dateByName} when it is a plain string
+ * (no `format`, `enum` or `const`) whose name has the word "date": a "Rate" column or label,
+ * which the name matches as an OCR slip of "Date", then fills it with nothing rather than with
+ * an amount.
+ */
+function datedByName(name: string, shape: Shape): Shape {
+  const { node, types } = shape;
+  const plainString =
+    types.length === 1 &&
+    types[0] === 'string' &&
+    node.format === undefined &&
+    node.enum === undefined &&
+    node.const === undefined;
+  return plainString && labelTokens(name).includes('date') ? { ...shape, dateByName: true } : shape;
+}
+
+/**
+ * Text that reads as an amount or a count ("$11.00", "187", "4PCS") and not as a date, a date
+ * whose separators OCR lost ("11172017"), or a year.
+ */
+function readsAsAmount(text: string): boolean {
+  return (
+    parseNumber(text) !== undefined &&
+    toIsoDate(text) === undefined &&
+    !dateShaped(text) &&
+    !/^\d{4}$/.test(text)
+  );
+}
+
 function inBounds(number: number, node: Json): boolean {
   const n = (key: string) => (typeof node[key] === 'number' ? node[key] : undefined);
   const minimum = n('minimum');
@@ -1769,15 +1812,6 @@ function toStringValue(value: string, node: Json): string | undefined {
       text = iso;
       break;
     }
-    case 'date-time':
-      if (
-        !/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})$/.test(
-          text,
-        )
-      ) {
-        return undefined;
-      }
-      break;
     case 'email': {
       const email = EMAIL.exec(text);
       if (!email) return undefined;
@@ -1794,6 +1828,7 @@ function toStringValue(value: string, node: Json): string | undefined {
     default:
       break;
   }
+  if (!satisfiesFormat(text, node.format)) return undefined;
   if (typeof node.pattern === 'string') {
     const pattern = schemaPattern(node.pattern);
     if (pattern && !pattern.test(text)) {
@@ -1807,6 +1842,34 @@ function toStringValue(value: string, node: Json): string | undefined {
   if (typeof node.minLength === 'number' && length < node.minLength) return undefined;
   if (typeof node.maxLength === 'number' && length > node.maxLength) return undefined;
   return text;
+}
+
+const STRING_FORMATS: Readonly<Record<string, ((text: string) => boolean) | undefined>> =
+  Object.fromEntries(
+    Object.entries(fullFormats).map(([name, format]) => [name, formatTest(format)]),
+  );
+
+/**
+ * The test of one of Ajv's format definitions on a string; undefined for the formats that
+ * constrain no string (number formats, `password`, `binary`).
+ */
+function formatTest(format: Format): ((text: string) => boolean) | undefined {
+  if (format instanceof RegExp) return (text) => format.test(text);
+  if (typeof format === 'function') return format;
+  if (typeof format !== 'object' || format.type === 'number') return undefined;
+  // The date and time formats: a function each (Ajv's definitions may also be a pattern).
+  const validate = format.validate as (text: string) => unknown;
+  return (text) => validate(text) === true;
+}
+
+/**
+ * Whether `text` is valid for the string `format` as the answer's validation checks it (Ajv's
+ * formats in full mode, the same definitions): a value of the wrong format is never given, even
+ * when its label or column names the property. A format Ajv does not define constrains nothing.
+ */
+function satisfiesFormat(text: string, format: unknown): boolean {
+  if (typeof format !== 'string' || !Object.hasOwn(STRING_FORMATS, format)) return true;
+  return STRING_FORMATS[format]?.(text) ?? true;
 }
 
 /**

@@ -604,6 +604,127 @@ describe('fillSchema: tables', () => {
   });
 });
 
+describe('fillSchema: format-aware matching', () => {
+  /** Transport invoice rows: a rate column beside the date column, as on zerox-0012. */
+  const lineItems = (withDate: boolean) => {
+    const rows = [
+      ['12/31/2024', 'ref#1', '187', '$11.00', '$11.00'],
+      ['31 Dec 2024', 'ref#2', '1086', '$12.00', '$12.00'],
+      ['Dec 30, 2024', 'ref#3', '117', '$13.00', '$13.00'],
+      ['2024-12-29', 'ref#4', '102', '$14.00', '$14.00'],
+    ];
+    const keep = (cells: string[]) => (withDate ? cells : cells.slice(1));
+    return md(
+      `| ${keep(['Date', 'Cust Ref', 'Weight', 'Rate', 'Total']).join(' | ')} |`,
+      `|${keep(['---', '---', '---', '---', '---']).join('|')}|`,
+      ...rows.map((row) => `| ${keep(row).join(' | ')} |`),
+    );
+  };
+  const invoiceSchema = (date: Record<string, unknown>) =>
+    object(
+      {
+        line_items: {
+          type: 'array',
+          items: object({ weight: number, date, total: number }, { required: ['date', 'total'] }),
+        },
+      },
+      { required: ['line_items'] },
+    );
+  const isoDate = { type: 'string', format: 'date' };
+
+  it('takes a date-formatted field from the date column, not from the rate column beside it', () => {
+    // Act
+    const data = fill(invoiceSchema(isoDate), lineItems(true));
+    // Assert
+    expect(data).toEqual({
+      line_items: [
+        { weight: 187, date: '2024-12-31', total: 11 },
+        { weight: 1086, date: '2024-12-31', total: 12 },
+        { weight: 117, date: '2024-12-30', total: 13 },
+        { weight: 102, date: '2024-12-29', total: 14 },
+      ],
+    });
+  });
+
+  it.each([
+    ['a date-formatted field', isoDate],
+    ['a string field named date', string],
+  ])(
+    'leaves %s out when only the rate column could be read as it, and validation names it',
+    (_, date) => {
+      // Arrange
+      const schema = invoiceSchema(date);
+      // Act
+      const data = fill(schema, lineItems(false));
+      const errors = compileExtractionSchema(schema).validate(data);
+      // Assert
+      const items = data.line_items as Record<string, unknown>[];
+      expect(items).toHaveLength(4);
+      expect(items[0]).toEqual({ weight: 187, total: 11 });
+      for (const item of items) expect(item).not.toHaveProperty('date');
+      expect(errors).toEqual(
+        [0, 1, 2, 3].map((row) => ({
+          pointer: `/line_items/${String(row)}/date`,
+          schema_rule: 'required',
+          message: expect.any(String) as unknown,
+        })),
+      );
+    },
+  );
+
+  it('keeps the text of a string field named date when it reads as a date', () => {
+    // Act
+    const data = fill(invoiceSchema(string), lineItems(true));
+    // Assert
+    const items = data.line_items as Record<string, unknown>[];
+    expect(items.map((item) => item.date)).toEqual([
+      '12/31/2024',
+      '31 Dec 2024',
+      'Dec 30, 2024',
+      '2024-12-29',
+    ]);
+  });
+
+  it('does not take an amount for a date from a label that is an OCR slip away from its name', () => {
+    // Arrange
+    const schema = object({ date: string, invoice_date: string, rate: number });
+    // Act
+    const data = fill(schema, md('Rate: $11.00', 'Invoice Date: $11.00'));
+    // Assert
+    expect(data).toEqual({ rate: 11 });
+  });
+
+  it('maps no column whose cells do not fit the format of the field its header names', () => {
+    // Arrange
+    const schema = object({
+      items: {
+        type: 'array',
+        items: object({
+          id: { type: 'string', format: 'uuid' },
+          start: { type: 'string', format: 'time' },
+          host: { type: 'string', format: 'ipv4' },
+          name: string,
+        }),
+      },
+    });
+    const text = md(
+      '| ID | Start | Host | Name |',
+      '|---|---|---|---|',
+      '| ref#1 | $11.00 | 10.0.0.1 | Ann |',
+      '| ref#2 | $12.00 | 10.0.0.2 | Bob |',
+    );
+    // Act
+    const data = fill(schema, text);
+    // Assert
+    expect(data).toEqual({
+      items: [
+        { host: '10.0.0.1', name: 'Ann' },
+        { host: '10.0.0.2', name: 'Bob' },
+      ],
+    });
+  });
+});
+
 describe('fillSchema: lists and checkboxes', () => {
   it('fills an array of strings from the list under a matching caption', () => {
     // Arrange
@@ -919,6 +1040,14 @@ describe('coerceValue', () => {
     ['write to <ap@example.com> today', { type: 'string', format: 'email' }, 'ap@example.com'],
     ['see https://example.com/a.', { type: 'string', format: 'uri' }, 'https://example.com/a'],
     ['2021-09-13T10:00:00Z', { type: 'string', format: 'date-time' }, '2021-09-13T10:00:00Z'],
+    ['10:30:00Z', { type: 'string', format: 'time' }, '10:30:00Z'],
+    [
+      'a8098c1a-f86e-11da-bd1a-00112444be1e',
+      { type: 'string', format: 'uuid' },
+      'a8098c1a-f86e-11da-bd1a-00112444be1e',
+    ],
+    ['11.00', { type: 'string', format: 'x-custom' }, '11.00'],
+    ['s3cret', { type: 'string', format: 'password' }, 's3cret'],
     ['No. 12345 issued', { type: 'string', pattern: '^[0-9]+$' }, '12345'],
     ['anything', { type: 'string', pattern: '([' }, 'anything'],
     ['Colect', { enum: ['prepaid', 'collect'] }, 'collect'],
@@ -960,6 +1089,10 @@ describe('coerceValue', () => {
     ['nobody', { type: 'string', format: 'email' }],
     ['www.example.com', { type: 'string', format: 'uri' }],
     ['2021-09-13', { type: 'string', format: 'date-time' }],
+    ['2021-13-45T10:00:00Z', { type: 'string', format: 'date-time' }],
+    ['$11.00', { type: 'string', format: 'time' }],
+    ['ref#1', { type: 'string', format: 'uuid' }],
+    ['300.1.1.1', { type: 'string', format: 'ipv4' }],
     ['A-17', { type: 'string', pattern: '^[0-9]+$' }],
     ['ab', { type: 'string', minLength: 3 }],
     ['abcd', { type: 'string', maxLength: 3 }],
