@@ -12,6 +12,7 @@ import {
   type PDFPage,
 } from 'pdf-lib';
 import type { PageText } from '../../functions/engines/layout/types.js';
+import type { ExtractedPage } from '../../functions/engines/pdf/page-text.js';
 import { extractPdfiumPage } from '../../functions/engines/pdf/pdfium-page-text.js';
 import { loadPdfium, PdfiumDocument } from '../../functions/engines/pdf/pdfium.js';
 
@@ -152,3 +153,68 @@ export const texPage = async (
     reader.close();
   }
 };
+
+/** A piece of text: its font (CMR10, CMMI10, CMR7, CMMI7), text, left x, baseline y and size. */
+export type Piece = [font: string, text: string, x: number, y: number, size: number];
+
+/** A one-page PDF (US letter) of `pieces`, each font a TeX font with Times' metrics. */
+export async function texPdf(pieces: readonly Piece[]): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const times = await doc.embedFont(StandardFonts.TimesRoman);
+  const page = doc.addPage([612, 792]);
+  const keys = new Map<string, string>();
+  for (const [name] of pieces) {
+    if (!keys.has(name))
+      keys.set(
+        name,
+        texFont(doc, page, `ABCDEF+${name}`, {
+          metrics: times,
+          key: `F${keys.size}`,
+          encoding: 'WinAnsiEncoding',
+        }),
+      );
+  }
+  page.pushOperators(
+    beginText(),
+    ...pieces.flatMap(([name, text, x, y, size]) => [
+      setFontAndSize(keys.get(name) ?? 'F0', size),
+      setTextMatrix(1, 0, 0, 1, x, y),
+      showText(times.encodeText(text)),
+    ]),
+    endText(),
+  );
+  return doc.save();
+}
+
+/** The width of `text` in Times at `size` points. */
+let timesFont: PDFFont | undefined;
+export const widthOf = async (text: string, size: number): Promise<number> => {
+  if (!timesFont)
+    timesFont = await (await PDFDocument.create()).embedFont(StandardFonts.TimesRoman);
+  return timesFont.widthOfTextAtSize(text, size);
+};
+
+/** Pieces set one after the other from `x` on one baseline (a piece's own `y` shifts it). */
+export async function line(
+  x: number,
+  y: number,
+  pieces: readonly [font: string, text: string, size?: number, shift?: number][],
+): Promise<Piece[]> {
+  const out: Piece[] = [];
+  let at = x;
+  for (const [font, text, size = 10, shift = 0] of pieces) {
+    out.push([font, text, at, y + shift, size]);
+    at += await widthOf(text, size);
+  }
+  return out;
+}
+
+/** Page 1 of a PDF read with PDFium at 144 DPI. */
+export async function extracted(bytes: Uint8Array): Promise<ExtractedPage> {
+  const reader = PdfiumDocument.open(await loadPdfium(), bytes);
+  try {
+    return extractPdfiumPage(reader, 1, 144);
+  } finally {
+    reader.close();
+  }
+}

@@ -11,14 +11,7 @@ import {
 import { joinLines, letters, styledText, wordCount } from './inline.js';
 import { codeBlock } from './listings.js';
 import { makeFragment, type Fragment } from './lines.js';
-import {
-  attachMarkers,
-  BULLET,
-  BULLET_GLYPH,
-  ENUMERATOR,
-  nestListItems,
-  symbolBullets,
-} from './lists.js';
+import { attachMarkers, BULLET, BULLET_GLYPH, ENUMERATOR, symbolBullets } from './lists.js';
 import { escapeBlockStart, escapeInline } from './markdown.js';
 import { ocrCells, type PageKind } from './ocr-lines.js';
 import type { MathTally } from '../math/find-math.js';
@@ -269,8 +262,14 @@ export const linesToBlocks = (
     const gap = line.baseline - prev.baseline;
     const sizeDiff = Math.abs(line.size - prev.size) / Math.max(line.size, prev.size);
     const sizeChange = sizeDiff > 0.12;
-    // A slightly larger line in another font (a run-in section title set 1 pt up).
-    const fontChange = sizeDiff > 0.04 && fontOf(line) !== fontOf(prev);
+    // A slightly larger line in another font (a run-in section title set 1 pt up); not a
+    // larger line hanging under a list item's text (its wrap, holding a formula set larger).
+    const hangsInItem =
+      currentKind === 'list_item' &&
+      current[0] !== undefined &&
+      line.size > prev.size &&
+      line.x0 >= current[0].x0 + 0.5 * line.size;
+    const fontChange = sizeDiff > 0.04 && fontOf(line) !== fontOf(prev) && !hangsInItem;
     const aloneBefore = current.length === 1 && standsAlone(prev, body);
     const styleChange = line.bold !== prev.bold && letters(line.text) > 1 && letters(prev.text) > 1;
     // A short italic line on its own above roman text: a run-in heading ("Elastic Stop Nut").
@@ -338,7 +337,6 @@ export const linesToBlocks = (
     }
   }
   flush();
-  nestListItems(blocks, body);
   return blocks;
 };
 
@@ -347,6 +345,23 @@ export const linesToBlocks = (
  * body size or larger): headings when the page-level pass finds them centred on the page.
  */
 const ocrTitleCandidates = new WeakSet<Block>();
+
+/**
+ * The type size of a block's lines: the median weighted by characters, so that a short line in
+ * larger type (a formula in a math font wrapped into a list item) does not make the block larger.
+ */
+const typeSize = (lines: readonly Line[]): number => {
+  const sorted = lines
+    .map((l) => ({ size: l.size, weight: Math.max(1, l.text.replace(/\s+/g, '').length) }))
+    .sort((a, b) => a.size - b.size);
+  const half = sorted.reduce((sum, l) => sum + l.weight, 0) / 2;
+  let seen = 0;
+  for (const l of sorted) {
+    seen += l.weight;
+    if (seen >= half) return l.size;
+  }
+  return median(lines.map((l) => l.size));
+};
 
 /**
  * On an OCR page (no weights known) a title-like line centred on the page's text, well short of
@@ -385,7 +400,7 @@ const makeBlock = (
   const geometry = { x0, y0, x1, y1 };
   const plain = joinLines(lines.map((l) => l.text)).replace(UNMAPPED_MARKER, '');
   if (kind === 'code') return codeBlock(lines, body);
-  const size = median(lines.map((l) => l.size));
+  const size = typeSize(lines);
   const allBold = lines.every((l) => l.bold);
   const allItalic = lines.every((l) => l.italic);
   // On OCR pages sizes are estimates: form fields are not headings whatever their size, and a

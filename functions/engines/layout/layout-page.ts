@@ -11,6 +11,7 @@ import { mayHoldMath, mathTally } from '../math/find-math.js';
 import { dominantFont, markFixedPitch } from './fixed-pitch.js';
 import { buildRows } from './lines.js';
 import { joinListings } from './listings.js';
+import { nestListItems } from './lists.js';
 import { withoutProseFrames } from './prose-frames.js';
 import { pageKind } from './ocr-lines.js';
 import { joinContinuedParagraphs, readingOrder } from './reading-order.js';
@@ -231,6 +232,9 @@ export const analyzePage = (
     blocks.length,
     ...joinListings(joinContentsTables(expandFormulas(blocks, equations, inlined)), body),
   );
+  // Nested over the whole page: a region boundary (an equation, a figure beside the list) does
+  // not end a list.
+  nestListItems(blocks, body);
   demoteLabels(blocks);
   // A table that opens a page after the first, without a caption, continues the previous
   // page's table: said in the Markdown, for the document to join them (the columns decide).

@@ -137,18 +137,32 @@ export const symbolBullets = (lines: readonly Line[]): Line[] => {
 /**
  * Nests consecutive list items by indent: an item whose marker stands at least 0.8 em right of
  * the previous item's marker is a child of it (indented under its text in the Markdown: two
- * spaces under `-`, three under `1.`). Changes `blocks` in place.
+ * spaces under `-`, three under `1.`). A display equation indented under an item's text is a
+ * paragraph of that item; another block ends the list, and so does an item above the previous
+ * one (the list goes on at the top of the next column, where indents are measured afresh).
+ * Changes `blocks` (in reading order) in place.
  *
  * @param em the body font size in pixels.
  */
 export const nestListItems = (blocks: Block[], em: number): void => {
   /** Open items: the x of each marker and the indent its children take. */
   const stack: { x: number; indent: string }[] = [];
+  let previous: Block | undefined;
   for (const b of blocks) {
-    if (b.kind !== 'list_item') {
-      stack.length = 0;
+    const open = stack[stack.length - 1];
+    const below = previous === undefined || b.y0 >= previous.y0 - 0.5 * em;
+    if (b.kind === 'formula' && open && below && b.x0 > open.x + 0.8 * em) {
+      // A display equation set inside the open item: a paragraph of that item.
+      b.markdown = open.indent + b.markdown;
       continue;
     }
+    if (b.kind !== 'list_item') {
+      stack.length = 0;
+      previous = undefined;
+      continue;
+    }
+    if (!below) stack.length = 0;
+    previous = b;
     while (stack.length > 0 && (stack[stack.length - 1]?.x ?? 0) > b.x0 - 0.8 * em) stack.pop();
     const parent = stack[stack.length - 1];
     const indent = parent?.indent ?? '';
