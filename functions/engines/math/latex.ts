@@ -23,7 +23,7 @@ import {
  * and XITS families, TeX Gyre and Latin Modern math fonts, Euclid and MT Extra.
  */
 const MORE_MATH_FONTS =
-  /stix|xits|asana|euclid|mt ?extra|(?:^|\+)(?:cmbsy|cmmib|lmmi|lmsy|lmex|eusm|eufb|msbm|msam)/i;
+  /(?:^|\+)(?:stix|xits|asana|euclid|mt ?extra|cmbsy|cmmib|lmmi|lmsy|lmex|eusm|eufb|msbm|msam)/i;
 
 /** True for a font that sets mathematics (its letters are variables, its symbols operators). */
 export const isMathFont = (name: string): boolean =>

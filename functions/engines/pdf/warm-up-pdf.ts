@@ -48,7 +48,7 @@ const concat = (chunks: readonly Uint8Array[]): Uint8Array => {
  * A one-page PDF that exercises what typical documents use, for readers to load and compile
  * their code before the first real document: a Flate-compressed content stream, the standard
  * fonts, an embedded TrueType and an embedded Type 1 font, kerned text, rules, filled
- * rectangles, a form XObject and a grey image. The cross-reference table is left out (readers
+ * rectangles, a form XObject, a grey image, and mathematics in TeX's fonts. The cross-reference table is left out (readers
  * rebuild it, which they must also do for damaged files).
  */
 export async function warmUpPdf(): Promise<Uint8Array> {
@@ -67,6 +67,17 @@ export async function warmUpPdf(): Promise<Uint8Array> {
     operators.push(`0.5 w 72 ${90 + i * 5} m 540 ${90 + i * 5} l S ${72 + i * 20} 60 10 6 re f`);
   }
   operators.push('q 200 0 0 100 300 40 cm /Im1 Do Q', 'q 1 0 0 1 0 0 cm /Fm1 Do Q');
+  // Mathematics in TeX's fonts, so that finding formulas and rebuilding their LaTeX is compiled
+  // too: a display equation with a superscript, a fraction and its number, and inline math.
+  operators.push(
+    'BT /F6 10 Tf 400 520 Td (x) Tj /F7 10 Tf ( = ) Tj /F6 10 Tf (a) Tj /F7 7 Tf 4 Ts (2) Tj',
+    '0 Ts /F7 10 Tf ( + ) Tj ET',
+    'BT /F6 10 Tf 452 526 Td (b) Tj 0 -12 Td (c) Tj ET 0.4 w 450 522 m 460 522 l S',
+    'BT /F7 10 Tf 540 520 Td (\\(3\\)) Tj ET',
+    'BT /F7 10 Tf 360 490 Td (where the state ) Tj /F6 10 Tf (x) Tj /F6 7 Tf -2 Ts (t) Tj',
+    '0 Ts /F7 10 Tf ( follows the rule.) Tj ET',
+  );
+
   const content = deflateSync(operators.join('\n'));
   const image = deflateSync(new Uint8Array(64 * 64).map((_, i) => (i * 7) % 256));
   const form = '0.5 w 320 150 m 560 150 l S 320 150 m 320 200 l S';
@@ -76,7 +87,7 @@ export async function warmUpPdf(): Promise<Uint8Array> {
     ['<< /Type /Pages /Kids [3 0 R] /Count 1 >>'],
     [
       '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources',
-      ' << /Font << /F1 5 0 R /F2 6 0 R /F3 7 0 R /F4 8 0 R /F5 11 0 R >>',
+      ' << /Font << /F1 5 0 R /F2 6 0 R /F3 7 0 R /F4 8 0 R /F5 11 0 R /F6 16 0 R /F7 17 0 R >>',
       ' /XObject << /Im1 14 0 R /Fm1 15 0 R >> >> >>',
     ],
     [`<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`, content, '\nendstream'],
@@ -117,6 +128,9 @@ export async function warmUpPdf(): Promise<Uint8Array> {
       form,
       '\nendstream',
     ],
+    // Not embedded: readers substitute a font and keep the TeX names math is found by.
+    ['<< /Type /Font /Subtype /Type1 /BaseFont /CMMI10 /Encoding /WinAnsiEncoding >>'],
+    ['<< /Type /Font /Subtype /Type1 /BaseFont /CMR10 /Encoding /WinAnsiEncoding >>'],
   ];
   const chunks: Uint8Array[] = [encoder.encode('%PDF-1.5\n')];
   objects.forEach((parts, i) => {

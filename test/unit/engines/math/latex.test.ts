@@ -22,10 +22,19 @@ describe('isMathFont', () => {
       'Symbol',
       'CambriaMath',
       'STIXGeneral-Italic',
+      'ABCDEF+XITSMath-Regular',
+      'MTExtra',
     ];
     // Assert
     expect(names.filter(isMathFont)).toEqual(names);
     expect(['CMR10', 'Times-Roman', 'LiberationSerif'].filter(isMathFont)).toEqual([]);
+  });
+
+  it('does not take a text font whose name merely contains a math family (FoxitSerif, xits)', () => {
+    // Act
+    const names = ['FoxitSerif', 'ABCDEF+FoxitSans-Bold', 'Eustix-Book'];
+    // Assert
+    expect(names.filter(isMathFont)).toEqual([]);
   });
 });
 

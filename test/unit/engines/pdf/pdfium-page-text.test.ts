@@ -17,6 +17,7 @@ import { DocumentRejectedError } from '../../../../functions/core/domain/errors.
 import type { TextRun } from '../../../../functions/engines/layout/types.js';
 import { extractPage, type ExtractedPage } from '../../../../functions/engines/pdf/page-text.js';
 import { openPdf } from '../../../../functions/engines/pdf/pdf-document.js';
+import { layOutTextLayer } from '../../../../functions/engines/pdf/local-text-provider.js';
 import { extractPdfiumPage } from '../../../../functions/engines/pdf/pdfium-page-text.js';
 import { loadPdfium, PdfiumDocument } from '../../../../functions/engines/pdf/pdfium.js';
 import { warmUpPdf } from '../../../../functions/engines/pdf/warm-up-pdf.js';
@@ -184,6 +185,19 @@ describe('extractPdfiumPage', () => {
     }
     expect(runWith(pdfium.text.runs, 'Line 3 of').fontName).toBe('LiberationSans');
     expect(runWith(pdfium.text.runs, 'Line 4 of').fontName).toBe('FoxitSerif');
+  });
+
+  it('lays out the warm-up page with its mathematics, so that the math code is compiled too', async () => {
+    // Arrange
+    const { pdfium } = await readBoth(await warmUpPdf());
+    // Act
+    const { markdown, elements } = layOutTextLayer(pdfium, 144, null);
+    // Assert: a display equation with a script and a fraction, and inline math; the text
+    // around them (in FoxitSerif among others) stays text.
+    expect(markdown).toMatch(/^\$\$x=a\^\{2\}\+.*\\frac\{b\}\{c\}\$\$ \(3\)$/m);
+    expect(markdown).toContain('where the state $x_{t}$ follows the rule.');
+    expect(markdown).toContain('Line 4 of the warm-up page,');
+    expect(elements.filter((e) => e.label === 'formula').map((e) => e.text)).toHaveLength(2);
   });
 
   it('rejects a page number outside the document', async () => {
