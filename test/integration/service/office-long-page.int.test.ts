@@ -41,7 +41,7 @@ const longDocx = (): Uint8Array =>
   );
 
 describe('local service: a Word file of 10 MB of text without page breaks', () => {
-  it('is cut into pages while GET /v1/live keeps answering, never 1 s apart', async () => {
+  it('is cut into pages while GET /v1/live keeps answering, never 2.5 s apart (it was held 8 to 10 s)', async () => {
     // Arrange: a first parse starts the workflow machinery, which is not what is measured here
     const url = running.server.url;
     const warm = await upload(url, docxOf(para('warm up')), 'warm.docx');
@@ -63,7 +63,8 @@ describe('local service: a Word file of 10 MB of text without page breaks', () =
     const res = await parse;
     const body = (await res.json()) as { pages?: { content_markdown: string }[] };
     // Assert
-    expect(state.longestGap).toBeLessThan(1000);
+    // Well above a busy machine's scheduling delays, well under the 8 to 10 s of a held loop.
+    expect(state.longestGap).toBeLessThan(2500);
     expect(state.lives).toBeGreaterThan(5);
     expect(res.status).toBe(200);
     expect(body.pages?.length).toBeGreaterThan(100);
