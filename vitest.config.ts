@@ -37,6 +37,9 @@ const skipCorpusTests: Plugin = {
   },
 };
 
+/** Integration tests of single engines and adapters (no service started). */
+const ENGINE_TESTS = 'test/integration/{engines,adapters,providers}';
+
 export default defineConfig({
   test: {
     projects: [
@@ -51,10 +54,22 @@ export default defineConfig({
         },
       },
       {
+        // Engines and adapters against the corpus, real OCR and worker threads: files in parallel.
+        plugins: [skipCorpusTests],
+        test: {
+          name: 'engines',
+          include: [`${ENGINE_TESTS}/**/*.test.ts`],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        // Whole services (servers, child processes, ports, the data directory): one file at a time.
         plugins: [skipCorpusTests],
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          exclude: [`${ENGINE_TESTS}/**`],
           testTimeout: 180_000,
           hookTimeout: 120_000,
           fileParallelism: false,

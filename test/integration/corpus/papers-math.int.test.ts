@@ -16,7 +16,7 @@ import { katexParses } from '../../../functions/engines/math/katex-check.js';
 import { LocalTextProvider } from '../../../functions/engines/pdf/local-text-provider.js';
 import { PdfDocumentCache } from '../../../functions/engines/pdf/pdf-document-cache.js';
 import { PdfEngine } from '../../../functions/engines/pdf/pdf-engine.js';
-import { CorpusStore } from '../../unit/engines/pdf/corpus-store.js';
+import { CorpusStore } from '../../support/corpus-store.js';
 import { corpusPath, REPO_ROOT } from '../../support/corpus.js';
 import { laidOutPages } from '../../support/laid-out-pages.js';
 

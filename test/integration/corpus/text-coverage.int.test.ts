@@ -23,7 +23,7 @@ import type { DocumentRef } from '../../../functions/core/ports/document-engine.
 import { LocalTextProvider } from '../../../functions/engines/pdf/local-text-provider.js';
 import { PdfDocumentCache } from '../../../functions/engines/pdf/pdf-document-cache.js';
 import { PdfEngine } from '../../../functions/engines/pdf/pdf-engine.js';
-import { CorpusStore } from '../../unit/engines/pdf/corpus-store.js';
+import { CorpusStore } from '../../support/corpus-store.js';
 import { corpusDir } from '../../support/corpus.js';
 import { laidOutPages } from '../../support/laid-out-pages.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../support/local-service.js';
-import { docxOf, para } from '../../unit/engines/office/office-fixtures.js';
+import { docxOf, para } from '../../support/office-fixtures.js';
 
 const KEY = 'key-office-worker-0001';
 

@@ -33,13 +33,17 @@ describe('corpusTestFiles', () => {
 
   it('lists the test files that read corpus paths themselves', () => {
     expect(files).toContain('test/integration/service/local-service.int.test.ts');
-    expect(files).toContain('test/unit/engines/image/detect-format.test.ts');
+    expect(files).toContain('test/integration/engines/image/detect-format.test.ts');
   });
 
   it('lists the test files that read the corpus through a test helper', () => {
     // devFile and HOSTILE of office-fixtures.ts; CorpusStore of corpus-store.ts.
-    expect(files).toContain('test/unit/engines/office/sheets.test.ts');
-    expect(files).toContain('test/unit/engines/pdf/pdf-engine.test.ts');
+    expect(files).toContain('test/integration/engines/office/sheets.test.ts');
+    expect(files).toContain('test/integration/engines/pdf/pdf-engine.test.ts');
+  });
+
+  it('finds none in the unit project: tests that read the corpus are integration tests', () => {
+    expect(files.filter((file) => /^test\/(unit|contract|infra)\//.test(file))).toEqual([]);
   });
 
   it('leaves out test files that take only corpus-free helpers from the same modules', () => {
@@ -53,8 +57,8 @@ describe('corpusTestFiles', () => {
 
 describe('a run without the corpus', () => {
   const CORPUS_TESTS = [
-    'test/unit/engines/image/detect-format.test.ts',
-    'test/unit/engines/office/sheets.test.ts',
+    'test/integration/engines/image/detect-format.test.ts',
+    'test/integration/engines/office/sheets.test.ts',
   ];
 
   it('skips the corpus tests with one line naming DOCPARSE_CORPUS_DIR', () => {

@@ -9,7 +9,7 @@ import {
 } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { texFont } from '../../../support/tex-pdf.js';
-import { pdfiumMarkdownOf, pdfjsMarkdownOf } from './markdown-of.js';
+import { pdfiumMarkdownOf, pdfjsMarkdownOf } from '../../../support/markdown-of.js';
 
 /** A paragraph of a TeX paper in CMR10 opening with a CMBX10 label, both fonts flagged bold. */
 async function texPage(): Promise<Uint8Array> {

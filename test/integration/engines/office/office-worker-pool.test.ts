@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DocumentRejectedError } from '../../../../functions/core/domain/errors.js';
 import { OfficeWorkerPool } from '../../../../functions/engines/office/office-worker-pool.js';
 import type { OfficeWorkerRequest } from '../../../../functions/engines/office/office-worker-protocol.js';
-import { devFile, docxOf, para } from './office-fixtures.js';
+import { devFile, docxOf, para } from '../../../support/office-fixtures.js';
 
 /**
  * The lifecycle of the office pool's workers: released after `idleMs` with no document and

@@ -1,9 +1,9 @@
-import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
-import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
-import { extractPage } from '../../../../functions/engines/pdf/page-text.js';
-import { openPdf } from '../../../../functions/engines/pdf/pdf-document.js';
-import { extractPdfiumPage } from '../../../../functions/engines/pdf/pdfium-page-text.js';
-import { loadPdfium, PdfiumDocument } from '../../../../functions/engines/pdf/pdfium.js';
+import { layoutPage } from '../../functions/engines/layout/layout-page.js';
+import { buildLayoutProfile } from '../../functions/engines/layout/profile.js';
+import { extractPage } from '../../functions/engines/pdf/page-text.js';
+import { openPdf } from '../../functions/engines/pdf/pdf-document.js';
+import { extractPdfiumPage } from '../../functions/engines/pdf/pdfium-page-text.js';
+import { loadPdfium, PdfiumDocument } from '../../functions/engines/pdf/pdfium.js';
 
 /** Markdown of every page of a PDF, read with PDFium and laid out as the text-layer provider does. */
 export const pdfiumMarkdownOf = async (bytes: Uint8Array): Promise<string> => {

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UnsupportedDocumentError } from '../../../../functions/core/domain/errors.js';
 import { convertPptx } from '../../../../functions/engines/office/pptx.js';
-import { HOSTILE, PT, apara, devFile, pptxOf, shape, zipOf } from './office-fixtures.js';
+import {
+  HOSTILE,
+  PT,
+  apara,
+  devFile,
+  pptxOf,
+  shape,
+  zipOf,
+} from '../../../support/office-fixtures.js';
 
 const EMU = 12_700;
 

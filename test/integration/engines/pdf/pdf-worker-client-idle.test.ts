@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DocumentRef } from '../../../../functions/core/ports/document-engine.js';
 import type { ExtractedPage } from '../../../../functions/engines/pdf/page-text.js';
 import { PdfWorkerClient } from '../../../../functions/engines/pdf/pdf-worker-client.js';
-import { CorpusStore } from './corpus-store.js';
+import { CorpusStore } from '../../../support/corpus-store.js';
 
 /**
  * The idle release of the PDF reader's worker: past `idleMs` with no call, the worker is

@@ -9,7 +9,7 @@ import { PdfDocumentCache } from '../../../../functions/engines/pdf/pdf-document
 import { PdfEngine } from '../../../../functions/engines/pdf/pdf-engine.js';
 import type { PdfPageSource } from '../../../../functions/engines/pdf/pdf-page-source.js';
 import { PdfRasterizer } from '../../../../functions/engines/pdf/pdf-rasterizer.js';
-import { CorpusStore } from './corpus-store.js';
+import { CorpusStore } from '../../../support/corpus-store.js';
 
 const store = new CorpusStore();
 const cache = new PdfDocumentCache(store);

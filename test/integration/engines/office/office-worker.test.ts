@@ -15,7 +15,7 @@ import {
 } from '../../../../functions/engines/office/office-engine.js';
 import { OfficeWorkerPool } from '../../../../functions/engines/office/office-worker-pool.js';
 import { InMemoryObjectStore } from '../../../support/fakes.js';
-import { devFile, docxOf, HOSTILE, para } from './office-fixtures.js';
+import { devFile, docxOf, HOSTILE, para } from '../../../support/office-fixtures.js';
 
 /**
  * A Word file of `paragraphs` short paragraphs (57 KB for 20,000): mammoth and turndown convert

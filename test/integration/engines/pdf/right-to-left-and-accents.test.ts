@@ -19,7 +19,7 @@ import {
   type PDFPage,
 } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { pdfiumMarkdownOf, pdfjsMarkdownOf } from './markdown-of.js';
+import { pdfiumMarkdownOf, pdfjsMarkdownOf } from '../../../support/markdown-of.js';
 import { corpusPath } from '../../../support/corpus.js';
 
 const SHARED = join(import.meta.dirname, '../../../../../shared');

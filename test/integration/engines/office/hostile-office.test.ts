@@ -9,7 +9,7 @@ import {
   DEFAULT_PACKAGE_LIMITS,
   openPackage,
 } from '../../../../functions/engines/office/zip-package.js';
-import { apara, docxOf, HOSTILE, para, pptxOf, shape } from './office-fixtures.js';
+import { apara, docxOf, HOSTILE, para, pptxOf, shape } from '../../../support/office-fixtures.js';
 
 const hostile = (file: string): Uint8Array => readFileSync(join(HOSTILE, file));
 

@@ -11,7 +11,7 @@ import {
   hasDtd,
   openPackage,
 } from '../../../../functions/engines/office/zip-package.js';
-import { HOSTILE, zipOf } from './office-fixtures.js';
+import { HOSTILE, zipOf } from '../../../support/office-fixtures.js';
 
 const XML = '<?xml version="1.0"?><w:document xmlns:w="x"><w:body/></w:document>';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ObjectNotFoundError } from '../../../../functions/core/domain/errors.js';
-import type { ObjectStore } from '../../../../functions/core/ports/object-store.js';
-import { corpusDir } from '../../../support/corpus.js';
+import { ObjectNotFoundError } from '../../functions/core/domain/errors.js';
+import type { ObjectStore } from '../../functions/core/ports/object-store.js';
+import { corpusDir } from './corpus.js';
 
 /** The shared test corpus (`../shared/corpus` beside the checkout). */
 export const corpus = corpusDir();

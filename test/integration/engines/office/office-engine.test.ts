@@ -14,7 +14,7 @@ import { OfficeEngine } from '../../../../functions/engines/office/office-engine
 import { LocalTextProvider } from '../../../../functions/engines/pdf/local-text-provider.js';
 import type { PdfPageSource } from '../../../../functions/engines/pdf/pdf-page-source.js';
 import { InMemoryObjectStore } from '../../../support/fakes.js';
-import { devFile } from './office-fixtures.js';
+import { devFile } from '../../../support/office-fixtures.js';
 
 /** An object store that counts reads. */
 class CountingStore extends InMemoryObjectStore {

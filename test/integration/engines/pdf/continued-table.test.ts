@@ -10,7 +10,7 @@ import { LocalTextProvider } from '../../../../functions/engines/pdf/local-text-
 import { PdfDocumentCache } from '../../../../functions/engines/pdf/pdf-document-cache.js';
 import { PdfEngine } from '../../../../functions/engines/pdf/pdf-engine.js';
 import { laidOutPages } from '../../../support/laid-out-pages.js';
-import { CorpusStore } from './corpus-store.js';
+import { CorpusStore } from '../../../support/corpus-store.js';
 
 const store = new CorpusStore();
 const cache = new PdfDocumentCache(store);

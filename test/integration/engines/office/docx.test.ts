@@ -5,7 +5,7 @@ import { UnsupportedDocumentError } from '../../../../functions/core/domain/erro
 import { convertDocx, withExplicitBreaks } from '../../../../functions/engines/office/docx.js';
 import { MAX_FLOW_PAGE_CHARS } from '../../../../functions/engines/office/pages.js';
 import type { OfficePage } from '../../../../functions/engines/office/office-document.js';
-import { HOSTILE, devFile, docxOf, para, zipOf } from './office-fixtures.js';
+import { HOSTILE, devFile, docxOf, para, zipOf } from '../../../support/office-fixtures.js';
 
 /** Every element box lies inside its page, with a positive size. */
 function expectBoxesInside(page: OfficePage) {

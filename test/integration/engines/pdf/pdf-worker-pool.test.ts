@@ -6,7 +6,7 @@ import { PdfEngine } from '../../../../functions/engines/pdf/pdf-engine.js';
 import type { PdfPageSource } from '../../../../functions/engines/pdf/pdf-page-source.js';
 import { PdfWorkerClient } from '../../../../functions/engines/pdf/pdf-worker-client.js';
 import { resetStageTimes, stageTimes } from '../../../../functions/engines/stage-timings.js';
-import { CorpusStore } from './corpus-store.js';
+import { CorpusStore } from '../../../support/corpus-store.js';
 
 const store = new CorpusStore();
 const pool = new PdfWorkerClient(store, { workers: 2 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
-import { corpusPath } from '../../../support/corpus.js';
+import { corpusPath } from './corpus.js';
 
 export const DEV = corpusPath('dev/files');
 export const HOSTILE = corpusPath('hostile');

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { DocumentRef } from '../../../../functions/core/ports/document-engine.js';
 import { PdfWorkerClient } from '../../../../functions/engines/pdf/pdf-worker-client.js';
 import { resetStageTimes, stageTimes } from '../../../../functions/engines/stage-timings.js';
-import { CorpusStore } from './corpus-store.js';
+import { CorpusStore } from '../../../support/corpus-store.js';
 
 const client = new PdfWorkerClient(new CorpusStore());
 const ref: DocumentRef = {

@@ -11,7 +11,7 @@ import { PdfEngine } from '../../../../functions/engines/pdf/pdf-engine.js';
 import { UninterpretablePdfError } from '../../../../functions/engines/pdf/pdf-page-source.js';
 import { PdfRasterizer } from '../../../../functions/engines/pdf/pdf-rasterizer.js';
 import { PdfWorkerClient } from '../../../../functions/engines/pdf/pdf-worker-client.js';
-import { CorpusStore } from './corpus-store.js';
+import { CorpusStore } from '../../../support/corpus-store.js';
 
 const TIMEOUT_MS = 3_000;
 const MINIMAL = 'dev/files/pypdf-minimal-document.pdf';

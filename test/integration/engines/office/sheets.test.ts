@@ -7,7 +7,7 @@ import {
 import { MAX_SHEET_CELLS, sheetPage } from '../../../../functions/engines/office/sheets.js';
 import { convertXls } from '../../../../functions/engines/office/xls.js';
 import { convertXlsx, decodeRange } from '../../../../functions/engines/office/xlsx.js';
-import { devFile, zipOf } from './office-fixtures.js';
+import { devFile, zipOf } from '../../../support/office-fixtures.js';
 
 /** A legacy (BIFF8) workbook written by SheetJS: merged cells, number formats, a hidden sheet. */
 function legacyWorkbook(): Uint8Array {
