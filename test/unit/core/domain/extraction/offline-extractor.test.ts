@@ -672,6 +672,25 @@ describe('fillSchema: format-aware matching', () => {
     },
   );
 
+  it('reads the date column by its cells when OCR garbled its header, not the rate column', () => {
+    // Arrange: the OCR of zerox-0012 that read "Date" as "LETEY" and a date without its slashes.
+    const text = md(
+      '| LETEY | Weight | Rate | Total |',
+      '|---|---|---|---|',
+      '| 11172017 | 187 | $11.00 | $11.00 |',
+      '| 2/2/2017 | 1086 | $12.00 | $12.00 |',
+    );
+    // Act
+    const data = fill(invoiceSchema(string), text);
+    // Assert
+    expect(data).toEqual({
+      line_items: [
+        { weight: 187, date: '11172017', total: 11 },
+        { weight: 1086, date: '2/2/2017', total: 12 },
+      ],
+    });
+  });
+
   it('keeps the text of a string field named date when it reads as a date', () => {
     // Act
     const data = fill(invoiceSchema(string), lineItems(true));
