@@ -167,9 +167,9 @@ export class ConnectionError extends Error {
   }
 }
 
-/** A parse that the server accepted but could not finish. */
-export class ParseFailedError extends Error {
-  override readonly name = 'ParseFailedError';
+/** A parse that the server accepted but reported as failed (its `error` event or failed status). */
+export class ServerParseError extends Error {
+  override readonly name = 'ServerParseError';
   /** The server's reason. */
   readonly detail: string;
   /** The parse request, when known. */
@@ -273,7 +273,7 @@ export class ApiClient {
    * `vlm.page.done` with `page`, `node.*`). `onRequestId` gets the request id as soon as the
    * response starts.
    * @returns the ParseResponse of `result.final`.
-   * @throws {ParseFailedError} when the stream reports an `error` event, ends without
+   * @throws {ServerParseError} when the stream reports an `error` event, ends without
    *   `result.final`, or its result is not `completed`.
    * @throws {ConnectionError} when the connection drops mid-stream (the parse goes on).
    */
@@ -291,7 +291,7 @@ export class ApiClient {
     );
     const requestId = res.headers.get('x-request-id') ?? undefined;
     if (requestId) handlers.onRequestId?.(requestId);
-    if (!res.body) throw new ParseFailedError('the stream had no body', requestId);
+    if (!res.body) throw new ServerParseError('the stream had no body', requestId);
 
     let final: unknown;
     let failure: string | undefined;
@@ -334,7 +334,7 @@ export class ApiClient {
     }
     parser.feed(decoder.decode());
     if (final === undefined) {
-      throw new ParseFailedError(
+      throw new ServerParseError(
         failure ?? 'the event stream ended before the result (result.final)',
         requestId,
       );
@@ -345,7 +345,7 @@ export class ApiClient {
   /**
    * POST /v1/parse: the service downloads `fileUrl` (https, public addresses) and parses it.
    * Synchronous: answers when the parse ends (long parses are kept alive with leading spaces).
-   * @throws {ParseFailedError} when the answer is not a completed parse.
+   * @throws {ServerParseError} when the answer is not a completed parse.
    */
   async parseUrl(
     fileUrl: string,
@@ -603,7 +603,7 @@ async function readJson(res: Response): Promise<unknown> {
  * `body` as a completed ParseResponse.
  * @throws {ApiError} for an error body under a 200 (a long parse that failed after the answer
  *   had started).
- * @throws {ParseFailedError} for the status view of a parse that did not complete.
+ * @throws {ServerParseError} for the status view of a parse that did not complete.
  */
 function completedParse(
   body: unknown,
@@ -612,11 +612,11 @@ function completedParse(
 ): ParseResponse {
   if (!isParseResponse(body)) {
     const detail = formatDetail(body);
-    if (detail !== undefined) throw new ParseFailedError(detail, requestId);
-    throw new ParseFailedError('the answer is not a parse result', requestId);
+    if (detail !== undefined) throw new ServerParseError(detail, requestId);
+    throw new ServerParseError('the answer is not a parse result', requestId);
   }
   if (body.status !== 'completed') {
-    throw new ParseFailedError(
+    throw new ServerParseError(
       body.detail ?? streamError ?? `the parse ended ${body.status}`,
       body.id,
     );

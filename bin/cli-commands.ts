@@ -4,7 +4,7 @@ import {
   ApiClient,
   ApiError,
   ConnectionError,
-  ParseFailedError,
+  ServerParseError,
   SUPPORTED_EXTENSIONS,
   isRecord,
   localFile,
@@ -160,7 +160,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (error instanceof UsageError) return reportUsage(error, io);
     io.stderr.write(`docparse: ${describeFailure(error, ctx)}\n`);
     // Still running on the server unless it is what failed.
-    if (ctx.inFlight && !(error instanceof ParseFailedError)) {
+    if (ctx.inFlight && !(error instanceof ServerParseError)) {
       io.stderr.write(`docparse: ${ctx.inFlight}\n`);
     }
     return EXIT.failure;
@@ -201,7 +201,7 @@ export function describeFailure(
     }
     return `HTTP ${error.status}: ${error.detail}`;
   }
-  if (error instanceof ParseFailedError) {
+  if (error instanceof ServerParseError) {
     return `the parse failed: ${error.detail}${error.requestId ? ` (request ${error.requestId})` : ''}`;
   }
   if (error instanceof Error) return error.message;

@@ -6,7 +6,7 @@ import {
   ApiClient,
   ApiError,
   ConnectionError,
-  ParseFailedError,
+  ServerParseError,
   formatDetail,
   formFields,
   jsonFields,
@@ -351,7 +351,7 @@ describe('summaries', () => {
     expect(describeFailure(new ApiError(429, 'rate limit exceeded', 12), ctx)).toContain(
       'rate limit reached (HTTP 429): rate limit exceeded (Retry-After: 12 seconds)',
     );
-    expect(describeFailure(new ParseFailedError('boom', 'req_1'), ctx)).toBe(
+    expect(describeFailure(new ServerParseError('boom', 'req_1'), ctx)).toBe(
       'the parse failed: boom (request req_1)',
     );
   });
@@ -528,7 +528,7 @@ describe('ApiClient', () => {
     const error = await client
       .parseStream(localFile(await aFile()), {}, {})
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ParseFailedError);
+    expect(error).toBeInstanceOf(ServerParseError);
     expect(error).toMatchObject({ detail: 'the document is damaged', requestId: 'req_abc' });
   });
 
@@ -537,7 +537,7 @@ describe('ApiClient', () => {
     const fake = fakeFetch([() => new Response(sse)]);
     const client = new ApiClient({ baseUrl: 'http://h:1', apiKey: 'k', fetch: fake.fetch });
     await expect(client.parseStream(localFile(await aFile()), {}, {})).rejects.toMatchObject({
-      name: 'ParseFailedError',
+      name: 'ServerParseError',
       detail: 'Error: lost',
     });
   });
@@ -554,7 +554,7 @@ describe('ApiClient', () => {
       max_pages: 1,
     });
     await expect(client.parseUrl('https://e.com/a.pdf', {})).rejects.toMatchObject({
-      name: 'ParseFailedError',
+      name: 'ServerParseError',
       detail: 'the provider timed out',
     });
   });
