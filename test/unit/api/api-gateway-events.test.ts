@@ -5,7 +5,8 @@ import { createHandler as getParseHandler } from '../../../functions/api/get-par
 import { createHandler as liveHandler } from '../../../functions/api/live.handler.js';
 import { createHandler as uploadHandler } from '../../../functions/api/parse-upload.handler.js';
 import { matchRoute } from '../../../functions/api/routes.js';
-import { invokeBuffered, type ApiHandler } from '../../../functions/api/streaming.js';
+import { type ApiHandler } from '../../../functions/api/streaming.js';
+import { invokeBuffered } from '../../support/invoke-buffered.js';
 import { toProxyEvent } from '../../../functions/adapters/local/proxy-event.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { API_KEY, fakeDeps, lambdaContext, type FakeDeps } from '../../support/builders.js';

@@ -3,7 +3,8 @@ import { createHandler as getParseHandler } from '../../../functions/api/get-par
 import { createHandler as listProvidersHandler } from '../../../functions/api/list-providers.handler.js';
 import { createHandler as liveHandler } from '../../../functions/api/live.handler.js';
 import { createHandler as uploadHandler } from '../../../functions/api/parse-upload.handler.js';
-import { invokeBuffered, type ApiHandler } from '../../../functions/api/streaming.js';
+import { type ApiHandler } from '../../../functions/api/streaming.js';
+import { invokeBuffered } from '../../support/invoke-buffered.js';
 import { parseUpload } from '../../../functions/core/app/parse-upload.js';
 import {
   API_KEY,

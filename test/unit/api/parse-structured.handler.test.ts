@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../../functions/api/parse-structured.handler.js';
-import { invokeBuffered, type ApiHandler } from '../../../functions/api/streaming.js';
+import { type ApiHandler } from '../../../functions/api/streaming.js';
+import { invokeBuffered } from '../../support/invoke-buffered.js';
 import { DEFAULT_STRUCTURED_MODEL } from '../../../functions/core/app/structured.js';
 import { HTTPValidationError, StructuredResult } from '../../../functions/core/domain/schemas.js';
 import type {

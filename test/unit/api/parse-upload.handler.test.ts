@@ -3,10 +3,10 @@ import { createHandler } from '../../../functions/api/parse-upload.handler.js';
 import { logger } from '../../../functions/api/logger.js';
 import {
   LocalResponseStream,
-  invokeBuffered,
   invokeStreaming,
   type ApiHandler,
 } from '../../../functions/api/streaming.js';
+import { invokeBuffered } from '../../support/invoke-buffered.js';
 import { DocumentRejectedError } from '../../../functions/core/domain/errors.js';
 import { HTTPValidationError, ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { createUpload, uploadKeys } from '../../../functions/core/app/uploads.js';

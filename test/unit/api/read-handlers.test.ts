@@ -2,11 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createHandler as getParseHandler } from '../../../functions/api/get-parse.handler.js';
 import { createHandler as healthHandler } from '../../../functions/api/health.handler.js';
 import { createHandler as liveHandler } from '../../../functions/api/live.handler.js';
-import {
-  invokeBuffered,
-  isStreamingHandler,
-  type ApiHandler,
-} from '../../../functions/api/streaming.js';
+import { isStreamingHandler, type ApiHandler } from '../../../functions/api/streaming.js';
+import { invokeBuffered } from '../../support/invoke-buffered.js';
 import { parseUpload } from '../../../functions/core/app/parse-upload.js';
 import { HealthResponse, ParseResponse } from '../../../functions/core/domain/schemas.js';
 import {
