@@ -5,14 +5,8 @@ import type { ParseOptions, Plan, RequestRecord } from '../domain/request.js';
 import type { CompareResult, ParseResponse } from '../domain/schemas.js';
 import type { AppDeps } from './app-deps.js';
 import { resolveProviderModel, type ModelPair } from './provider-models.js';
-import {
-  failureOf,
-  readResult,
-  resultView,
-  startParse,
-  submitUpload,
-  type DocumentSource,
-} from './parse-upload.js';
+import { failureOf, startParse, submitUpload, type DocumentSource } from './parse-upload.js';
+import { readResult, resultView } from './stored-result.js';
 
 /** Most providers one comparison runs (spec §4: 1 to 4). */
 export const MAX_COMPARED_PROVIDERS = 4;

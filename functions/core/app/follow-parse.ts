@@ -1,7 +1,7 @@
 import type { ProgressEvent } from '../ports/event-log.js';
 import type { AppDeps } from './app-deps.js';
 import { getParseResult } from './parse-result-body.js';
-import { readResult, resultView } from './parse-upload.js';
+import { readResult, resultView } from './stored-result.js';
 
 /** Pipeline-node events that `legacy_events=true` leaves out (spec §4, §6). */
 const NODE_EVENTS = new Set(['node.started', 'node.completed']);

@@ -4,7 +4,8 @@ import { workKeys } from '../domain/pipeline/pipeline-ports.js';
 import type { RequestRecord } from '../domain/request.js';
 import type { ParseResponse } from '../domain/schemas.js';
 import type { AppDeps } from './app-deps.js';
-import { failureOf, readResult, resultView } from './parse-upload.js';
+import { failureOf } from './parse-upload.js';
+import { readResult, resultView } from './stored-result.js';
 
 /** Statuses of a parse that is still running (spec §3 "in-flight parse"). */
 const IN_FLIGHT = ['queued', 'processing'] as const;

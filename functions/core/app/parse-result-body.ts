@@ -2,7 +2,8 @@ import { NotFoundError } from '../domain/errors.js';
 import type { RequestRecord } from '../domain/request.js';
 import type { ObjectStore } from '../ports/object-store.js';
 import type { AppDeps } from './app-deps.js';
-import { readResult, resultView, statusView, webhookView } from './parse-upload.js';
+import { statusView, webhookView } from './parse-upload.js';
+import { readResult, resultView } from './stored-result.js';
 
 /**
  * Bytes of serialised results kept per object store, counting both forms of each (its text at

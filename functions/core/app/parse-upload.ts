@@ -12,12 +12,13 @@ import {
 import { compileExtractionSchema } from '../domain/extraction/extraction-schema.js';
 import { workKeys } from '../domain/pipeline/pipeline-ports.js';
 import type { ParseOptions, Plan, RequestRecord, RequestWebhook } from '../domain/request.js';
-import type { DocumentFormat, Page, ParseResponse } from '../domain/schemas.js';
+import type { DocumentFormat, ParseResponse } from '../domain/schemas.js';
 import type { DocumentFetcher } from '../ports/document-fetcher.js';
 import type { JsonSchemaObject } from '../ports/structured-extractor.js';
 import type { AppDeps } from './app-deps.js';
 import { resolveProviderModel } from './provider-models.js';
 import { answerFromCache, cacheKeyOf } from './result-cache.js';
+import { readResult, resultView } from './stored-result.js';
 import { readUpload } from './uploads.js';
 
 /** A document received by the upload endpoint. */
@@ -424,14 +425,6 @@ async function readOutcome(deps: AppDeps, requestId: string): Promise<ParseRespo
   throw new Error(`parse ${requestId} ended in status ${record?.status ?? 'unknown'}`);
 }
 
-/** Reads a stored ParseResponse. */
-export async function readResult(
-  deps: Pick<AppDeps, 'objects'>,
-  key: string,
-): Promise<ParseResponse> {
-  return JSON.parse(new TextDecoder().decode(await deps.objects.get(key))) as ParseResponse;
-}
-
 const API_KINDS = new Set<ErrorKind>([
   'invalid',
   'plan_limit',
@@ -445,22 +438,6 @@ export function failureOf(error: NonNullable<RequestRecord['error']>): Error {
   const kind = error.kind as ErrorKind;
   if (API_KINDS.has(kind)) return new ParseFailedError(kind, error.message);
   return new Error(`${error.name}: ${error.message}`);
-}
-
-/** The ParseResponse as returned: per-page `warnings` only when asked for (spec §4 include_warnings). */
-export function resultView(response: ParseResponse, includeWarnings: boolean): ParseResponse {
-  if (includeWarnings) {
-    return {
-      ...response,
-      pages: response.pages.map((p) => ({ ...p, warnings: p.warnings ?? [] })),
-    };
-  }
-  return {
-    ...response,
-    pages: response.pages.map(
-      (page) => Object.fromEntries(Object.entries(page).filter(([k]) => k !== 'warnings')) as Page,
-    ),
-  };
 }
 
 /**

@@ -8,7 +8,7 @@ import type { ParseResponse } from '../domain/schemas.js';
 import type { ProgressEvent } from '../ports/event-log.js';
 import type { CachedResult, ResultCacheKey } from '../ports/result-cache.js';
 import type { AppDeps } from './app-deps.js';
-import { readResult, resultView } from './parse-upload.js';
+import { readResult, resultView } from './stored-result.js';
 
 /**
  * The result cache key of a parse with these inputs, or undefined where the deployment has no

@@ -3,10 +3,10 @@ import {
   ParseFailedError,
   failureOf,
   parseUpload,
-  resultView,
   submitUpload,
   type UploadedDocument,
 } from '../../../../functions/core/app/parse-upload.js';
+import { resultView } from '../../../../functions/core/app/stored-result.js';
 import { getParseResult } from '../../../../functions/core/app/parse-result-body.js';
 import {
   BadRequestError,
