@@ -17,6 +17,9 @@ export interface InProcessMessage {
   readonly sentAt: Date;
 }
 
+/** Handles one message; a rejection is a failed delivery. */
+export type InProcessConsumer = (message: InProcessMessage) => Promise<void>;
+
 /** A message given up on after `maxReceiveCount` failed deliveries, with the last error. */
 export interface DeadLetter {
   readonly message: InProcessMessage;
@@ -25,8 +28,11 @@ export interface DeadLetter {
 
 /** Options of {@link InProcessQueue}. */
 export interface InProcessQueueOptions {
-  /** Handles one message; a rejection is a failed delivery. */
-  consumer: (message: InProcessMessage) => Promise<void>;
+  /**
+   * Handles one message; a rejection is a failed delivery.
+   * @default - none until {@link InProcessQueue.subscribe}: messages wait for it
+   */
+  consumer?: InProcessConsumer;
   /**
    * Deliveries running at once.
    * @default 1
@@ -98,7 +104,7 @@ interface Pending {
  * the process: call {@link close} before exiting.
  */
 export class InProcessQueue implements Queue {
-  readonly #consumer: (message: InProcessMessage) => Promise<void>;
+  #consumer: InProcessConsumer | undefined;
   readonly #concurrency: number;
   readonly #maxReceiveCount: number;
   readonly #backoffMs: number;
@@ -138,6 +144,17 @@ export class InProcessQueue implements Queue {
     this.#onDeadLetter = options.onDeadLetter;
     this.#journal = options.journal;
     if (this.#journal !== undefined) this.#recover(this.#journal);
+  }
+
+  /**
+   * Sets the queue's consumer, when it was created without one (its dependencies did not exist
+   * yet): messages accepted or recovered meanwhile are delivered from now on.
+   * @throws {Error} when the queue has a consumer already.
+   */
+  subscribe(consumer: InProcessConsumer): void {
+    if (this.#consumer !== undefined) throw new Error('the queue has a consumer already');
+    this.#consumer = consumer;
+    this.#pump();
   }
 
   /** Number of messages recovered from the journal when the queue was created. */
@@ -291,17 +308,19 @@ export class InProcessQueue implements Queue {
   }
 
   #pump(): void {
+    const consumer = this.#consumer;
+    if (consumer === undefined) return;
     while (this.#running < this.#concurrency) {
       const next = this.#ready.shift();
       if (!next) return;
       this.#running += 1;
-      const delivery = this.#deliver(next);
+      const delivery = this.#deliver(consumer, next);
       this.#deliveries.add(delivery);
       void delivery.finally(() => this.#deliveries.delete(delivery));
     }
   }
 
-  async #deliver(pending: Pending): Promise<void> {
+  async #deliver(consumer: InProcessConsumer, pending: Pending): Promise<void> {
     pending.receiveCount += 1;
     const message: InProcessMessage = {
       messageId: pending.messageId,
@@ -311,7 +330,7 @@ export class InProcessQueue implements Queue {
       sentAt: pending.sentAt,
     };
     try {
-      await this.#consumer(message);
+      await consumer(message);
       this.#settle(pending);
     } catch (error) {
       if (pending.receiveCount >= this.#maxReceiveCount) {
@@ -354,8 +373,8 @@ export class InProcessQueue implements Queue {
 }
 
 /**
- * An SQS event of one in-process message, for invoking an SQS consumer's Lambda handler module
- * in process (`functions/pipeline/sqs-consumer.ts`).
+ * An SQS event of one in-process message, for invoking an SQS consumer's Lambda handler in process
+ * (`functions/pipeline/sqs-consumer.ts`).
  *
  * @example
  * const queue = new InProcessQueue({

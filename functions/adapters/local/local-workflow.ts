@@ -37,23 +37,37 @@ export function localContextObject(): Record<string, unknown> {
  *
  * `${<State>Arn}` placeholders are substituted with local function ARNs, as CDK substitutes real
  * ones; other `${Name}` placeholders (the table name of a service integration) with
- * `substitutions[Name]`. Tasks are bound by state name, service integrations included.
+ * `substitutions[Name]`. Tasks are bound by state name, service integrations included: loaded by
+ * `loadTasks` on first use, or given by {@link bindTasks} once their handlers' dependencies, which
+ * the workflow is part of, exist.
  */
 export class LocalStepFunctionsWorkflow implements Workflow {
   readonly #aslPath: string;
-  readonly #loadTasks: () => Promise<Record<string, LocalTask>>;
+  readonly #loadTasks: (() => Promise<Record<string, LocalTask>>) | undefined;
+  #tasks: Promise<Record<string, LocalTask>> | undefined;
   readonly #executions = new Map<string, Running>();
   readonly #substitutions: Readonly<Record<string, string>>;
-  #machine: Promise<{ machine: StateMachine; tasks: Record<string, LocalTask> }> | undefined;
+  #machine: Promise<StateMachine> | undefined;
 
   constructor(
     aslPath: string,
-    loadTasks: () => Promise<Record<string, LocalTask>>,
+    loadTasks: (() => Promise<Record<string, LocalTask>>) | undefined,
     substitutions: Readonly<Record<string, string>> = {},
   ) {
     this.#aslPath = aslPath;
     this.#loadTasks = loadTasks;
     this.#substitutions = substitutions;
+  }
+
+  /**
+   * Binds the Task states of a workflow created without `loadTasks`.
+   * @throws {Error} when its tasks are bound already.
+   */
+  bindTasks(tasks: Readonly<Record<string, LocalTask>>): void {
+    if (this.#loadTasks !== undefined || this.#tasks !== undefined) {
+      throw new Error('the workflow has its tasks already');
+    }
+    this.#tasks = Promise.resolve({ ...tasks });
   }
 
   /** {@inheritDoc Workflow.executionIdFor} */
@@ -95,7 +109,10 @@ export class LocalStepFunctionsWorkflow implements Workflow {
     return running.outcome;
   }
 
-  /** Parses the definition and loads the stage handlers now instead of on the first execution. */
+  /**
+   * Parses the definition and loads the stage handlers now instead of on the first execution.
+   * @throws {Error} when no tasks are bound.
+   */
   async warmUp(): Promise<void> {
     await this.#load();
   }
@@ -110,7 +127,16 @@ export class LocalStepFunctionsWorkflow implements Workflow {
     return Promise.resolve();
   }
 
-  #load() {
+  async #load(): Promise<{ machine: StateMachine; tasks: Record<string, LocalTask> }> {
+    this.#tasks ??= this.#loadTasks?.();
+    if (this.#tasks === undefined) {
+      throw new Error('no Task state is bound to the workflow: call bindTasks first');
+    }
+    const [machine, tasks] = await Promise.all([this.#parse(), this.#tasks]);
+    return { machine, tasks };
+  }
+
+  #parse(): Promise<StateMachine> {
     this.#machine ??= (async () => {
       const text = await readFile(this.#aslPath, 'utf8');
       const substituted = text
@@ -122,7 +148,7 @@ export class LocalStepFunctionsWorkflow implements Workflow {
           JSON.stringify(this.#substitutions[name] ?? placeholder).slice(1, -1),
         );
       const definition = JSON.parse(substituted) as StateMachineDefinition;
-      return { machine: new StateMachine(definition), tasks: await this.#loadTasks() };
+      return new StateMachine(definition);
     })();
     return this.#machine;
   }

@@ -272,6 +272,38 @@ describe('InProcessQueue', () => {
   });
 });
 
+describe('InProcessQueue without a consumer', () => {
+  it('keeps the messages sent or recovered before subscribe, then delivers them to its consumer', async () => {
+    // Arrange: a journal holding one message a previous process left, and no consumer yet
+    vi.useFakeTimers();
+    const journal = join(mkdtempSync(join(tmpdir(), 'queue-journal-')), 'queues', 'q.jsonl');
+    const previous = new InProcessQueue({ journal });
+    await previous.send({ body: 'left over' });
+    await previous.stop();
+    const queue = new InProcessQueue({ journal });
+    await queue.send({ body: 'sent' });
+    await vi.advanceTimersByTimeAsync(RECOVERY_DELAY_MS * 5);
+    const { seen, consumer } = recorder();
+    // Act
+    queue.subscribe(consumer);
+    await queue.drain();
+    // Assert
+    expect(seen.map((m) => m.body).sort()).toEqual(['"left over"', '"sent"']);
+    expect(seen.every((m) => m.receiveCount === 1)).toBe(true);
+  });
+
+  it('refuses a second consumer', () => {
+    // Arrange
+    const queue = new InProcessQueue({ consumer: () => Promise.resolve() });
+    // Act
+    const subscribe = () => {
+      queue.subscribe(() => Promise.resolve());
+    };
+    // Assert
+    expect(subscribe).toThrow('the queue has a consumer already');
+  });
+});
+
 describe('InProcessQueue with a journal', () => {
   it('delivers, after a restart, what was waiting or running, each once, with its id and the rest of its delay', async () => {
     // Arrange: a first process handles one message, then stops with one delayed and one running

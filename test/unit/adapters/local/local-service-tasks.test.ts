@@ -85,3 +85,39 @@ describe('local service tasks', () => {
     expect((await requests.get('req_3'))?.status).toBe('completed');
   });
 });
+
+describe('LocalStepFunctionsWorkflow with tasks bound later', () => {
+  it('runs the tasks given by bindTasks', async () => {
+    // Arrange
+    const requests = new InMemoryRequestStore();
+    await requests.create(aRequestRecord({ id: 'req_3', status: 'processing' }));
+    const workflow = new LocalStepFunctionsWorkflow(ASL, undefined, { TableName: 'local' });
+    const ok: LocalTask = (input) => Promise.resolve(input);
+    workflow.bindTasks({
+      Ingest: ok,
+      Classify: ok,
+      Route: () => Promise.reject(namedError('RoutingError', 'no tier for the page')),
+      RecordFailure: () => Promise.reject(namedError('States.Timeout', 'States.Timeout')),
+      ...localServiceTasks(requests),
+    });
+    // Act
+    const { executionId } = await workflow.start('req_3', { requestId: 'req_3' });
+    const outcome = await workflow.wait(executionId);
+    // Assert
+    expect(outcome).toMatchObject({ status: 'FAILED', error: 'RoutingError' });
+    expect(await requests.get('req_3')).toMatchObject({ status: 'failed' });
+  });
+
+  it('refuses to start before its tasks are bound, and a second binding', async () => {
+    // Arrange
+    const workflow = new LocalStepFunctionsWorkflow(ASL, undefined);
+    // Act
+    const started = workflow.start('req_4', { requestId: 'req_4' });
+    // Assert
+    await expect(started).rejects.toThrow('no Task state is bound to the workflow');
+    workflow.bindTasks({});
+    expect(() => {
+      workflow.bindTasks({});
+    }).toThrow('the workflow has its tasks already');
+  });
+});
