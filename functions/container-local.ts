@@ -11,15 +11,14 @@ import { LOCAL_TABLE_NAME, startEmbeddedDynamo } from './adapters/local/embedded
 import { FsObjectStore } from './adapters/local/fs-object-store.js';
 import { listInFlightRequestIds } from './adapters/local/in-flight-requests.js';
 import { startRetentionSweeper, type RetentionSweeper } from './adapters/local/retention.js';
-import { InProcessQueue, toSqsEvent } from './adapters/local/in-process-queue.js';
+import { InProcessQueue } from './adapters/local/in-process-queue.js';
 import { JsonLinesQueue } from './adapters/local/json-lines-queue.js';
 import { LocalUsageStore } from './adapters/local/local-usage-store.js';
 import { DynamoDbWebhookSecretStore } from './adapters/aws/dynamodb-webhook-secrets.js';
 import { newWebhookSecret } from './adapters/http/webhook-signer.js';
-import { lambdaContext } from './adapters/local/lambda-context.js';
-import { LocalStepFunctionsWorkflow, type LocalTask } from './adapters/local/local-workflow.js';
+import { LocalStepFunctionsWorkflow } from './adapters/local/local-workflow.js';
 import { LocalUploadSigner, loadUploadSecret } from './adapters/local/local-upload-signer.js';
-import { localServiceTasks } from './adapters/local/local-service-tasks.js';
+import { logger } from './api/logger.js';
 import {
   circuitBreakers,
   common,
@@ -30,7 +29,7 @@ import {
 } from './container.js';
 import { BATCH_ITEM_MAX_RECEIVES } from './core/app/batch.js';
 import { recoverInterruptedParses } from './core/app/recover-parses.js';
-import { PARSE_DOCUMENT_ASL, stages } from './pipeline/stages.js';
+import { PARSE_DOCUMENT_ASL } from './pipeline/stages.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -42,11 +41,24 @@ const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EVENT_LINGER_MS = 50;
 
 /**
- * The local runtime: the embedded DynamoDB and the filesystem under `DATA_DIR`, the state machine
- * run in-process by aws-local-stepfunctions, and upload forms the local server verifies itself.
- * Loaded by `buildDeps` only in local mode (AWS bundles leave it out).
+ * The local dependencies, with the in-process stand-ins the local runtime binds the handlers to:
+ * the state machine's Task states and the queues' consumers.
  */
-export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
+export interface LocalDeps extends Deps {
+  workflow: LocalStepFunctionsWorkflow;
+  webhooks: InProcessQueue;
+  batchItems: InProcessQueue;
+}
+
+/**
+ * The composition root of the local runtime: the embedded DynamoDB and the filesystem under
+ * `DATA_DIR`, the state machine run in-process by aws-local-stepfunctions, and upload forms the
+ * local server verifies itself. It builds ports only: the workflow has no Task state bound and
+ * the queues no consumer until the local runtime (`functions/local-runtime.ts`) binds the
+ * handlers to these dependencies; messages journaled by a previous server wait for it.
+ */
+export async function buildLocalDeps(config: LocalConfig): Promise<LocalDeps> {
+  logger.setLogLevel(config.LOG_LEVEL);
   const dataDir = config.DATA_DIR;
   // One server per data directory: its stores keep what they wrote in memory.
   const unlock = await lockDataDir(dataDir);
@@ -75,59 +87,36 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
     onlyWriter: true,
     retention,
   });
-  const workflow = new LocalStepFunctionsWorkflow(
-    join(REPO_ROOT, PARSE_DOCUMENT_ASL),
-    async () => ({ ...(await loadLocalTasks()), ...localServiceTasks(requests) }),
-    { TableName: tableName },
-  );
+  const workflow = new LocalStepFunctionsWorkflow(join(REPO_ROOT, PARSE_DOCUMENT_ASL), undefined, {
+    TableName: tableName,
+  });
 
-  // Webhook deliveries run in process through the deliverer's own Lambda handler; messages
-  // still waiting when the server stops (retries due in hours) are journaled and sent after
-  // the next start.
+  // Webhook deliveries run in process through the deliverer's handler; messages still waiting
+  // when the server stops (retries due in hours) are journaled and sent after the next start.
   const webhooks = new InProcessQueue({
     concurrency: 4,
     maxReceiveCount: 5,
     journal: join(dataDir, 'queues', 'webhooks.jsonl'),
-    consumer: async (message) => {
-      const { handler } = await import('./pipeline/webhook-delivery.handler.js');
-      const { batchItemFailures } = await handler(
-        toSqsEvent(message, 'webhooks'),
-        lambdaContext('WebhookDelivery'),
-      );
-      if (batchItemFailures.length > 0) {
-        throw new Error(`webhook message ${message.messageId} failed`);
-      }
-    },
     onDeadLetter: ({ message }) => {
       void webhookDeadLetters.send({ body: JSON.parse(message.body) as unknown });
     },
   });
   const webhookDeadLetters = new JsonLinesQueue(join(dataDir, 'dead-letters', 'webhooks.jsonl'));
 
-  // Documents of batches, BATCH_CONCURRENCY at a time, through the consumer's own Lambda
-  // handler; documents not yet parsed when the server stops (delayed waves included) are
-  // journaled and parsed after the next start.
+  // Documents of batches, BATCH_CONCURRENCY at a time, through the consumer's handler;
+  // documents not yet parsed when the server stops (delayed waves included) are journaled and
+  // parsed after the next start.
   const batchItems = new InProcessQueue({
     concurrency: config.BATCH_CONCURRENCY,
     maxReceiveCount: BATCH_ITEM_MAX_RECEIVES,
     journal: join(dataDir, 'queues', 'batch-items.jsonl'),
-    consumer: async (message) => {
-      const { handler } = await import('./pipeline/batch-item.handler.js');
-      const { batchItemFailures } = await handler(
-        toSqsEvent(message, 'batch-items'),
-        lambdaContext('BatchItem'),
-      );
-      if (batchItemFailures.length > 0) {
-        throw new Error(`batch message ${message.messageId} failed`);
-      }
-    },
   });
 
   // Event writes still running after their stage returned; close() waits for them.
   const pendingEvents = new Set<Promise<void>>();
   // Started by warmUp (the server's start), stopped by close.
   let sweeper: RetentionSweeper | undefined;
-  const deps: Deps = {
+  const deps: LocalDeps = {
     ...common(config),
     requests,
     batches: new DynamoDbBatchStore(dynamo.documentClient, tableName, { retention }),
@@ -201,16 +190,4 @@ export async function buildLocalDeps(config: LocalConfig): Promise<Deps> {
     },
   };
   return deps;
-}
-
-/** Binds each Task state to its handler module, loaded lazily (the modules import this one). */
-async function loadLocalTasks(): Promise<Record<string, LocalTask>> {
-  const tasks: Record<string, LocalTask> = {};
-  for (const { state, entry } of stages) {
-    const mod = (await import(`./pipeline/${entry.replace(/\.ts$/, '.js')}`)) as {
-      handler: (event: unknown, context: unknown) => Promise<unknown>;
-    };
-    tasks[state] = (input) => mod.handler(input, lambdaContext(state));
-  }
-  return tasks;
 }

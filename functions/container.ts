@@ -53,38 +53,23 @@ export interface Deps extends AppDeps {
 
 let built: Promise<Deps> | undefined;
 
-/** The process's dependencies, built from the environment on first use. */
+/** The process's dependencies on Lambda, built from the environment on first use. */
 export const deps = (): Promise<Deps> => (built ??= buildDeps(loadConfig()));
 
-/** Builds the dependencies from `config` and makes them the process's (local server, tests). */
-export function initDeps(config: Config): Promise<Deps> {
-  built = buildDeps(config);
-  return built;
-}
-
-/** Forgets the process's dependencies after closing them. */
-export async function resetDeps(): Promise<void> {
-  const current = built;
-  built = undefined;
-  if (current) await (await current).close();
-}
-
 /**
- * The composition root: the only module that knows both adapter families. `local` runs on
- * the embedded DynamoDB and the filesystem under `DATA_DIR`; `aws` on the table, bucket and
- * state machine named by `TABLE_NAME`, `BUCKET_NAME` and `STATE_MACHINE_ARN`.
+ * The composition root of the AWS runtime: the table, bucket and state machine named by
+ * `TABLE_NAME`, `BUCKET_NAME` and `STATE_MACHINE_ARN`. It builds ports only and knows no runtime:
+ * the local one (`functions/local-runtime.ts`) builds its own ports (`buildLocalDeps` in
+ * `container-local.ts`) and gives them to the handlers' factories, so a Lambda bundle never
+ * holds the local adapters.
+ * @throws {ConfigError} for a local configuration: `npm start` runs the local service.
  */
 export async function buildDeps(config: Config): Promise<Deps> {
   logger.setLogLevel(config.LOG_LEVEL);
   if (config.RUNTIME_MODE === 'aws') return buildAwsDeps(config);
-  // AWS bundles define DOCPARSE_BUNDLE_RUNTIME (lib/constructs/service-function.ts): the local
-  // adapters and their packages are then left out of the bundle.
-  if (process.env.DOCPARSE_BUNDLE_RUNTIME === 'aws') {
-    throw new ConfigError('this bundle runs on AWS only: set RUNTIME_MODE=aws');
-  } else {
-    const { buildLocalDeps } = await import('./container-local.js');
-    return buildLocalDeps(config);
-  }
+  throw new ConfigError(
+    'RUNTIME_MODE=local runs in the local service (npm start), which builds its own dependencies; set RUNTIME_MODE=aws for a Lambda',
+  );
 }
 
 export type LocalConfig = Extract<Config, { RUNTIME_MODE: 'local' }>;

@@ -145,10 +145,10 @@ export class ServiceFunction extends NodejsFunction {
         // CommonJS dependencies call require() for Node built-ins; ESM bundles have none.
         banner:
           "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-        // Bundle-time switches read by functions/container.ts: the local adapters never ship,
-        // and functions that do not parse documents ship without the engines.
+        // Bundle-time switch read by functions/container.ts: functions that do not parse
+        // documents ship without the engines. (The local adapters never ship: no module a
+        // handler imports reaches them.)
         define: {
-          'process.env.DOCPARSE_BUNDLE_RUNTIME': JSON.stringify('aws'),
           'process.env.DOCPARSE_BUNDLE_ENGINES': JSON.stringify(parses ? 'on' : 'off'),
         },
         // The AWS SDK is bundled so that the deployed code runs the versions it was tested with.

@@ -10,14 +10,10 @@ import { rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { bodyBytesOf } from '../../api/responses.js';
-import { matchRoute, routes, type Route } from '../../api/routes.js';
-import {
-  LocalResponseStream,
-  invokeStreaming,
-  isStreamingHandler,
-  type ApiHandler,
-} from '../../api/streaming.js';
-import { initDeps, resetDeps, type Deps } from '../../container.js';
+import { matchRoute } from '../../api/routes.js';
+import { LocalResponseStream, invokeStreaming, isStreamingHandler } from '../../api/streaming.js';
+import type { Deps } from '../../container.js';
+import { buildLocalRuntime } from '../../local-runtime.js';
 import { ConfigError, type Config } from '../../config.js';
 import { bootstrapApiKeys, demoServerFile } from './api-key-bootstrap.js';
 import { lambdaContext } from './lambda-context.js';
@@ -63,8 +59,9 @@ export interface LocalServer {
 }
 
 /**
- * Serves the route table over HTTP through the same handler modules the Lambdas use: each request
- * becomes an API Gateway (REST) proxy event, bodies base64-encoded as with `binaryMediaTypes`.
+ * Serves the route table over HTTP through the same handler modules the Lambdas use, made over the
+ * local runtime's dependencies (`buildLocalRuntime`): each request becomes an API Gateway (REST)
+ * proxy event, bodies base64-encoded as with `binaryMediaTypes`.
  * Bodies above `MAX_UPLOAD_BYTES` plus multipart framing are refused with 413 before buffering.
  * It also stands in for S3's form upload: `POST /v1/uploads/{upload_id}` (the `url` that
  * POST /v1/uploads returns here) stores a file sent with a signed form, see `receiveUpload`.
@@ -85,7 +82,8 @@ export async function startLocalServer(
   config: Config & { RUNTIME_MODE: 'local' },
   options: LocalServerOptions = {},
 ): Promise<LocalServer> {
-  const deps = await initDeps(config);
+  const runtime = await buildLocalRuntime(config);
+  const { deps } = runtime;
   const uploads = localSigner(deps);
   await deps.warmUp();
   const { demoKey } = await bootstrapApiKeys(
@@ -94,19 +92,6 @@ export async function startLocalServer(
     config.DATA_DIR,
     new Date(),
   );
-  const handlers = new Map<string, Promise<ApiHandler>>();
-  const handlerFor = (route: Route): Promise<ApiHandler> => {
-    let h = handlers.get(route.entry);
-    if (!h) {
-      h = import(`../../api/${route.entry.replace(/\.ts$/, '.js')}`).then(
-        (m: { handler: ApiHandler }) => m.handler,
-      );
-      handlers.set(route.entry, h);
-    }
-    return h;
-  };
-  // Handler modules are loaded before the first request, as a Lambda's are at cold start.
-  await Promise.all(routes.map((route) => handlerFor(route)));
   const maxBody = config.MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES;
   const assets = new Map((options.staticAssets ?? []).map((asset) => [asset.path, asset]));
 
@@ -202,7 +187,7 @@ export async function startLocalServer(
       },
       req.socket.remoteAddress,
     );
-    const handler = await handlerFor(match.route);
+    const handler = runtime.apiHandler(match.route);
     if (isStreamingHandler(handler)) {
       // As API Gateway's STREAM mode: the head when the handler sends it, then the body as written.
       const stream = new LocalResponseStream((prelude) => {
@@ -232,7 +217,7 @@ export async function startLocalServer(
       });
     });
   } catch (error) {
-    await resetDeps();
+    await runtime.close();
     // Another process holds the port: the user's to fix, in one line (no stack trace).
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new ConfigError(`port ${config.PORT} is in use; set PORT to another port`);
@@ -259,7 +244,7 @@ export async function startLocalServer(
         server.closeAllConnections();
       });
       if (demoKey !== undefined) await rm(serverFile, { force: true });
-      await resetDeps();
+      await runtime.close();
     },
   };
 }
