@@ -33,6 +33,21 @@ export const coreBoundary = {
   ],
 };
 
+/**
+ * No `import()` through a template string under functions/: dependency-cruiser (`npm run
+ * lint:deps`) cannot follow one, so an import circle through it would go unseen.
+ */
+export const noTemplateImports = {
+  'no-restricted-syntax': [
+    'error',
+    {
+      selector: 'ImportExpression[source.type="TemplateLiteral"]',
+      message:
+        'import() through a template string hides the dependency from lint:deps; import the module by name',
+    },
+  ],
+};
+
 export default defineConfig(
   globalIgnores([
     'cdk.out',
@@ -58,6 +73,7 @@ export default defineConfig(
     },
   },
   { files: ['functions/core/**/*.ts'], rules: coreBoundary },
+  { files: ['functions/**/*.ts'], rules: noTemplateImports },
   {
     files: ['test/**/*.ts'],
     plugins: { vitest },
