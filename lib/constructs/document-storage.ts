@@ -5,13 +5,15 @@ import { Construct } from 'constructs';
 import { acknowledge } from './acknowledge.js';
 import { DEFAULT_RETENTION_DAYS } from '../../functions/adapters/aws/dynamodb-items.js';
 import { serviceTable } from '../../functions/adapters/aws/service-table.js';
+import { EXPIRING_PREFIXES } from '../../functions/core/domain/pipeline/pipeline-ports.js';
 
 /**
  * The bucket's key prefixes that hold documents or their content, each expiring after the
  * retention: uploaded originals, intermediate page work, results, and objects dropped for
- * event-driven ingestion (parsed at once, so never needed past the retention).
+ * event-driven ingestion (parsed at once, so never needed past the retention). Named with the
+ * rest of the key layout, in `OBJECT_PREFIXES`.
  */
-export const EXPIRING_PREFIXES = ['uploads/', 'work/', 'results/', 'incoming/'] as const;
+export { EXPIRING_PREFIXES };
 
 export interface DocumentStorageProps {
   /**

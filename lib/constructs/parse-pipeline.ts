@@ -5,6 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { OBJECT_PREFIXES } from '../../functions/core/domain/pipeline/pipeline-ports.js';
 import { PARSE_DOCUMENT_ASL, stages } from '../../functions/pipeline/stages.js';
 import type { ProvidersFile } from '../../functions/providers/provider-config.js';
 import { acknowledge } from './acknowledge.js';
@@ -90,7 +91,10 @@ export class ParsePipeline extends Construct {
         },
       });
       grantTable(fn, table, 'readWrite');
-      grantObjects(fn, bucket, { read: ['uploads/', 'work/'], write: ['work/', 'results/'] });
+      grantObjects(fn, bucket, {
+        read: [OBJECT_PREFIXES.uploads, OBJECT_PREFIXES.work],
+        write: [OBJECT_PREFIXES.work, OBJECT_PREFIXES.results],
+      });
       if (props.providers && uses) grantProviderCalls(this, fn, props.providers, uses);
       functions[state] = fn;
     }

@@ -6,6 +6,7 @@ import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { OBJECT_PREFIXES } from '../../functions/core/domain/pipeline/pipeline-ports.js';
 import { acknowledge } from './acknowledge.js';
 import type { DocumentStorage } from './document-storage.js';
 import { grantExecutions, grantObjects, grantTable } from './grants.js';
@@ -123,7 +124,7 @@ export class WorkQueues extends Construct {
     bucket.addEventNotification(
       s3.EventType.OBJECT_CREATED,
       new s3n.SqsDestination(this.incoming.queue),
-      { prefix: 'incoming/' },
+      { prefix: OBJECT_PREFIXES.incoming },
     );
     // The stack-wide function CDK adds to configure bucket notifications.
     const notifications = Stack.of(this).node.children.find((child) =>
@@ -151,7 +152,10 @@ export class WorkQueues extends Construct {
       },
     });
     grantTable(this.ingestFunction, table, 'readWrite');
-    grantObjects(this.ingestFunction, bucket, { read: ['incoming/'], write: ['uploads/'] });
+    grantObjects(this.ingestFunction, bucket, {
+      read: [OBJECT_PREFIXES.incoming],
+      write: [OBJECT_PREFIXES.uploads],
+    });
     grantExecutions(this.ingestFunction, props.stateMachine, false);
     this.ingestFunction.addEventSource(
       new SqsEventSource(this.incoming.queue, {
@@ -202,8 +206,8 @@ export class WorkQueues extends Construct {
     // executions started and awaited; the batch's webhook event queued when its last item ends.
     grantTable(this.batchItemFunction, table, 'readWrite');
     grantObjects(this.batchItemFunction, bucket, {
-      read: ['results/'],
-      write: ['uploads/', 'results/'],
+      read: [OBJECT_PREFIXES.results],
+      write: [OBJECT_PREFIXES.uploads, OBJECT_PREFIXES.results],
     });
     grantExecutions(this.batchItemFunction, props.stateMachine, true);
     this.webhooks.queue.grantSendMessages(this.batchItemFunction);
