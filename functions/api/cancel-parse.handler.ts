@@ -1,7 +1,7 @@
 import { cancelParse } from '../core/app/parse-control.js';
 import { deps, type Deps } from '../container.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
-import { RequestIdParams } from './request-schemas.js';
 
 /**
  * POST /v1/parse/{request_id}/cancel: stops the caller's in-flight parse, deletes its
@@ -11,7 +11,7 @@ import { RequestIdParams } from './request-schemas.js';
  * cancelled).
  */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  httpHandler(getDeps, { params: RequestIdParams }, async ({ params, caller, deps }) => ({
+  httpHandler(getDeps, endpoints.cancelParse, async ({ params, caller, deps }) => ({
     statusCode: 202,
     body: await cancelParse(deps, caller?.tenant ?? '', params.request_id),
   }));

@@ -1,5 +1,6 @@
 import { compareProviders } from '../core/app/compare.js';
 import { deps, type Deps } from '../container.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
 import {
   documentOf,
@@ -7,7 +8,6 @@ import {
   replyWhenDone,
   type LongParseTiming,
 } from './parse-upload.handler.js';
-import { CompareForm } from './request-schemas.js';
 
 /**
  * POST /v1/compare: the document parsed by each of 1 to 4 configured providers at once (see
@@ -19,7 +19,7 @@ import { CompareForm } from './request-schemas.js';
 export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTiming = LONG_PARSE) =>
   httpHandler(
     getDeps,
-    { form: CompareForm, streaming: true },
+    endpoints.compareProviders,
     async ({ form, file, caller, deps, requestId }) => {
       const source = documentOf(form.upload_id, file);
       const comparing = compareProviders(deps, {

@@ -1,7 +1,7 @@
 import { createUpload } from '../core/app/uploads.js';
 import { deps, type Deps } from '../container.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
-import { CreateUploadBody } from './request-schemas.js';
 
 /**
  * POST /v1/uploads: creates an upload slot for files above the API's request-size limit.
@@ -11,7 +11,7 @@ import { CreateUploadBody } from './request-schemas.js';
  * is not JSON.
  */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  httpHandler(getDeps, { body: CreateUploadBody }, async ({ body, caller, deps }) => {
+  httpHandler(getDeps, endpoints.createUpload, async ({ body, caller, deps }) => {
     const slot = await createUpload(deps, {
       tenant: caller?.tenant ?? '',
       filename: body.filename,

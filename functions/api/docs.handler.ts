@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { NotFoundError } from '../core/domain/errors.js';
 import { deps, type Deps } from '../container.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
-import { DocsAssetParams } from './request-schemas.js';
 
 /**
  * The files of the reference page: Swagger UI's bundle and style sheet from the `swagger-ui-dist`
@@ -83,7 +83,7 @@ function packageFile(name: string): Promise<string> {
  * No API key needed. 404 for any other asset name.
  */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  httpHandler(getDeps, { auth: false, params: DocsAssetParams }, async ({ params, baseUrl }) => {
+  httpHandler(getDeps, endpoints.getDocsAsset, async ({ params, baseUrl }) => {
     const asset = params.asset;
     if (asset === undefined) {
       return {

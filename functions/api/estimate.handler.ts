@@ -1,8 +1,8 @@
 import { estimateDocument } from '../core/app/estimate.js';
 import { deps, type Deps } from '../container.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
 import { documentOf } from './parse-upload.handler.js';
-import { EstimateForm } from './request-schemas.js';
 
 /**
  * POST /v1/parse/estimate: page count, tier mix, estimated cost, document type and the applied
@@ -10,7 +10,7 @@ import { EstimateForm } from './request-schemas.js';
  * at the upload size limit like a parse (413 above it).
  */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  httpHandler(getDeps, { form: EstimateForm }, async ({ form, file, caller, deps }) => ({
+  httpHandler(getDeps, endpoints.estimateParse, async ({ form, file, caller, deps }) => ({
     statusCode: 200,
     body: await estimateDocument(deps, {
       tenant: caller?.tenant ?? '',

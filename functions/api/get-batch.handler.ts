@@ -1,14 +1,14 @@
 import { getBatch } from '../core/app/batch.js';
 import { deps, type Deps } from '../container.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
-import { BatchIdParams } from './request-schemas.js';
 
 /**
  * GET /v1/batch/{batch_id}: the batch's status, totals, `completed_documents` /
  * `total_documents` and items (see `getBatch`); 404 for unknown ids and other tenants' alike.
  */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  httpHandler(getDeps, { params: BatchIdParams }, async ({ params, caller, deps }) => ({
+  httpHandler(getDeps, endpoints.getBatch, async ({ params, caller, deps }) => ({
     statusCode: 200,
     body: await getBatch(deps, caller?.tenant ?? '', params.batch_id),
   }));

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { getParseResultBody } from '../core/app/parse-result-body.js';
 import { deps, type Deps } from '../container.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
-import { RequestIdParams, ResultQuery } from './request-schemas.js';
 
 /** Bytes per chunk written to the response stream. */
 const CHUNK_BYTES = 256 * 1024;
@@ -18,25 +18,21 @@ const CHUNK_BYTES = 256 * 1024;
  * specification's answer), so no client has to follow a link or a redirect for a large result.
  */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  httpHandler(
-    getDeps,
-    { params: RequestIdParams, query: ResultQuery, streaming: true },
-    async ({ params, query, caller, deps }) => {
-      const { json, utf8 } = await getParseResultBody(
-        deps,
-        caller?.tenant ?? '',
-        params.request_id,
-        query.include_warnings,
-      );
-      const bytes = utf8 ?? new TextEncoder().encode(json);
-      return {
-        statusCode: 200,
-        headers: { 'content-type': 'application/json' },
-        body: null,
-        stream: Readable.from(chunksOf(bytes), { objectMode: false }),
-      };
-    },
-  );
+  httpHandler(getDeps, endpoints.getParse, async ({ params, query, caller, deps }) => {
+    const { json, utf8 } = await getParseResultBody(
+      deps,
+      caller?.tenant ?? '',
+      params.request_id,
+      query.include_warnings,
+    );
+    const bytes = utf8 ?? new TextEncoder().encode(json);
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'application/json' },
+      body: null,
+      stream: Readable.from(chunksOf(bytes), { objectMode: false }),
+    };
+  });
 
 /** Views on `bytes`, CHUNK_BYTES at a time (no copy). */
 function* chunksOf(bytes: Uint8Array): Generator<Uint8Array> {

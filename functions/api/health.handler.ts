@@ -1,5 +1,6 @@
 import { checkHealth } from '../core/app/check-health.js';
 import { deps, type Deps } from '../container.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
 
 /**
@@ -7,7 +8,7 @@ import { httpHandler } from './http-handler.js';
  * `providers` object is included only for a caller with a valid API key on `/v1/health`.
  */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  httpHandler(getDeps, { auth: false }, async ({ headers, deps, path }) => {
+  httpHandler(getDeps, endpoints.health, async ({ headers, deps, path }) => {
     const health = await checkHealth(deps, {
       withProviders: path.startsWith('/v1/') && headers['x-api-key'] !== undefined,
       apiKey: headers['x-api-key'],

@@ -69,6 +69,11 @@ type Schema = z.ZodType;
 /** What a 400 for a malformed form tells the client to send. */
 const MULTIPART_HINT = 'send multipart/form-data with one file part named "file"';
 
+/**
+ * What the wrapper takes from a handler's endpoint record (`endpoints.ts`): every handler passes
+ * its record as it is, so that the API key check, response streaming and the request schemas
+ * are the ones the route table, the CDK API and the OpenAPI document read.
+ */
 interface HandlerSpec<P extends Schema, Q extends Schema, F extends Schema, B extends Schema> {
   /** Path parameters schema. */
   params?: P;
@@ -81,7 +86,7 @@ interface HandlerSpec<P extends Schema, Q extends Schema, F extends Schema, B ex
    * `application/json`.
    */
   body?: B;
-  /** Require `X-API-Key` (default true). */
+  /** Require `X-API-Key` (default true: a spec that does not say is authenticated). */
   auth?: boolean;
   /**
    * Answer through Lambda response streaming (the route's `streaming` flag): the reply's `body`

@@ -1,5 +1,6 @@
 import { listProviders } from '../core/app/check-health.js';
 import { deps, type Deps } from '../container.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
 
 /**
@@ -7,7 +8,7 @@ import { httpHandler } from './http-handler.js';
  * (`CLOSED`, `OPEN`, `HALF_OPEN`, `IDLE`) and whether they take calls. Requires an API key.
  */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  httpHandler(getDeps, {}, async ({ deps }) => ({
+  httpHandler(getDeps, endpoints.listProviders, async ({ deps }) => ({
     statusCode: 200,
     body: await listProviders(deps),
   }));

@@ -1,4 +1,5 @@
 import { deps, type Deps } from '../container.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
 import { openApiDocument, type OpenApiDocument } from './openapi.js';
 
@@ -8,7 +9,7 @@ import { openApiDocument, type OpenApiDocument } from './openapi.js';
  */
 export const createHandler = (getDeps: () => Promise<Deps>) => {
   const documents = new Map<string, OpenApiDocument>();
-  return httpHandler(getDeps, { auth: false }, ({ baseUrl }) => {
+  return httpHandler(getDeps, endpoints.getOpenApi, ({ baseUrl }) => {
     let document = documents.get(baseUrl);
     if (!document) {
       document = openApiDocument(baseUrl);

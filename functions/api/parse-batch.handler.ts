@@ -1,9 +1,9 @@
 import { submitBatch } from '../core/app/batch.js';
 import { deps, type Deps } from '../container.js';
 import { parseUrlAllowlist, UrlGuard } from '../adapters/http/safe-fetcher.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
 import { checkedWebhookUrl } from './parse-url.handler.js';
-import { ParseBatchRequest } from './request-schemas.js';
 
 /**
  * POST /v1/parse/batch: accepts 1 to 100 ParseURLRequests (each with `file_url`, or `upload_id`
@@ -17,45 +17,41 @@ import { ParseBatchRequest } from './request-schemas.js';
  */
 export const createHandler = (getDeps: () => Promise<Deps>) => {
   let webhooks: UrlGuard | undefined;
-  return httpHandler(
-    getDeps,
-    { body: ParseBatchRequest },
-    async ({ body, caller, deps, baseUrl }) => {
-      webhooks ??= new UrlGuard({
-        allowlist: parseUrlAllowlist(deps.config.URL_FETCH_ALLOWLIST),
-        verb: 'called for webhooks',
-      });
-      const webhook =
-        body.webhook_url === null
-          ? undefined
-          : { url: await checkedWebhookUrl(webhooks, body.webhook_url), apiBaseUrl: baseUrl };
-      const accepted = await submitBatch(deps, {
-        tenant: caller?.tenant ?? '',
-        ...(caller ? { plan: caller.plan } : {}),
-        priority: body.priority,
-        ...(webhook ? { webhook } : {}),
-        documents: body.documents.map((document) => ({
-          ...(document.upload_id === undefined
-            ? { fileUrl: document.file_url ?? '' }
-            : { uploadId: document.upload_id }),
-          extractionSchema: document.extraction_schema,
-          preferredModel: document.preferred_model,
-          compareProvider: document.compare_provider,
-          options: {
-            operation_mode: document.operation_mode,
-            maintain_format: document.maintain_format,
-            max_pages: document.max_pages,
-            enable_verification: document.enable_verification,
-            dpi: document.dpi,
-            include_warnings: false,
-            extraction_strict: false,
-            legacy_events: false,
-          },
-        })),
-      });
-      return { statusCode: 200, body: accepted };
-    },
-  );
+  return httpHandler(getDeps, endpoints.submitBatch, async ({ body, caller, deps, baseUrl }) => {
+    webhooks ??= new UrlGuard({
+      allowlist: parseUrlAllowlist(deps.config.URL_FETCH_ALLOWLIST),
+      verb: 'called for webhooks',
+    });
+    const webhook =
+      body.webhook_url === null
+        ? undefined
+        : { url: await checkedWebhookUrl(webhooks, body.webhook_url), apiBaseUrl: baseUrl };
+    const accepted = await submitBatch(deps, {
+      tenant: caller?.tenant ?? '',
+      ...(caller ? { plan: caller.plan } : {}),
+      priority: body.priority,
+      ...(webhook ? { webhook } : {}),
+      documents: body.documents.map((document) => ({
+        ...(document.upload_id === undefined
+          ? { fileUrl: document.file_url ?? '' }
+          : { uploadId: document.upload_id }),
+        extractionSchema: document.extraction_schema,
+        preferredModel: document.preferred_model,
+        compareProvider: document.compare_provider,
+        options: {
+          operation_mode: document.operation_mode,
+          maintain_format: document.maintain_format,
+          max_pages: document.max_pages,
+          enable_verification: document.enable_verification,
+          dpi: document.dpi,
+          include_warnings: false,
+          extraction_strict: false,
+          legacy_events: false,
+        },
+      })),
+    });
+    return { statusCode: 200, body: accepted };
+  });
 };
 
 export const handler = createHandler(deps);

@@ -1,7 +1,7 @@
 import { deps, type Deps } from '../container.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
 import { documentOf, refreshesCache, SSE_TIMING, streamParse } from './parse-upload.handler.js';
-import { UploadForm, UploadQuery } from './request-schemas.js';
 
 /**
  * POST /v1/parse/stream: the upload form (a `file` part or an `upload_id`) plus
@@ -12,7 +12,7 @@ import { UploadForm, UploadQuery } from './request-schemas.js';
 export const createHandler = (getDeps: () => Promise<Deps>, timing = SSE_TIMING) =>
   httpHandler(
     getDeps,
-    { form: UploadForm, query: UploadQuery, streaming: true },
+    endpoints.parseStream,
     async ({ form, query, file, caller, deps, headers }) => {
       const { upload_id: uploadId, extraction_schema: extractionSchema, ...rest } = form;
       const fields = {

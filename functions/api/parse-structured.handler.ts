@@ -1,5 +1,6 @@
 import { extractStructure } from '../core/app/structured.js';
 import { deps, type Deps } from '../container.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
 import {
   documentOf,
@@ -7,7 +8,6 @@ import {
   replyWhenDone,
   type LongParseTiming,
 } from './parse-upload.handler.js';
-import { StructuredForm } from './request-schemas.js';
 
 /**
  * POST /v1/parse/structured: tables, equations and figures of a document as typed blocks (the
@@ -28,7 +28,7 @@ import { StructuredForm } from './request-schemas.js';
 export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTiming = LONG_PARSE) =>
   httpHandler(
     getDeps,
-    { form: StructuredForm, streaming: true },
+    endpoints.parseStructured,
     async ({ form, file, caller, deps, requestId }) => {
       const document = documentOf(form.upload_id, file);
       const extraction = extractStructure(deps, {

@@ -5,9 +5,9 @@ import { replayCached } from '../core/app/result-cache.js';
 import { BadRequestError } from '../core/domain/errors.js';
 import { deps, type Deps } from '../container.js';
 import { errorResponse } from './error-responses.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler, type HttpReply } from './http-handler.js';
 import { SSE_HEADERS, sseBody } from './sse.js';
-import { UploadForm, UploadQuery } from './request-schemas.js';
 
 /** Timing of a long synchronous parse's response (see {@link createHandler}). */
 export interface LongParseTiming {
@@ -39,7 +39,7 @@ export const LONG_PARSE: LongParseTiming = { commitAfterMs: 20_000, keepaliveMs:
 export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTiming = LONG_PARSE) =>
   httpHandler(
     getDeps,
-    { form: UploadForm, query: UploadQuery, streaming: true },
+    endpoints.parseUpload,
     async ({ form, query, file, caller, deps, requestId, headers }) => {
       const {
         upload_id: uploadId,

@@ -3,6 +3,7 @@ import { parseUrl, resolveProvider, submitUrlParse } from '../core/app/parse-upl
 import { UrlRefusedError } from '../core/domain/errors.js';
 import { deps, type Deps } from '../container.js';
 import { parseUrlAllowlist, SafeDocumentFetcher, UrlGuard } from '../adapters/http/safe-fetcher.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
 import {
   LONG_PARSE,
@@ -10,7 +11,6 @@ import {
   replyWhenDone,
   type LongParseTiming,
 } from './parse-upload.handler.js';
-import { ParseUrlRequest, UploadQuery } from './request-schemas.js';
 
 /**
  * POST /v1/parse: downloads `file_url` with the SSRF-hardened fetcher (https on port 443,
@@ -38,7 +38,7 @@ export const createHandler = (
   let outbound: { fetcher: SafeDocumentFetcher; webhooks: UrlGuard } | undefined;
   return httpHandler(
     getDeps,
-    { body: ParseUrlRequest, query: UploadQuery, streaming: true },
+    endpoints.parseUrl,
     async ({ body, query, caller, deps, requestId, baseUrl, headers }) => {
       if (!outbound) {
         const allowlist = parseUrlAllowlist(deps.config.URL_FETCH_ALLOWLIST);

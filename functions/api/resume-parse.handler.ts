@@ -1,8 +1,8 @@
 import { resumeParse } from '../core/app/parse-control.js';
 import { deps, type Deps } from '../container.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
 import { LONG_PARSE, replyWhenDone, type LongParseTiming } from './parse-upload.handler.js';
-import { RequestIdParams, ResultQuery } from './request-schemas.js';
 
 /**
  * POST /v1/parse/{request_id}/resume: finishes the caller's parse from its checkpoints (only the
@@ -12,15 +12,12 @@ import { RequestIdParams, ResultQuery } from './request-schemas.js';
  * checkpoint.
  */
 export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTiming = LONG_PARSE) =>
-  httpHandler(
-    getDeps,
-    { params: RequestIdParams, query: ResultQuery, streaming: true },
-    async ({ params, query, caller, deps, requestId }) =>
-      replyWhenDone(
-        resumeParse(deps, caller?.tenant ?? '', params.request_id, query.include_warnings),
-        timing,
-        requestId,
-      ),
+  httpHandler(getDeps, endpoints.resumeParse, async ({ params, query, caller, deps, requestId }) =>
+    replyWhenDone(
+      resumeParse(deps, caller?.tenant ?? '', params.request_id, query.include_warnings),
+      timing,
+      requestId,
+    ),
   );
 
 export const handler = createHandler(deps);

@@ -1,69 +1,13 @@
-/** One API route: the single source for the local server and the CDK API construct. */
-export interface Route {
-  method: 'GET' | 'POST';
-  /** Path with `{param}` placeholders, as API Gateway writes them. */
-  path: string;
-  /** Handler module under `functions/api/`, exporting `handler`. */
-  entry: string;
-  /** The handler needs response streaming (SSE, long synchronous uploads) on AWS. */
-  streaming: boolean;
-  /**
-   * A streaming route that answers at once and streams only to send a large body (past the
-   * 6 MB of a buffered Lambda response): it keeps the buffered routes' timeout and takes no
-   * share of the reserved concurrency of the routes that hold a Lambda for minutes.
-   */
-  shortLived?: boolean;
-}
+import { endpointList, type Endpoint } from './endpoints.js';
 
-export const routes: readonly Route[] = [
-  { method: 'POST', path: '/v1/parse/upload', entry: 'parse-upload.handler.ts', streaming: true },
-  { method: 'POST', path: '/v1/parse', entry: 'parse-url.handler.ts', streaming: true },
-  { method: 'POST', path: '/v1/parse/stream', entry: 'parse-stream.handler.ts', streaming: true },
-  { method: 'POST', path: '/v1/parse/estimate', entry: 'estimate.handler.ts', streaming: false },
-  { method: 'POST', path: '/v1/compare', entry: 'compare.handler.ts', streaming: true },
-  {
-    method: 'POST',
-    path: '/v1/parse/structured',
-    entry: 'parse-structured.handler.ts',
-    streaming: true,
-  },
-  { method: 'POST', path: '/v1/parse/batch', entry: 'parse-batch.handler.ts', streaming: false },
-  { method: 'GET', path: '/v1/batch/{batch_id}', entry: 'get-batch.handler.ts', streaming: false },
-  { method: 'POST', path: '/v1/uploads', entry: 'create-upload.handler.ts', streaming: false },
-  {
-    method: 'GET',
-    path: '/v1/parse/{request_id}',
-    entry: 'get-parse.handler.ts',
-    // A finished result may pass the 6 MB of a buffered Lambda response.
-    streaming: true,
-    shortLived: true,
-  },
-  {
-    method: 'POST',
-    path: '/v1/parse/{request_id}/cancel',
-    entry: 'cancel-parse.handler.ts',
-    streaming: false,
-  },
-  {
-    method: 'POST',
-    path: '/v1/parse/{request_id}/resume',
-    entry: 'resume-parse.handler.ts',
-    streaming: true,
-  },
-  { method: 'GET', path: '/v1/providers', entry: 'list-providers.handler.ts', streaming: false },
-  {
-    method: 'GET',
-    path: '/v1/webhooks/secret',
-    entry: 'webhook-secret.handler.ts',
-    streaming: false,
-  },
-  { method: 'GET', path: '/v1/live', entry: 'live.handler.ts', streaming: false },
-  { method: 'GET', path: '/v1/health', entry: 'health.handler.ts', streaming: false },
-  { method: 'GET', path: '/health', entry: 'health.handler.ts', streaming: false },
-  { method: 'GET', path: '/v1/openapi.json', entry: 'openapi.handler.ts', streaming: false },
-  { method: 'GET', path: '/docs', entry: 'docs.handler.ts', streaming: false },
-  { method: 'GET', path: '/docs/{asset}', entry: 'docs.handler.ts', streaming: false },
-];
+/**
+ * One API route: an endpoint record of `endpoints.ts` (method, path, handler module, streaming,
+ * auth, operation and access), read by the local server and the CDK API construct alike.
+ */
+export type Route = Endpoint;
+
+/** The route table: every endpoint of `endpoints.ts`, in its order. */
+export const routes: readonly Route[] = endpointList;
 
 /** Each route with its path as a regular expression and the names of its parameters. */
 let compiled: { route: Route; pattern: RegExp; names: string[] }[] | undefined;

@@ -1,4 +1,5 @@
 import { deps, type Deps } from '../container.js';
+import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
 
 /**
@@ -8,7 +9,7 @@ import { httpHandler } from './http-handler.js';
  * part after `whsec_`). Answers `{ secret, signature_scheme }`.
  */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
-  httpHandler(getDeps, {}, async ({ caller, deps }) => {
+  httpHandler(getDeps, endpoints.getWebhookSecret, async ({ caller, deps }) => {
     const secret = await deps.webhookSecrets.getOrCreate(caller?.tenant ?? '');
     return {
       statusCode: 200,

@@ -5,6 +5,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { endpointList, type HandlerAccess } from '../../functions/api/endpoints.js';
 import { routes, type Route } from '../../functions/api/routes.js';
 import { DEFAULT_GUARDS } from '../deploy-context.js';
 import { acknowledge } from './acknowledge.js';
@@ -23,7 +24,7 @@ export interface ParseApiProps {
   readonly stateMachine: sfn.StateMachine;
   /** Environment shared by the API functions (config values such as limits and thresholds). */
   readonly environment?: Record<string, string>;
-  /** @default the route table of `functions/api/routes.ts` */
+  /** @default the endpoints of `functions/api/endpoints.ts` */
   readonly routes?: readonly Route[];
   /**
    * The batch queue (`WorkQueues.batchItems`), which the handlers with `batchQueue` access send
@@ -60,121 +61,31 @@ export interface ApiThrottle {
   readonly parseBurstLimit: number;
 }
 
-/** What one API handler module touches, and so all its function's role may do. */
-export interface HandlerAccess {
-  /** Items of the service table (keys, requests, events, checkpoints). */
-  readonly table?: 'read' | 'readWrite';
-  /**
-   * The tenants' webhook signing secrets (`WHSEC#` items), denied to every other function's
-   * role (see `grantTable`).
-   */
-  readonly webhookSecrets?: true;
-  /** Object key prefixes read and written. */
-  readonly objects?: { readonly read?: readonly string[]; readonly write?: readonly string[] };
-  /**
-   * Executions of the parse state machine: started; started and then awaited or stopped; or
-   * only read and stopped.
-   */
-  readonly executions?: 'start' | 'follow' | 'stop';
-  /**
-   * The handler opens documents itself (estimate, structured blocks): its function ships the
-   * engines, like the pipeline stages.
-   */
-  readonly engines?: true;
-  /** Messages sent to the batch queue (`sqs:SendMessage`, and `BATCH_QUEUE_URL`). */
-  readonly batchQueue?: 'send';
-  /** npm packages whose files the handler serves or reads at run time (shipped as they are). */
-  readonly packages?: readonly string[];
-}
+export type { HandlerAccess };
 
 /**
- * The grants of each API handler module, by module file name. Each one is the least its
+ * The grants of each API handler module, by module file name: the `access` of its endpoint
+ * records (`functions/api/endpoints.ts`, where each one says why). Each one is the least its
  * handler needs: authentication reads the key items; the presigned upload form is signed with
  * the function's own credentials, so its role must be able to write where the form writes.
  */
-export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
-  // A document the result cache has is answered from it: its stored result is read and copied
-  // as the new request's own under results/.
-  'parse-upload.handler.ts': {
-    table: 'readWrite',
-    objects: { read: ['uploads/', 'results/'], write: ['uploads/', 'results/'] },
-    executions: 'follow',
-  },
-  'parse-url.handler.ts': {
-    table: 'readWrite',
-    objects: { read: ['results/'], write: ['uploads/', 'results/'] },
-    executions: 'follow',
-  },
-  'parse-stream.handler.ts': {
-    table: 'readWrite',
-    objects: { read: ['uploads/', 'results/'], write: ['uploads/', 'results/'] },
-    executions: 'start',
-  },
-  'create-upload.handler.ts': { table: 'read', objects: { write: ['uploads/slots/'] } },
-  'get-parse.handler.ts': { table: 'read', objects: { read: ['results/'] } },
-  'health.handler.ts': { table: 'read' },
-  'list-providers.handler.ts': { table: 'read' },
-  // Shows the tenant's signing secret, creating it on the first call.
-  'webhook-secret.handler.ts': { table: 'readWrite', webhookSecrets: true },
-  // One parse per provider: like the upload.
-  'compare.handler.ts': {
-    table: 'readWrite',
-    objects: { read: ['uploads/', 'results/'], write: ['uploads/'] },
-    executions: 'follow',
-  },
-  // Stores the document for the engines, opens and measures it; reads upload slots.
-  'estimate.handler.ts': {
-    table: 'read',
-    objects: { read: ['uploads/'], write: ['uploads/estimates/'] },
-    engines: true,
-  },
-  // Opens the document itself (bytes in memory, nothing stored); reads upload slots; counts the
-  // pages read against the tenant's daily quota.
-  'parse-structured.handler.ts': {
-    table: 'readWrite',
-    objects: { read: ['uploads/slots/'] },
-    engines: true,
-  },
-  // Marks the request cancelled, deletes its checkpoints, stops its execution.
-  'cancel-parse.handler.ts': { table: 'readWrite', executions: 'stop' },
-  // Starts the next run of the pipeline, waits for it, reads the result.
-  'resume-parse.handler.ts': {
-    table: 'readWrite',
-    objects: { read: ['results/'] },
-    executions: 'follow',
-  },
-  // Stores the batch and its items, queues one message per item.
-  'parse-batch.handler.ts': { table: 'readWrite', batchQueue: 'send' },
-  'get-batch.handler.ts': { table: 'read' },
-  'live.handler.ts': {},
-  // The OpenAPI document is generated from the schemas in the bundle; nothing is read.
-  'openapi.handler.ts': {},
-  // The reference page serves Swagger UI's files from the package shipped beside the bundle.
-  'docs.handler.ts': { packages: ['swagger-ui-dist'] },
-};
+export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = Object.fromEntries(
+  endpointList.map((endpoint) => [endpoint.entry, endpoint.access]),
+);
 
 /**
  * Routes whose handler parses or starts parsing (executions started or awaited, the engines run
  * in the function, batch items queued): the costly ones, throttled below the rest of the stage.
  */
 export function isParseRoute(route: Route): boolean {
-  const access = HANDLER_ACCESS[route.entry];
+  const { access } = route;
   return (
-    access !== undefined &&
-    (access.executions === 'start' ||
-      access.executions === 'follow' ||
-      access.engines === true ||
-      access.batchQueue !== undefined)
+    access.executions === 'start' ||
+    access.executions === 'follow' ||
+    access.engines === true ||
+    access.batchQueue !== undefined
   );
 }
-
-/** Handler modules that serve callers without an API key (no rate limit to count). */
-const UNAUTHENTICATED: ReadonlySet<string> = new Set([
-  'live.handler.ts',
-  'health.handler.ts',
-  'openapi.handler.ts',
-  'docs.handler.ts',
-]);
 
 /** The longest a streaming response may last on API Gateway (REST response streaming). */
 const STREAMING_TIMEOUT = Duration.minutes(15);
@@ -240,8 +151,7 @@ export class ParseApi extends Construct {
       const existing = functions.get(route.entry);
       if (existing) return existing;
       const name = route.entry.replace(/\.handler\.ts$/, '');
-      const access = HANDLER_ACCESS[route.entry];
-      if (!access) throw new Error(`no HANDLER_ACCESS entry for ${route.entry}`);
+      const { access } = route;
       const fn = new ServiceFunction(this, functionId(name), {
         entry: join('functions/api', route.entry),
         description: `API: ${routes
@@ -265,7 +175,7 @@ export class ParseApi extends Construct {
         grantTable(fn, table, access.table, { webhookSecrets: access.webhookSecrets === true });
       }
       // Authenticated routes count each request against the key's rate limit.
-      if (access.table === 'read' && !UNAUTHENTICATED.has(route.entry)) {
+      if (access.table === 'read' && route.auth) {
         grantRateCounters(fn, table);
       }
       if (access.objects) grantObjects(fn, bucket, access.objects);
