@@ -14,13 +14,19 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { READY_PREFIX, type ApiServerReady } from './api-load.js';
-import { parseCliArgs } from './cli.js';
+import { defineCommand, parseCommandLineOrExit } from './cli.js';
 import { startBenchServer, uploadBytes } from './local-server.js';
 
-const args = parseCliArgs(process.argv.slice(2));
-const file = args.option('file', '');
-const apiKey = args.option('api-key', '');
-if (!file || !apiKey) throw new Error('usage: api-server.ts --file <document> --api-key <key>');
+const COMMAND = defineCommand({
+  usage: 'node --import tsx bench/api-server.ts --file <document> --api-key <key>',
+  summary: 'The service side of the API load bench (started by api-load.ts).',
+  options: {
+    file: { type: 'string', value: 'document', description: 'the document parsed first' },
+    'api-key': { type: 'string', value: 'key', description: 'the one key the server accepts' },
+  },
+});
+const { file, 'api-key': apiKey } = parseCommandLineOrExit(COMMAND);
+if (!file || !apiKey) throw new Error(`usage: ${COMMAND.usage}`);
 
 /** The bench key's requests per minute: counted like any plan's, never reached. */
 const BENCH_REQUESTS_PER_MINUTE = 1_000_000_000;

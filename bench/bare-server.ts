@@ -14,11 +14,17 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { READY_PREFIX, type BareReply } from './api-load.js';
-import { parseCliArgs } from './cli.js';
+import { defineCommand, parseCommandLineOrExit } from './cli.js';
 
-const args = parseCliArgs(process.argv.slice(2));
-const file = args.option('replies', '');
-if (!file) throw new Error('usage: bare-server.ts --replies <file.json>');
+const COMMAND = defineCommand({
+  usage: 'node --import tsx bench/bare-server.ts --replies <file.json>',
+  summary: 'The bare HTTP server of the API load bench (started by api-load.ts).',
+  options: {
+    replies: { type: 'string', value: 'file.json', description: 'the responses to replay' },
+  },
+});
+const file = parseCommandLineOrExit(COMMAND).replies;
+if (!file) throw new Error(`usage: ${COMMAND.usage}`);
 
 const replies = new Map(
   (JSON.parse(readFileSync(file, 'utf8')) as BareReply[]).map((reply) => [

@@ -10,17 +10,34 @@
  */
 import './quiet-logs.js';
 import { type BatchPriority, measureBatchThroughput } from './batch-throughput.js';
-import { parseCliArgs } from './cli.js';
+import { defineCommand, parseCommandLineOrExit } from './cli.js';
 
-const args = parseCliArgs(process.argv.slice(2));
-const priority = args.option('priority', 'normal');
-if (priority !== 'normal' && priority !== 'high' && priority !== 'low') {
-  throw new Error(`--priority must be normal, high or low, not "${priority}"`);
-}
+const COMMAND = defineCommand({
+  usage: 'npm run bench:batch [-- options]',
+  summary:
+    'Parses documents of the dev corpus one after the other through POST /v1/parse, then as one ' +
+    'batch through POST /v1/parse/batch, and prints both rates and the speed-up.',
+  options: {
+    count: { type: 'number', value: 'n', default: 100, description: 'documents parsed' },
+    concurrency: {
+      type: 'number',
+      value: 'n',
+      default: 4,
+      description: "the batch's concurrency (BATCH_CONCURRENCY)",
+    },
+    priority: {
+      type: 'string',
+      default: 'normal',
+      choices: ['normal', 'high', 'low'],
+      description: "the batch's priority",
+    },
+  },
+});
 
+const flags = parseCommandLineOrExit(COMMAND);
 await measureBatchThroughput({
-  count: args.number('count', 100),
-  concurrency: args.number('concurrency', 4),
-  priority: priority satisfies BatchPriority,
+  count: flags.count,
+  concurrency: flags.concurrency,
+  priority: flags.priority satisfies BatchPriority,
   sequential: true,
 });

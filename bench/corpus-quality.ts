@@ -1,7 +1,8 @@
 /**
- * Quality of docparse on any corpus with Markdown ground truth (`../shared/corpus/<name>`): each
- * PDF, image and office document is parsed through the local service's HTTP API, its pages'
- * Markdown joined and scored by `../shared/bench/score.mjs`, beside `pdftotext` on the PDFs
+ * Quality of docparse on any corpus with Markdown ground truth (`<name>` in the test corpus that
+ * `DOCPARSE_CORPUS_DIR` locates): each PDF, image and office document is parsed through the local
+ * service's HTTP API, its pages' Markdown joined and scored by the shared scorer (`SCORER` of
+ * `corpus.ts`), beside `pdftotext` on the PDFs
  * when poppler is installed. Prints the scorer's means (text, heading F1, table F1, reading
  * order, olmOCR tests), pages/s of each tool on the PDFs, and the Spearman rank correlation
  * between a document's mean page confidence (the mean of a page's layout, OCR, verbatim and,
@@ -21,7 +22,7 @@
  * on first use, caches filled), the later ones measure a running service's throughput. Both are
  * printed beside pdftotext's.
  *
- *   npm run bench:quality -- --corpus papers     (default: dev)
+ *   npm run bench:quality -- --corpus papers     (default: dev; `-- --help` lists the options)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,7 @@ import { basename, join, relative } from 'node:path';
 import { resetStorageCalls, storageCalls } from '../functions/adapters/storage-calls.js';
 import { resetStageTimes, stageTimes } from '../functions/engines/stage-timings.js';
 import { corpusPath } from '../test/support/corpus.js';
+import { defineCommand, parseCommandLineOrExit } from './cli.js';
 import { IMAGE_FORMATS, PARSEABLE_FORMATS, ROOT, SCORER } from './corpus.js';
 import { reportFormulas } from './formula-count.js';
 import { startBenchServer, uploadBytes } from './local-server.js';
@@ -49,18 +51,47 @@ interface Scores {
   documents: { id: string; overall?: number | null }[];
 }
 
-/** The value after `--name` on the command line, if given. */
-const option = (name: string): string | undefined =>
-  process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
-const corpusDir = corpusPath(option('--corpus') ?? 'dev');
+const COMMAND = defineCommand({
+  usage: 'npm run bench:quality [-- options]',
+  summary:
+    'Scores docparse on a corpus with ground truth beside pdftotext, with pages/s, a time ' +
+    'profile, and how well page confidence ranks documents as the scorer does.',
+  options: {
+    corpus: {
+      type: 'string',
+      value: 'name',
+      default: 'dev',
+      description: 'the corpus, a folder of the test corpus (dev, papers)',
+    },
+    only: {
+      type: 'string',
+      value: 'id1,id2',
+      description: 'run just these documents (the means are then over them alone)',
+    },
+    out: {
+      type: 'string',
+      value: 'dir',
+      description: 'where Markdown, scores and reports go (default bench/out/quality/<corpus>)',
+    },
+    'warm-passes': {
+      type: 'number',
+      value: 'n',
+      default: 1,
+      min: 0,
+      description: 'born-digital PDFs parsed again n times after the scored pass, timed apart',
+    },
+  },
+});
+const flags = parseCommandLineOrExit(COMMAND);
+const corpusDir = corpusPath(flags.corpus);
 const manifestPath = join(corpusDir, 'manifest.json');
 /** `--only id1,id2`: run just these documents (the means are then over them alone). */
-const only = option('--only')?.split(',');
+const only = flags.only?.split(',');
 const docs = (JSON.parse(readFileSync(manifestPath, 'utf8')) as { documents: Doc[] }).documents
   .filter((d) => PARSEABLE_FORMATS.has(d.format))
   .filter((d) => !only || only.includes(d.id));
 /** `--out dir`: where Markdown, scores and reports go (default bench/out/quality/<corpus>). */
-const out = option('--out') ?? join(ROOT, 'bench/out/quality', basename(corpusDir));
+const out = flags.out ?? join(ROOT, 'bench/out/quality', basename(corpusDir));
 const KEY = 'bench-key-0001';
 /** The manifest the scorer reads: with `--only`, one listing just those documents. */
 const scoredManifest = only ? join(out, 'manifest.json') : manifestPath;
@@ -161,7 +192,7 @@ const profiling = await startCpuProfile();
 const runStarted = performance.now();
 let runSeconds = 0;
 /** `--warm-passes n`: born-digital PDFs parsed again n times after the scored pass, timed apart. */
-const warmPasses = Number(option('--warm-passes') ?? 1);
+const warmPasses = flags['warm-passes'];
 let warmPages = 0;
 let warmSeconds = 0;
 let cpu: ReturnType<typeof stageCpuTimes> = new Map();

@@ -3,7 +3,7 @@
  * reports group documents by.
  */
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { corpusPath } from '../test/support/corpus.js';
 
 /** One document of `corpus/dev/manifest.json`. */
@@ -18,14 +18,26 @@ export interface ManifestDoc {
 
 /** The project root. */
 export const ROOT = resolve(import.meta.dirname, '..');
-/** The shared directory next to the project: scorer and reference figures. */
-export const SHARED = resolve(ROOT, '../shared');
+/**
+ * The benchmark kit next to the project (`../shared/bench`): the scorer, the hostile-corpus
+ * checker and the reference figures. The one place the benches name it.
+ */
+export const SHARED_BENCH = resolve(ROOT, '../shared/bench');
 /** The dev corpus, in the test corpus that `DOCPARSE_CORPUS_DIR` locates. */
 export const CORPUS_DIR = corpusPath('dev');
 export const MANIFEST = join(CORPUS_DIR, 'manifest.json');
-export const SCORER = join(SHARED, 'bench/score.mjs');
+/** The kit's scorer: Markdown against the corpus ground truth. */
+export const SCORER = join(SHARED_BENCH, 'score.mjs');
+/** The kit's checker of the hostile corpus's expected outcomes. */
+export const HOSTILE_CHECK = join(SHARED_BENCH, 'hostile-check.mjs');
 /** The README of the shared bench, with the figures other tools reach. */
-export const SHARED_BENCH_README = join(SHARED, 'bench/README.md');
+export const SHARED_BENCH_README = join(SHARED_BENCH, 'README.md');
+
+/**
+ * `path` as the benches print it: relative to the project root, so that a corpus found through
+ * `DOCPARSE_CORPUS_DIR` shows where it is (`../shared/corpus/dev` by default).
+ */
+export const shownPath = (path: string): string => relative(ROOT, path) || '.';
 
 export const OFFICE_FORMATS: ReadonlySet<string> = new Set([
   'docx',

@@ -1,23 +1,34 @@
 /**
- * Robustness bench: starts the local service and runs `../shared/bench/hostile-check.mjs` over
- * the hostile corpus, uploading each file through the HTTP API (`bench/upload.mjs`). Prints the
- * server's resident set size (RSS) when idle (after one ordinary parse), its peak over the corpus
- * and once the corpus is done (right after, and once the engine workers have been idle long
+ * Robustness bench: starts the local service and runs the shared bench kit's `hostile-check.mjs`
+ * (`HOSTILE_CHECK` of `corpus.ts`) over the hostile corpus (`hostile/` of the test corpus),
+ * uploading each file through the HTTP API (`bench/upload.mjs`). Prints the server's resident
+ * set size (RSS) when idle (after one ordinary parse), its peak over the corpus and once the
+ * corpus is done (right after, and once the engine workers have been idle long
  * enough to give their memory back), in MiB. The server runs in this process; the checker and the
  * uploads in child processes, so the figures are the server's own.
  *
- *   npm run bench:hostile
+ *   npm run bench:hostile      (no options; `-- --help` prints this summary)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startLocalServer } from '../functions/adapters/local/server.js';
 import { loadConfig } from '../functions/config.js';
 import { corpusPath } from '../test/support/corpus.js';
+import { defineCommand, parseCommandLineOrExit } from './cli.js';
+import { HOSTILE_CHECK, ROOT } from './corpus.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const SHARED = resolve(ROOT, '../shared');
+parseCommandLineOrExit(
+  defineCommand({
+    usage: 'npm run bench:hostile',
+    summary:
+      "Runs the hostile corpus through the local service's HTTP API, prints each file's outcome " +
+      "against its manifest, and the server's RSS: idle, peak, right after the corpus and once " +
+      'the engine workers have been idle.',
+    options: {},
+  }),
+);
 const KEY = 'bench-key-0001';
 const ENGINE_IDLE_MS = 5000;
 const dataDir = mkdtempSync(join(tmpdir(), 'docparse-hostile-'));
@@ -58,7 +69,7 @@ const status = await new Promise<number>((done) => {
   const checker = spawn(
     process.execPath,
     [
-      join(SHARED, 'bench/hostile-check.mjs'),
+      HOSTILE_CHECK,
       '--manifest',
       corpusPath('hostile/manifest.json'),
       '--cmd',
