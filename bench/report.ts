@@ -423,9 +423,12 @@ export function renderMarkdown(results: BenchResults, chartFile?: string): strin
     '',
   );
   const settings = Object.entries(run.settings).map(([k, v]) => `${k} ${String(v)}`);
+  const metrics = results.references
+    ? `\`${results.references.source}\``
+    : "the shared bench kit's README";
   out.push(
-    `Corpus: ${run.corpus}. Scores are from 0 to 1, higher is better (metrics in ` +
-      '`../shared/bench/README.md`); "–" means no document of the set has the metric, or not ' +
+    `Corpus: ${run.corpus}. Scores are from 0 to 1, higher is better (metrics in ${metrics}); ` +
+      '"–" means no document of the set has the metric, or not ' +
       `applicable. Settings: ${settings.join(', ')}.`,
     '',
   );

@@ -309,6 +309,21 @@ describe('renderMarkdown', () => {
     expect(references?.[3]).toEqual(['mammoth (docx)', '0.96', '']);
   });
 
+  it('points to the metrics in the reference README where the run read it from', () => {
+    // Arrange
+    const found = results();
+    const elsewhere = results({
+      references: found.references && { ...found.references, source: '../kit/bench/README.md' },
+    });
+    // Act
+    const markdown = renderMarkdown(elsewhere);
+    const withoutReadme = renderMarkdown(results({ references: null }));
+    // Assert
+    expect(markdown).toContain('(metrics in `../kit/bench/README.md`)');
+    expect(markdown).not.toContain('../shared/bench/README.md');
+    expect(withoutReadme).toContain("(metrics in the shared bench kit's README)");
+  });
+
   it('says which parts a partial run left out', () => {
     // Act
     const markdown = renderMarkdown(
