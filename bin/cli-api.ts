@@ -1,25 +1,65 @@
 import { openAsBlob } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { components, operations } from './api-types.js';
 
 /**
  * The HTTP client of the `docparse` command line: one typed method per endpoint it uses, and the
  * errors a shell user needs to tell apart (the API said no, the API cannot be reached, a parse
- * failed on the server). Responses are checked for the fields the command line reads; everything
- * else is passed through as received.
+ * failed on the server). Request and response types are those of `api-types.ts`, generated from
+ * the API's OpenAPI document (`npm run generate:api-types`). Responses are checked at run time for
+ * the fields the command line reads; everything else is passed through as received.
  */
 
+type Schemas = components['schemas'];
+type JsonBody<K extends 'parseUrl' | 'submitBatch' | 'createUpload'> =
+  operations[K]['requestBody']['content']['application/json'];
+
+/** The JSON body of POST /v1/parse. */
+export type ParseUrlRequest = JsonBody<'parseUrl'>;
+/** The JSON body of POST /v1/parse/batch. */
+export type BatchRequest = JsonBody<'submitBatch'>;
+/** The JSON body of POST /v1/uploads. */
+export type CreateUploadRequest = JsonBody<'createUpload'>;
+
 /** Operation modes of a parse (spec §1). */
-export const OPERATION_MODES = ['ocr', 'extract', 'hybrid'] as const;
-export type OperationMode = (typeof OPERATION_MODES)[number];
+export type OperationMode = NonNullable<ParseUrlRequest['operation_mode']>;
+export const OPERATION_MODES = everyMember<OperationMode>({
+  ocr: true,
+  extract: true,
+  hybrid: true,
+});
 
 /** Batch priorities (`low` waits, `high` releases every document at once). */
-export const PRIORITIES = ['low', 'normal', 'high'] as const;
-export type Priority = (typeof PRIORITIES)[number];
+export type Priority = NonNullable<BatchRequest['priority']>;
+export const PRIORITIES = everyMember<Priority>({ low: true, normal: true, high: true });
+
+/** A ParseResponse (spec §2); the `.json` output is the whole object as received. */
+export type ParseResponse = Schemas['ParseResponse'];
+/** One page of a {@link ParseResponse}. */
+export type ParsedPage = ParseResponse['pages'][number];
+/** GET /v1/parse/{id}: the ParseResponse of a completed parse, else its status view. */
+export type ParseResultOrStatus = Schemas['ParseResultOrStatus'];
 
 /** Tiers in price order. */
-export const TIERS = ['fast', 'pro', 'premium'] as const;
-export type Tier = (typeof TIERS)[number];
+export type Tier = ParsedPage['tier_used'];
+export const TIERS = everyMember<Tier>({ fast: true, pro: true, premium: true });
+
+/** The answer of POST /v1/parse/estimate (spec §2 "Estimate result"). */
+export type EstimateResult = Schemas['EstimateResult'];
+
+/** The answer of POST /v1/uploads: where and how to send one file. */
+export type UploadSlot = Schemas['UploadSlot'];
+
+/** The answer of POST /v1/parse/batch. */
+export type BatchAccepted = Schemas['BatchSubmitResponse'];
+
+/** The answer of GET /v1/batch/{id}. */
+export type BatchState = Schemas['BatchStatus'];
+/** One document of a {@link BatchState}, in the order the documents were submitted. */
+export type BatchItem = BatchState['items'][number];
+/** `completed` and `failed` are final. */
+export type BatchItemStatus = BatchItem['status'];
 
 /** Options shared by every kind of parse; unset fields take the server's defaults. */
 export interface ParseOptions {
@@ -32,90 +72,9 @@ export interface ParseOptions {
   extractionSchema?: Record<string, unknown>;
 }
 
-/** One page of a ParseResponse, as far as the command line reads it. */
-export interface ParsedPage {
-  page_number: number;
-  content_markdown: string;
-  tier_used: string;
-  provider: string;
-  [field: string]: unknown;
-}
-
-/**
- * A ParseResponse (spec §2), as far as the command line reads it; every other field is kept as
- * received (the `.json` output is the whole object).
- */
-export interface ParseResponse {
-  /** `req_…` */
-  id: string;
-  /** `completed` for a finished parse; `failed`, `cancelled`, `queued`, `processing` otherwise. */
-  status: string;
-  document?: { pages?: number; filename?: string | null; format?: string };
-  pages: ParsedPage[];
-  extracted?: Record<string, unknown> | null;
-  usage?: { estimated_cost_usd?: number; pages_by_tier?: Partial<Record<string, number>> };
-  timing?: { total_ms?: number };
-  /** The failure's reason on a parse that did not complete. */
-  detail?: string;
-  [field: string]: unknown;
-}
-
-/** The answer of POST /v1/parse/estimate (spec §2 "Estimate result"). */
-export interface EstimateResult {
-  page_count: number;
-  tier_mix: Record<Tier, number>;
-  /** USD; a lower bound for providers priced per token. */
-  estimated_cost_usd: number;
-  doc_type: string;
-  applied_preset?: { tier_floor?: string; return_grounding?: boolean };
-  [field: string]: unknown;
-}
-
-/** The answer of POST /v1/uploads: where and how to send one file. */
-export interface UploadSlot {
-  upload_id: string;
-  /** Where the multipart form goes (an S3 bucket, or the local server itself). */
-  url: string;
-  /** Form fields to send, in this order, before the `file` part. */
-  fields: Record<string, string>;
-  /** Largest accepted file in bytes. */
-  max_bytes: number;
-  /** ISO 8601 instant after which the form is refused. */
-  expires_at?: string;
-}
-
 /** One document of POST /v1/parse/batch, referring to a file sent to an upload slot. */
 export interface BatchDocument extends ParseOptions {
   uploadId: string;
-}
-
-/** The answer of POST /v1/parse/batch. */
-export interface BatchAccepted {
-  batch_id: string;
-  status: string;
-  item_count: number;
-}
-
-export type BatchItemStatus = 'queued' | 'in_progress' | 'completed' | 'failed';
-
-/** One document of GET /v1/batch/{id}, in the order the documents were submitted. */
-export interface BatchItem {
-  /** The parse request, once it exists (`GET /v1/parse/{request_id}` has its result). */
-  request_id: string | null;
-  status: BatchItemStatus;
-  upload_id?: string | null;
-  file_url?: string | null;
-  error?: { kind: string; detail: string };
-}
-
-/** The answer of GET /v1/batch/{id}. */
-export interface BatchState {
-  batch_id: string;
-  /** `completed` and `failed` are final. */
-  status: BatchItemStatus;
-  item_count: number;
-  totals: Record<BatchItemStatus, number>;
-  items: BatchItem[];
 }
 
 /** One Server-Sent Event of a streaming parse: `event` is its name, the rest its fields. */
@@ -352,11 +311,8 @@ export class ApiClient {
     options: ParseOptions,
     call: CallOptions = {},
   ): Promise<ParseResponse> {
-    const res = await this.#send(
-      'v1/parse',
-      { method: 'POST', ...jsonBody({ file_url: fileUrl, ...jsonFields(options) }) },
-      call,
-    );
+    const request: ParseUrlRequest = { file_url: fileUrl, ...jsonFields(options) };
+    const res = await this.#send('v1/parse', { method: 'POST', ...jsonBody(request) }, call);
     return completedParse(await readJson(res), res.headers.get('x-request-id') ?? undefined);
   }
 
@@ -376,16 +332,13 @@ export class ApiClient {
     if (!isRecord(body) || typeof body.page_count !== 'number' || !isRecord(body.tier_mix)) {
       throw new ApiError(res.status, 'the estimate answer is not an estimate');
     }
-    return body as EstimateResult;
+    return body as unknown as EstimateResult;
   }
 
   /** POST /v1/uploads: a slot to send one file to (valid 15 minutes). */
   async createUpload(file: LocalFile, call: CallOptions = {}): Promise<UploadSlot> {
-    const res = await this.#send(
-      'v1/uploads',
-      { method: 'POST', ...jsonBody({ filename: file.name, content_type: file.contentType }) },
-      call,
-    );
+    const request: CreateUploadRequest = { filename: file.name, content_type: file.contentType };
+    const res = await this.#send('v1/uploads', { method: 'POST', ...jsonBody(request) }, call);
     const body = await readJson(res);
     if (
       !isRecord(body) ||
@@ -417,7 +370,7 @@ export class ApiClient {
     priority: Priority | undefined,
     call: CallOptions = {},
   ): Promise<BatchAccepted> {
-    const body = {
+    const body: BatchRequest = {
       documents: documents.map(({ uploadId, ...options }) => ({
         upload_id: uploadId,
         ...jsonFields(options),
@@ -444,9 +397,9 @@ export class ApiClient {
 
   /**
    * GET /v1/parse/{requestId}: the stored ParseResponse, or the status view of a parse that has
-   * not completed (`status` and, when it failed, `detail`).
+   * not completed (`status` and, when it failed, `detail`); {@link isCompleted} tells them apart.
    */
-  async getParse(requestId: string, call: CallOptions = {}): Promise<ParseResponse> {
+  async getParse(requestId: string, call: CallOptions = {}): Promise<ParseResultOrStatus> {
     const res = await this.#send(`v1/parse/${encodeURIComponent(requestId)}`, {}, call);
     const body = await readJson(res);
     if (!isParseResponse(body)) throw new ApiError(res.status, 'the answer is not a parse result');
@@ -514,7 +467,9 @@ export function formFields(options: ParseOptions): [string, string][] {
 }
 
 /** JSON fields of POST /v1/parse and of batch documents for `options` (unset ones left out). */
-export function jsonFields(options: ParseOptions): Record<string, unknown> {
+export function jsonFields(
+  options: ParseOptions,
+): Pick<ParseUrlRequest, 'operation_mode' | 'max_pages' | 'dpi' | 'extraction_schema'> {
   return {
     ...(options.operationMode ? { operation_mode: options.operationMode } : {}),
     ...(options.maxPages === undefined ? {} : { max_pages: options.maxPages }),
@@ -615,7 +570,7 @@ function completedParse(
     if (detail !== undefined) throw new ServerParseError(detail, requestId);
     throw new ServerParseError('the answer is not a parse result', requestId);
   }
-  if (body.status !== 'completed') {
+  if (!isCompleted(body)) {
     throw new ServerParseError(
       body.detail ?? streamError ?? `the parse ended ${body.status}`,
       body.id,
@@ -624,8 +579,19 @@ function completedParse(
   return body;
 }
 
-/** True when `value` has the fields of a ParseResponse that the command line reads. */
-export function isParseResponse(value: unknown): value is ParseResponse {
+/**
+ * True for the ParseResponse of a completed parse; false for the status view of a parse that is
+ * queued, processing, failed or cancelled (the service answers a completed parse with its result).
+ */
+export function isCompleted(body: ParseResultOrStatus): body is ParseResponse {
+  return body.status === 'completed';
+}
+
+/**
+ * True when `value` has the fields of a ParseResponse or status view that the command line reads
+ * (`id`, `status`, `pages`).
+ */
+export function isParseResponse(value: unknown): value is ParseResultOrStatus {
   return (
     isRecord(value) &&
     typeof value.id === 'string' &&
@@ -674,6 +640,14 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * The members of the string union `T` as a list, in the order given: `members` must name each
+ * of them once (a member the API adds, or drops, fails the type check here).
+ */
+function everyMember<T extends string>(members: Record<T, true>): readonly T[] {
+  return Object.keys(members) as T[];
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

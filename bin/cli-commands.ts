@@ -6,6 +6,7 @@ import {
   ConnectionError,
   ServerParseError,
   SUPPORTED_EXTENSIONS,
+  isCompleted,
   isRecord,
   localFile,
   sleep,
@@ -409,7 +410,7 @@ async function parseCommand(
       : inv.stdout && (extractOnly || inv.output === 'json')
         ? 'on stdout'
         : 'not written (use --json-only or leave out --markdown-only)';
-    const errors = Array.isArray(response.errors) ? response.errors.length : 0;
+    const errors = response.errors.length;
     const invalid = errors > 0 ? ` (${plural(errors, 'validation error')}: see "errors")` : '';
     info(ctx, `extracted: ${plural(fields, 'field')}${invalid}, ${where}`);
   }
@@ -580,7 +581,7 @@ async function batchCommand(
   await eachLimited(work, TRANSFER_CONCURRENCY, async ({ file, item }) => {
     if (item?.status === 'completed' && item.request_id) {
       const response = await ctx.client.getParse(item.request_id, rateLimited);
-      if (response.status === 'completed') {
+      if (isCompleted(response)) {
         const written = await writeOutputs(out, file.stem, response, 'both');
         file.outcome = { status: 'completed', response, written };
       } else {
@@ -696,13 +697,13 @@ function reportBatch(ctx: Context, files: readonly BatchFile[], elapsedMs: numbe
     const outcome = file.outcome;
     if (outcome?.status === 'completed') {
       const { response, written } = outcome;
-      cost += response.usage?.estimated_cost_usd ?? 0;
-      const pages = response.document?.pages ?? response.pages.length;
+      cost += response.usage.estimated_cost_usd;
+      const pages = response.document.pages;
       const paths = [written.markdown, written.json]
         .filter((path): path is string => path !== undefined)
         .map((path) => displayPath(path, ctx.io.cwd));
       ctx.io.stdout.write(
-        `ok    ${file.name.padEnd(width)}  ${plural(pages, 'page')} (${formatTiers(pagesByTier(response))}), ${formatCost(response.usage?.estimated_cost_usd ?? 0)} → ${paths.join(', ')}\n`,
+        `ok    ${file.name.padEnd(width)}  ${plural(pages, 'page')} (${formatTiers(pagesByTier(response))}), ${formatCost(response.usage.estimated_cost_usd)} → ${paths.join(', ')}\n`,
       );
     } else {
       failed.push(file);

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, extname, join, relative, isAbsolute } from 'node:path';
-import { TIERS, type EstimateResult, type ParseResponse } from './cli-api.js';
+import { TIERS, type EstimateResult, type ParsedPage, type ParseResponse } from './cli-api.js';
 import type { OutputKind } from './cli-args.js';
 
 /**
@@ -13,7 +13,9 @@ import type { OutputKind } from './cli-args.js';
  * `<!-- page N -->` line (invisible when rendered), pages separated by a blank line, ending
  * with one newline. An empty string when no page has Markdown (extract mode).
  */
-export function assembleMarkdown(response: Pick<ParseResponse, 'pages'>): string {
+export function assembleMarkdown(response: {
+  pages: readonly Pick<ParsedPage, 'page_number' | 'content_markdown'>[];
+}): string {
   const pages = [...response.pages].sort((a, b) => a.page_number - b.page_number);
   if (pages.every((page) => page.content_markdown.trim() === '')) return '';
   return pages
@@ -141,7 +143,7 @@ export function formatTiers(byTier: Partial<Record<string, number>> | undefined)
 
 /** Pages per tier of a response: `usage.pages_by_tier`, else counted from the pages. */
 export function pagesByTier(response: ParseResponse): Partial<Record<string, number>> {
-  if (response.usage?.pages_by_tier) return response.usage.pages_by_tier;
+  if (response.usage.pages_by_tier) return response.usage.pages_by_tier;
   const counts: Partial<Record<string, number>> = {};
   for (const page of response.pages) counts[page.tier_used] = (counts[page.tier_used] ?? 0) + 1;
   return counts;
@@ -168,8 +170,8 @@ export function parseSummary(
   elapsedMs: number,
   written: readonly string[],
 ): string {
-  const pages = response.document?.pages ?? response.pages.length;
-  const cost = response.usage?.estimated_cost_usd ?? 0;
+  const pages = response.document.pages;
+  const cost = response.usage.estimated_cost_usd;
   const files = written.length > 0 ? ` → ${written.join(', ')}` : '';
   return `${name}: ${plural(pages, 'page')} (${formatTiers(pagesByTier(response))}), ${formatCost(cost)}, ${formatDuration(elapsedMs)}, ${response.id}${files}`;
 }
@@ -184,10 +186,8 @@ export function formatEstimate(name: string, estimate: EstimateResult): string {
     `  estimated cost: ${formatCost(estimate.estimated_cost_usd)}`,
     `  document type:  ${estimate.doc_type.replaceAll('_', ' ')}`,
   ];
-  if (preset) {
-    const floor = preset.tier_floor ?? 'none';
-    const grounding = preset.return_grounding === false ? 'off' : 'on';
-    lines.push(`  preset:         tier floor ${floor}, grounding ${grounding}`);
-  }
+  lines.push(
+    `  preset:         tier floor ${preset.tier_floor}, grounding ${preset.return_grounding ? 'on' : 'off'}`,
+  );
   return lines.join('\n');
 }

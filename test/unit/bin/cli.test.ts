@@ -628,6 +628,7 @@ describe('ApiClient', () => {
         url: 'https://bucket.s3.amazonaws.com/',
         fields: { key: 'uploads/x', policy: 'p' },
         max_bytes: 10,
+        expires_at: '2026-01-01T00:15:00Z',
       },
       localFile(await aFile()),
     );
