@@ -1,4 +1,5 @@
 import { distance } from 'fastest-levenshtein';
+import { parseHeading, parseListItem } from './markdown-lines.js';
 
 /** Markdown (GFM, with HTML tables) to plain text: syntax removed, whitespace collapsed. */
 export function plainText(markdown: string): string {
@@ -7,8 +8,9 @@ export function plainText(markdown: string): string {
       .replace(/<br\s*\/?>/gi, ' ')
       .replace(/<[a-zA-Z/][^>]*>/g, ' ')
       .replace(/^```.*$/gm, ' ')
-      .replace(/^\s{0,3}#{1,6}\s+/gm, '')
-      .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, '')
+      .split(/\r\n?|\n/)
+      .map(withoutBlockMarkers)
+      .join('\n')
       .replace(/^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$/gm, ' ')
       .replace(/\|/g, ' ')
       // Emphasis and code spans: markers not escaped and not inside a word (snake_case stays).
@@ -20,6 +22,12 @@ export function plainText(markdown: string): string {
       .replace(/\s+/g, ' ')
       .trim()
   );
+}
+
+/** A line without its heading marker and then its list marker (`# 1. Intro` → `Intro`). */
+function withoutBlockMarkers(line: string): string {
+  const text = parseHeading(line)?.text ?? line;
+  return parseListItem(text)?.content ?? text;
 }
 
 const normalise = (s: string): string =>

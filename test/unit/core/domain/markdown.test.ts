@@ -10,6 +10,13 @@ describe('plainText', () => {
     expect(text).toBe('Title bold item it code');
   });
 
+  it('reads headings and list items as the post-processing steps do', () => {
+    // Act
+    const text = plainText('## Results ##\r\n• Apples\n  – Pears\n# 2) Second\n* * *');
+    // Assert
+    expect(text).toBe('Results Apples Pears Second * * *');
+  });
+
   it('keeps the cells of a pipe table and drops its rule line', () => {
     // Act
     const text = plainText('| a | b |\n|:---|---:|\n| 1 | 2 |');
