@@ -150,7 +150,7 @@ export function parseListItem(line: string): ListItem | null {
   const ordered = ORDERED_ITEM.exec(line);
   if (ordered) {
     const [, indentText = '', number = '', delimiter = '', gap = '', content = ''] = ordered;
-    const indent = columns(indentText);
+    const indent = indentWidth(indentText);
     return { indentText, indent, marker: number + delimiter, gap, ordered: true, number, content };
   }
   const bullet = BULLET_ITEM.exec(line) ?? TIGHT_BULLET_ITEM.exec(line);
@@ -158,7 +158,7 @@ export function parseListItem(line: string): ListItem | null {
   const [, indentText = '', marker = '', gap = '', content = ''] = bullet;
   return {
     indentText,
-    indent: columns(indentText),
+    indent: indentWidth(indentText),
     marker,
     gap,
     ordered: false,
@@ -178,10 +178,14 @@ export const isSetextUnderline = (line: string): boolean => SETEXT_UNDERLINE.tes
 /** A block quote line (`> …`). */
 export const isBlockQuote = (line: string): boolean => /^[ \t]*>/.test(line);
 
-/** Width in columns of leading whitespace, tabs stopping every 4 columns. */
-function columns(whitespace: string): number {
+/** Width in columns of a line's indentation, tabs stopping every 4 columns. */
+export function indentWidth(line: string): number {
   let width = 0;
-  for (const ch of whitespace) width = ch === '\t' ? width + 4 - (width % 4) : width + 1;
+  for (const ch of line) {
+    if (ch === '\t') width += 4 - (width % 4);
+    else if (ch === ' ') width++;
+    else break;
+  }
   return width;
 }
 

@@ -1,4 +1,10 @@
 import { plainText } from '../../core/domain/markdown.js';
+import {
+  indentWidth,
+  isBlockQuote,
+  markdownLines,
+  type MarkdownLine,
+} from '../../core/domain/markdown-lines.js';
 import type { OfficeElement, PointBox } from './office-document.js';
 
 /** A Markdown block as the flow layout places it. */
@@ -26,86 +32,56 @@ export const LETTER_PAGE: FlowPage = {
 /** Confidence of flow-layout boxes: the order and the kinds are the document's, the positions estimated. */
 export const FLOW_BOX_CONFIDENCE = 0.5;
 
-const FENCE = /^\s*(```|~~~)/;
-const HEADING = /^\s{0,3}(#{1,6})\s+\S/;
-const LIST_ITEM = /^(\s*)(?:[-*+]|\d{1,9}[.)])\s+\S/;
 const FIGURE = /^\s*!\[[^\]]*\]\([^)]*\)\s*$/;
 
 /**
- * Splits Markdown into blocks: fenced code, headings, GFM tables (consecutive `|` lines), list
- * items (one block per item, continuation lines included), lone images (figures), block quotes
- * and paragraphs (runs of other lines). Blank lines separate blocks.
+ * Splits Markdown into blocks, reading its lines with the Markdown line model: fenced code,
+ * headings, GFM tables, list items (one block per item, continuation lines included), lone images
+ * (figures), block quotes and paragraphs (runs of other lines). Blank lines separate blocks.
  */
 export function markdownBlocks(markdown: string): MarkdownBlock[] {
-  const lines = markdown.split('\n');
+  const lines = markdownLines(markdown);
   const blocks: MarkdownBlock[] = [];
   let i = 0;
   const push = (kind: MarkdownBlock['kind'], from: number, to: number, level = 0) => {
-    blocks.push({ kind, markdown: lines.slice(from, to).join('\n'), level });
+    const text = lines.slice(from, to).map((line) => line.text);
+    blocks.push({ kind, markdown: text.join('\n'), level });
   };
+  const at = (k: number): MarkdownLine => lines[k] ?? BLANK;
+  const startsBlock = (line: MarkdownLine): boolean =>
+    line.kind !== 'paragraph' && line.kind !== 'math' && line.kind !== 'html';
   while (i < lines.length) {
-    const line = lines[i] ?? '';
-    if (line.trim() === '') {
-      i++;
-      continue;
-    }
-    const start = i;
-    const fence = FENCE.exec(line);
-    if (fence) {
-      i++;
-      while (i < lines.length && !(lines[i] ?? '').trimStart().startsWith(fence[1] ?? '```')) i++;
-      push('code', start, Math.min(i + 1, lines.length));
-      i++;
-      continue;
-    }
-    const heading = HEADING.exec(line);
-    if (heading) {
-      push('heading', start, start + 1, heading[1]?.length ?? 1);
-      i++;
-      continue;
-    }
-    if (line.trimStart().startsWith('|')) {
-      while (i < lines.length && (lines[i] ?? '').trimStart().startsWith('|')) i++;
+    const line = at(i);
+    const start = i++;
+    if (line.kind === 'blank') continue;
+    if (line.kind === 'fence') {
+      while (at(i).kind === 'code') i++;
+      if (at(i).kind === 'fence') i++;
+      push('code', start, i);
+    } else if (line.heading) {
+      push('heading', start, i, line.heading.level);
+    } else if (line.kind === 'table') {
+      while (at(i).kind === 'table') i++;
       push('table', start, i);
-      continue;
-    }
-    if (FIGURE.test(line)) {
-      push('figure', start, start + 1);
-      i++;
-      continue;
-    }
-    const item = LIST_ITEM.exec(line);
-    if (item) {
-      const indent = item[1]?.length ?? 0;
-      i++;
+    } else if (FIGURE.test(line.text)) {
+      push('figure', start, i);
+    } else if (line.item) {
       // Continuation lines: indented deeper than the marker, not items themselves.
-      while (i < lines.length) {
-        const next = lines[i] ?? '';
-        if (next.trim() === '' || LIST_ITEM.test(next)) break;
-        if (next.length - next.trimStart().length <= indent) break;
-        i++;
-      }
+      const indent = line.item.indent;
+      while (at(i).kind !== 'blank' && !at(i).item && indentWidth(at(i).text) > indent) i++;
       push('list_item', start, i, Math.floor(indent / 2));
-      continue;
-    }
-    if (line.trimStart().startsWith('>')) {
-      while (i < lines.length && (lines[i] ?? '').trimStart().startsWith('>')) i++;
+    } else if (isBlockQuote(line.text)) {
+      while (isBlockQuote(at(i).text)) i++;
       push('quote', start, i);
-      continue;
+    } else {
+      while (at(i).kind !== 'blank' && !startsBlock(at(i)) && !FIGURE.test(at(i).text)) i++;
+      push('paragraph', start, i);
     }
-    i++;
-    while (i < lines.length) {
-      const next = lines[i] ?? '';
-      if (next.trim() === '' || FENCE.test(next) || HEADING.test(next) || LIST_ITEM.test(next)) {
-        break;
-      }
-      if (next.trimStart().startsWith('|') || FIGURE.test(next)) break;
-      i++;
-    }
-    push('paragraph', start, i);
   }
   return blocks;
 }
+
+const BLANK: MarkdownLine = { text: '', kind: 'blank', heading: null, item: null };
 
 const HEADING_SIZE = [0, 20, 16, 14, 12, 12, 12];
 const BODY_SIZE = 11;

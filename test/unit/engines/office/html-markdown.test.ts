@@ -225,4 +225,19 @@ describe('flow layout', () => {
     ]);
     expect(elements[2]?.text).toBe('fig');
   });
+
+  it('reads blocks as post-processing does: any bullet, pipe tables without outer pipes, tabs', () => {
+    // Arrange
+    const markdown = 'Intro\n• Apples\n\t• Green\n\nName | Qty\n--- | ---\nTea | 2\n~~~\n```\n~~~';
+    // Act
+    const blocks = markdownBlocks(markdown);
+    // Assert
+    expect(blocks.map((b) => [b.kind, b.markdown.split('\n').length, b.level])).toEqual([
+      ['paragraph', 1, 0],
+      ['list_item', 1, 0],
+      ['list_item', 1, 2],
+      ['table', 3, 0],
+      ['code', 3, 0],
+    ]);
+  });
 });
