@@ -1,3 +1,4 @@
+import { markdownLines } from '../../core/domain/markdown-lines.js';
 import type { DocumentFormat } from '../../core/domain/schemas.js';
 
 /**
@@ -373,12 +374,14 @@ function decodeSample(sample: Uint8Array): string | null {
 }
 
 /**
- * Whether text reads as Markdown rather than plain prose: an ATX heading (`# Title`), a fenced
- * code block or a table delimiter row is enough; otherwise two different signs among list items
- * (two or more), links or images, `**strong**`, block quotes and setext headings.
+ * Whether text reads as Markdown rather than plain prose: an ATX heading (`# Title`, read by the
+ * Markdown line model), a fenced code block or a table delimiter row is enough; otherwise two
+ * different signs among list items (two or more), links or images, `**strong**`, block quotes and
+ * setext headings.
  */
 export function looksLikeMarkdown(text: string): boolean {
-  if (/^#{1,6}[ \t]+\S/m.test(text)) return true;
+  const lines = markdownLines(text.replace(/\r\n?/g, '\n'));
+  if (lines.some((line) => line.kind === 'heading')) return true;
   if (/^[ \t]*(```|~~~)/m.test(text)) return true;
   if (/^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*\|[ \t]*:?-{3,}/m.test(text)) return true;
   const signs = [

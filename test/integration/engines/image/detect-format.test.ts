@@ -202,6 +202,7 @@ describe('detectFormat: HTML and Markdown', () => {
 
   it.each([
     ['an ATX heading', '# Title\n\nSome text.'],
+    ['an indented ATX heading, CRLF line ends', '  ## Title ##\r\n\r\nSome text.\r\n'],
     ['a fenced code block', 'Look:\n\n```\ncode\n```\n'],
     ['a table delimiter row', '| a | b |\n| --- | --- |\n| 1 | 2 |\n'],
     ['a list and a link', '- one\n- two see [docs](https://example.com)\n'],
@@ -217,6 +218,7 @@ describe('detectFormat: HTML and Markdown', () => {
   it.each([
     ['prose', 'Dear team,\nthe meeting moves to Tuesday.\n'],
     ['a single list-like line', '- just one dash line\nand prose\n'],
+    ['a hashtag', '#monday the meeting moves\nto Tuesday.\n'],
   ])('leaves plain text unsupported: %s', (_, text) => {
     // Act
     const detection = detectFormat(bytes(text), 'notes.txt');
