@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoKeyFile } from '../../../functions/adapters/local/api-key-bootstrap.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { corpusPath } from '../../support/corpus.js';
+import { runDocCommand } from '../../support/doc-examples.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 
 /**
@@ -16,7 +14,6 @@ import { startTestService, type TestService } from '../../support/local-service.
  */
 
 const ROOT = join(import.meta.dirname, '../../..');
-const DOCS_URL = 'http://127.0.0.1:8080';
 const EXAMPLE_FILE = 'examples/invoice.pdf';
 const TRANSPORT_INVOICE = corpusPath('dev/files/zerox-0012.png');
 
@@ -36,15 +33,7 @@ let running: TestService;
 
 /** Runs `command` as bash runs it, against this test's server, with the demo key it created. */
 async function run(command: string): Promise<ParseResponse> {
-  const script = command
-    .replaceAll(DOCS_URL, running.url)
-    .replaceAll('.data/demo-api-key', demoKeyFile(running.dataDir));
-  const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 120_000,
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  const { stdout } = await runDocCommand(command, running);
   return ParseResponse.parse(JSON.parse(stdout));
 }
 

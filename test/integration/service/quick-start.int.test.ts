@@ -1,14 +1,11 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINE_ITEMS, TERMS, TOTAL } from '../../../examples/make-invoice.js';
-import { demoKeyFile } from '../../../functions/adapters/local/api-key-bootstrap.js';
+import { runDocCommand } from '../../support/doc-examples.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 
 const ROOT = join(import.meta.dirname, '../../..');
-const README_URL = 'http://127.0.0.1:8080';
 
 /** The shell lines of the README's "Try it" block. */
 function tryItLines(): string[] {
@@ -26,16 +23,8 @@ let running: TestService;
  * a child process, without blocking the server, which runs in this one).
  */
 async function runTryIt(): Promise<string> {
-  const script = tryItLines()
-    .slice(1)
-    .join('\n')
-    .replaceAll(README_URL, running.url)
-    .replaceAll('.data/demo-api-key', demoKeyFile(running.dataDir));
-  const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const script = tryItLines().slice(1).join('\n');
+  const { stdout } = await runDocCommand(script, running, { timeoutMs: 60_000 });
   return stdout;
 }
 
