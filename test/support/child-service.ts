@@ -23,25 +23,37 @@ export interface ChildService {
  * Starts `bin/local.ts` in its own Node process (tsx as a loader, so that a kill reaches the
  * server itself) with `env` added to this process's environment; `PORT` defaults to 0 (a free
  * port) and `LOG_LEVEL` to `ERROR`. Resolves once the server prints `listening on <url>`.
+ * With `shellCommand`, bash runs that command instead (`npm start` as the docs write it), in a
+ * process group of its own, which `stop` signals as a whole.
  *
  * @throws Error when the process exits, or prints nothing of the kind within `startTimeoutMs`.
  */
 export async function startChildService(
   env: Readonly<Record<string, string>>,
   startTimeoutMs = 90_000,
+  shellCommand?: string,
 ): Promise<ChildService> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+  const options = {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'ERROR', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+    stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
+    detached: shellCommand !== undefined,
+  };
+  const child =
+    shellCommand === undefined
+      ? spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], options)
+      : spawn('bash', ['-c', shellCommand], options);
+  const signal = (name: NodeJS.Signals) => {
+    if (shellCommand !== undefined && child.pid !== undefined) process.kill(-child.pid, name);
+    else child.kill(name);
+  };
   let output = '';
   child.stderr.on('data', (chunk: Buffer) => {
     output += chunk.toString();
   });
   const url = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      signal('SIGKILL');
       reject(new Error(`the server did not start within ${startTimeoutMs} ms:\n${output}`));
     }, startTimeoutMs);
     child.stdout.on('data', (chunk: Buffer) => {
@@ -68,11 +80,25 @@ export async function startChildService(
     output: () => output,
     memory: () => processMemory(child.pid ?? 0),
     alive: () => child.exitCode === null && child.signalCode === null,
-    stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    stop: async (name = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) signal(name);
       await exited;
+      // npm may exit before the server it started has closed its data directory.
+      if (shellCommand !== undefined) await groupGone(child.pid ?? 0);
     },
   };
+}
+
+/** Resolves once no process of group `pgid` is left (checked every 100 ms, for 30 s at most). */
+async function groupGone(pgid: number): Promise<void> {
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((wake) => setTimeout(wake, 100));
+  }
 }
 
 /** `VmRSS` and `VmHWM` (peak RSS) of process `pid`, in bytes; zeros where `/proc` is absent. */
