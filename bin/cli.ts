@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { EXIT, runCli } from './cli-commands.js';
+import { runCli } from './cli-commands.js';
+import { EXIT } from './cli-context.js';
 
 /**
  * `docparse`: the command line client of the docparse API (`docparse --help`). Run it as

@@ -15,12 +15,9 @@ import {
   type ProgressEvent,
 } from '../../../bin/cli-api.js';
 import { DEFAULT_API_URL, UsageError, parseInvocation } from '../../../bin/cli-args.js';
-import {
-  describeFailure,
-  isDefaultApiUrl,
-  resolveApiKey,
-  selectBatchInputs,
-} from '../../../bin/cli-commands.js';
+import { isDefaultApiUrl, resolveApiKey } from '../../../bin/cli-api-key.js';
+import { describeFailure } from '../../../bin/cli-context.js';
+import { selectBatchInputs } from '../../../bin/commands/batch.js';
 import {
   assembleMarkdown,
   formatCost,
