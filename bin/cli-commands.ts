@@ -1,25 +1,83 @@
+import { parseArgs } from 'node:util';
 import { ApiClient, ServerParseError } from './cli-api.js';
 import { resolveApiKey } from './cli-api-key.js';
 import {
-  COMMAND_HELP,
+  GLOBAL_OPTIONS,
   HELP,
   MAIN_USAGE,
-  USAGE_LINES,
   UsageError,
-  parseInvocation,
-  type Invocation,
+  isCommand,
+  type Command,
 } from './cli-args.js';
 import { EXIT, describeFailure, type CliIo, type Context } from './cli-context.js';
 import { createProgress } from './cli-progress.js';
-import { batchCommand } from './commands/batch.js';
-import { estimateCommand } from './commands/estimate.js';
-import { parseCommand } from './commands/parse.js';
+import { batchCommand, type BatchInvocation } from './commands/batch.js';
+import { estimateCommand, type EstimateInvocation } from './commands/estimate.js';
+import { parseCommand, type ParseInvocation } from './commands/parse.js';
 
 /**
- * {@link runCli}, which runs one `docparse` command line and returns its exit code: it parses
- * the arguments (cli-args.ts), answers `--help` and `--version`, builds the command's
- * {@link Context} and hands it to the command's module under `commands/`.
+ * {@link runCli}, which runs one `docparse` command line and returns its exit code: it finds
+ * the command ({@link parseInvocation}), answers `--help` and `--version`, builds the
+ * command's {@link Context} and hands it to the command's module under `commands/`.
  */
+
+/** The commands, by name. */
+const COMMAND_MODULES = {
+  parse: parseCommand,
+  batch: batchCommand,
+  estimate: estimateCommand,
+} as const satisfies Record<Command, unknown>;
+
+/** What the command line asks for. */
+export type Invocation =
+  | { kind: 'help'; command?: Command }
+  | { kind: 'version' }
+  | ParseInvocation
+  | BatchInvocation
+  | EstimateInvocation;
+
+/** Every option of every command, to find the command before its module's strict parse. */
+const ALL_OPTIONS = {
+  ...GLOBAL_OPTIONS,
+  ...parseCommand.options,
+  ...batchCommand.options,
+  ...estimateCommand.options,
+};
+
+/**
+ * Parses `argv` (the arguments after the program name) into an {@link Invocation}.
+ * Global options go before or after the command. `--help` wins over everything else, then
+ * `--version`. `env` supplies `DOCPARSE_API_URL` and `DOCPARSE_API_KEY`.
+ * @throws {UsageError} for an unknown command or option, a missing or extra argument, or an
+ *   invalid option value.
+ */
+export function parseInvocation(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Invocation {
+  const loose = parseArgs({
+    args: [...argv],
+    options: ALL_OPTIONS,
+    allowPositionals: true,
+    strict: false,
+  });
+  const [first, ...rest] = loose.positionals;
+  if (first === 'help') {
+    const topic = rest[0];
+    if (topic === undefined) return { kind: 'help' };
+    if (!isCommand(topic)) throw new UsageError(`unknown command "${topic}"`);
+    return { kind: 'help', command: topic };
+  }
+  if (first !== undefined && !isCommand(first)) {
+    if (loose.values.help === true) return { kind: 'help' };
+    throw new UsageError(`unknown command "${first}"`);
+  }
+  if (loose.values.help === true)
+    return first ? { kind: 'help', command: first } : { kind: 'help' };
+  if (loose.values.version === true) return { kind: 'version' };
+  if (first === undefined) throw new UsageError('no command given');
+  return COMMAND_MODULES[first].read(argv, env);
+}
 
 /**
  * Runs one `docparse` command line (`argv` without the program name) and returns its exit code
@@ -33,7 +91,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return reportUsage(error, io);
   }
   if (invocation.kind === 'help') {
-    io.stdout.write(`${invocation.command ? COMMAND_HELP[invocation.command] : HELP}\n`);
+    io.stdout.write(`${invocation.command ? COMMAND_MODULES[invocation.command].help : HELP}\n`);
     return EXIT.ok;
   }
   if (invocation.kind === 'version') {
@@ -59,11 +117,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     switch (invocation.kind) {
       case 'parse':
-        return await parseCommand(ctx, invocation);
+        return await parseCommand.run(ctx, invocation);
       case 'batch':
-        return await batchCommand(ctx, invocation);
+        return await batchCommand.run(ctx, invocation);
       case 'estimate':
-        return await estimateCommand(ctx, invocation);
+        return await estimateCommand.run(ctx, invocation);
     }
   } catch (error) {
     if (io.signal.aborted) {
@@ -85,7 +143,7 @@ function reportUsage(error: unknown, io: CliIo): number {
   const message = error instanceof Error ? error.message : String(error);
   const command = error instanceof UsageError ? error.command : undefined;
   io.stderr.write(
-    `docparse: ${message}\n${command ? `${USAGE_LINES[command]}\n(docparse ${command} --help)` : MAIN_USAGE}\n`,
+    `docparse: ${message}\n${command ? `${COMMAND_MODULES[command].usage}\n(docparse ${command} --help)` : MAIN_USAGE}\n`,
   );
   return EXIT.usage;
 }

@@ -11,7 +11,7 @@ import {
   type LocalFile,
 } from './cli-api.js';
 import type { KeySource } from './cli-api-key.js';
-import { UsageError, type GlobalOptions } from './cli-args.js';
+import { UsageError, type GlobalOptions, type Options } from './cli-args.js';
 import { plural } from './cli-output.js';
 import type { Progress } from './cli-progress.js';
 
@@ -60,6 +60,26 @@ export interface Context {
   progress: Progress;
   /** What the server is still doing for us, named when the command is interrupted. */
   inFlight: string | undefined;
+}
+
+/**
+ * One command of `docparse`: its command line (options beyond the global ones, usage line,
+ * help) and what it does. `I` is what {@link read} makes of the command line.
+ */
+export interface CliCommand<I> {
+  /** parseArgs options of the command, beside the global options. */
+  options: Options;
+  /** The usage line, shown with usage errors. */
+  usage: string;
+  /** `docparse <command> --help`. */
+  help: string;
+  /**
+   * The invocation asked for by `argv` (the whole command line, global options included).
+   * @throws {UsageError} for an unknown option, a missing or extra argument, or a bad value.
+   */
+  read(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): I;
+  /** Runs the command; returns its exit code ({@link EXIT}). */
+  run(ctx: Context, invocation: I): Promise<number>;
 }
 
 /** A failure for a shell user: what went wrong and, where it helps, what to do. */

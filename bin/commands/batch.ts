@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   ApiError,
+  PRIORITIES,
   SUPPORTED_EXTENSIONS,
   isCompleted,
   isRecord,
@@ -12,9 +13,28 @@ import {
   type LocalFile,
   type ParseOptions,
   type ParseResponse,
+  type Priority,
 } from '../cli-api.js';
-import { UsageError, type Invocation } from '../cli-args.js';
-import { EXIT, call, describeFailure, info, readSchema, type Context } from '../cli-context.js';
+import {
+  PARSE_OPTIONS,
+  UsageError,
+  commandHelp,
+  globalOptionsOf,
+  oneArgument,
+  parseOptionsOf,
+  strictParse,
+  type GlobalOptions,
+  type Options,
+} from '../cli-args.js';
+import {
+  EXIT,
+  call,
+  describeFailure,
+  info,
+  readSchema,
+  type CliCommand,
+  type Context,
+} from '../cli-context.js';
 import {
   displayPath,
   formatCost,
@@ -39,6 +59,76 @@ const TRANSFER_CONCURRENCY = 4;
 /** Times a batch request waits out a 429 before giving up. */
 const BATCH_RATE_LIMIT_RETRIES = 5;
 
+/** `docparse batch DIR`: every supported file of a folder, as one batch. */
+export interface BatchInvocation {
+  kind: 'batch';
+  global: GlobalOptions;
+  dir: string;
+  out: string;
+  priority: Priority | undefined;
+  options: ParseOptions;
+  schemaPath: string | undefined;
+}
+
+const OPTIONS = {
+  out: { type: 'string', short: 'o' },
+  priority: { type: 'string' },
+  ...PARSE_OPTIONS,
+} as const satisfies Options;
+
+const USAGE =
+  'usage: docparse batch DIR [--out DIR] [--priority low|normal|high] [--mode ocr|extract|hybrid] [--schema FILE] [--max-pages N] [--dpi N]';
+
+export const batchCommand = {
+  options: OPTIONS,
+  usage: USAGE,
+  help: commandHelp(
+    USAGE,
+    `Parses every supported file of DIR (not its subfolders) as one batch: each file is sent to an
+upload slot (POST /v1/uploads), the documents are submitted together (POST /v1/parse/batch,
+100 per batch), the batch is followed until every document has ended, and each result is
+written as <out>/<name>.md and <out>/<name>.json. Files whose names differ only by extension
+keep it (<name.pdf>.md). Supported: pdf, png, jpg, jpeg, tif, tiff, webp, heic, heif, docx,
+pptx, xlsx, xls, html, htm, md, markdown; a .md with a .json of the same name beside it (the
+output of an earlier run into the same folder) is skipped. Each file left out (but hidden ones)
+is named on stderr, with the reason.
+
+  -o, --out DIR        output directory (default: the current directory)
+  --priority P         low, normal (default) or high: how fast the documents are released
+                       to the service's shared queue
+  --mode MODE          ocr (default), extract or hybrid, for every document
+  --schema FILE        a JSON Schema for every document (implies --mode hybrid)
+  --max-pages N        parse the first N pages of each document only
+  --dpi N              rasterisation resolution in dots per inch (36 to 600)`,
+  ),
+  read(argv, env): BatchInvocation {
+    const { values, positionals } = strictParse(argv, OPTIONS, 'batch');
+    const dir = oneArgument(positionals, 'batch', 'a DIR');
+    const { options, schemaPath } = parseOptionsOf(values, 'batch');
+    return {
+      kind: 'batch',
+      global: globalOptionsOf(values, env),
+      dir,
+      out: values.out ?? '.',
+      priority: values.priority === undefined ? undefined : priorityOf(values.priority),
+      options,
+      schemaPath,
+    };
+  },
+  run,
+} satisfies CliCommand<BatchInvocation>;
+
+function priorityOf(value: string): Priority {
+  const priority = PRIORITIES.find((p) => p === value);
+  if (!priority) {
+    throw new UsageError(
+      `--priority must be one of ${PRIORITIES.join(', ')}; got "${value}"`,
+      'batch',
+    );
+  }
+  return priority;
+}
+
 /** How one file of a batch ended. */
 type FileOutcome =
   | { status: 'completed'; response: ParseResponse; written: WrittenFiles }
@@ -51,11 +141,8 @@ interface BatchFile extends LocalFile {
   outcome?: FileOutcome;
 }
 
-/** `docparse batch DIR`. */
-export async function batchCommand(
-  ctx: Context,
-  inv: Extract<Invocation, { kind: 'batch' }>,
-): Promise<number> {
+/** Runs `docparse batch DIR`. */
+async function run(ctx: Context, inv: BatchInvocation): Promise<number> {
   const dir = resolve(ctx.io.cwd, inv.dir);
   const files = await batchFiles(dir, inv.dir, (text) => {
     info(ctx, text);

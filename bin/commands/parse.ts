@@ -1,7 +1,28 @@
 import { resolve } from 'node:path';
-import { isUrl, type Invocation } from '../cli-args.js';
+import {
+  PARSE_OPTIONS,
+  UsageError,
+  commandHelp,
+  globalOptionsOf,
+  isUrl,
+  oneArgument,
+  parseOptionsOf,
+  strictParse,
+  type GlobalOptions,
+  type Options,
+  type OutputKind,
+} from '../cli-args.js';
 import type { ParseOptions, ParseResponse, ProgressEvent, LocalFile } from '../cli-api.js';
-import { EXIT, call, info, inputFile, readSchema, waitFor, type Context } from '../cli-context.js';
+import {
+  EXIT,
+  call,
+  info,
+  inputFile,
+  readSchema,
+  waitFor,
+  type CliCommand,
+  type Context,
+} from '../cli-context.js';
 import {
   assembleMarkdown,
   displayPath,
@@ -14,11 +35,87 @@ import {
 } from '../cli-output.js';
 import type { ProgressBar } from '../cli-progress.js';
 
-/** `docparse parse FILE|URL`. */
-export async function parseCommand(
-  ctx: Context,
-  inv: Extract<Invocation, { kind: 'parse' }>,
-): Promise<number> {
+/** `docparse parse FILE|URL`: one document, uploaded and followed live, or downloaded by the service. */
+export interface ParseInvocation {
+  kind: 'parse';
+  global: GlobalOptions;
+  /** A file path, or an http(s) URL for the service to download. */
+  input: string;
+  /** Output directory (default: the current directory). */
+  out: string;
+  output: OutputKind;
+  /** Print to stdout instead of writing files. */
+  stdout: boolean;
+  options: ParseOptions;
+  /** JSON Schema file for `extract` / `hybrid`, read by the command. */
+  schemaPath: string | undefined;
+}
+
+const OPTIONS = {
+  out: { type: 'string', short: 'o' },
+  ...PARSE_OPTIONS,
+  'json-only': { type: 'boolean' },
+  'markdown-only': { type: 'boolean' },
+  stdout: { type: 'boolean' },
+} as const satisfies Options;
+
+const USAGE =
+  'usage: docparse parse FILE|URL [--out DIR] [--mode ocr|extract|hybrid] [--schema FILE] [--max-pages N] [--dpi N] [--json-only|--markdown-only] [--stdout]';
+
+export const parseCommand = {
+  options: OPTIONS,
+  usage: USAGE,
+  help: commandHelp(
+    USAGE,
+    `Parses one document. A FILE is uploaded and followed live, page by page
+(POST /v1/parse/stream); a URL (http:// or https://) is downloaded by the service
+(POST /v1/parse). Writes <out>/<name>.md (the pages' Markdown, each after a
+<!-- page N --> line) and <out>/<name>.json (the whole ParseResponse), and prints a summary.
+
+  -o, --out DIR        output directory (default: the current directory)
+  --mode MODE          ocr (default), extract or hybrid
+  --schema FILE        a JSON Schema (root type object) to fill from the document: the
+                       result is "extracted" in the .json; implies --mode hybrid unless
+                       --mode says otherwise. extract returns no Markdown (no .md written)
+  --max-pages N        parse the first N pages only
+  --dpi N              rasterisation resolution in dots per inch (36 to 600)
+  --json-only          write only <name>.json
+  --markdown-only      write only <name>.md
+  --stdout             print the Markdown to stdout instead of writing files (with
+                       --json-only: the JSON; in extract mode: the extracted object)`,
+  ),
+  read(argv, env): ParseInvocation {
+    const { values, positionals } = strictParse(argv, OPTIONS, 'parse');
+    const input = oneArgument(positionals, 'parse', 'a FILE or URL');
+    const { options, schemaPath } = parseOptionsOf(values, 'parse');
+    if (values['json-only'] === true && values['markdown-only'] === true) {
+      throw new UsageError('--json-only and --markdown-only exclude each other', 'parse');
+    }
+    if (values.stdout === true && values.out !== undefined) {
+      throw new UsageError('--stdout writes no files: leave out --out', 'parse');
+    }
+    const output: OutputKind =
+      values['json-only'] === true
+        ? 'json'
+        : values['markdown-only'] === true
+          ? 'markdown'
+          : 'both';
+    return {
+      kind: 'parse',
+      global: globalOptionsOf(values, env),
+      input,
+      out: values.out ?? '.',
+      output,
+      stdout: values.stdout === true,
+      options,
+      schemaPath,
+    };
+  },
+  run,
+} satisfies CliCommand<ParseInvocation>;
+
+/** Runs `docparse parse FILE|URL`. */
+async function run(ctx: Context, inv: ParseInvocation): Promise<number> {
   const remote = isUrl(inv.input);
   const file = remote ? undefined : await inputFile(ctx, inv.input, 'parse');
   const options: ParseOptions = {

@@ -14,7 +14,8 @@ import {
   retryAfter,
   type ProgressEvent,
 } from '../../../bin/cli-api.js';
-import { DEFAULT_API_URL, UsageError, parseInvocation } from '../../../bin/cli-args.js';
+import { DEFAULT_API_URL, UsageError } from '../../../bin/cli-args.js';
+import { parseInvocation } from '../../../bin/cli-commands.js';
 import { isDefaultApiUrl, resolveApiKey } from '../../../bin/cli-api-key.js';
 import { describeFailure } from '../../../bin/cli-context.js';
 import { selectBatchInputs } from '../../../bin/commands/batch.js';
