@@ -3,37 +3,10 @@ import { toSqsEvent, type InProcessConsumer } from './adapters/local/in-process-
 import { lambdaContext } from './adapters/local/lambda-context.js';
 import { localServiceTasks } from './adapters/local/local-service-tasks.js';
 import type { LocalTask } from './adapters/local/local-workflow.js';
-import { createHandler as cancelParse } from './api/cancel-parse.handler.js';
-import { createHandler as compare } from './api/compare.handler.js';
-import { createHandler as createUpload } from './api/create-upload.handler.js';
-import { createHandler as docs } from './api/docs.handler.js';
-import { createHandler as estimate } from './api/estimate.handler.js';
-import { createHandler as getBatch } from './api/get-batch.handler.js';
-import { createHandler as getParse } from './api/get-parse.handler.js';
-import { createHandler as health } from './api/health.handler.js';
-import { createHandler as listProviders } from './api/list-providers.handler.js';
-import { createHandler as live } from './api/live.handler.js';
-import { createHandler as openapi } from './api/openapi.handler.js';
-import { createHandler as parseBatch } from './api/parse-batch.handler.js';
-import { createHandler as parseStream } from './api/parse-stream.handler.js';
-import { createHandler as parseStructured } from './api/parse-structured.handler.js';
-import { createHandler as parseUpload } from './api/parse-upload.handler.js';
-import { createHandler as parseUrl } from './api/parse-url.handler.js';
-import { createHandler as resumeParse } from './api/resume-parse.handler.js';
-import { createHandler as webhookSecret } from './api/webhook-secret.handler.js';
 import { routes, type Route } from './api/routes.js';
 import type { ApiHandler } from './api/streaming.js';
 import { buildLocalDeps, type LocalDeps } from './container-local.js';
 import type { Deps, LocalConfig } from './container.js';
-import { createHandler as batchItem } from './pipeline/batch-item.handler.js';
-import { createHandler as classify } from './pipeline/classify.handler.js';
-import { createHandler as deliver } from './pipeline/deliver.handler.js';
-import { createHandler as ingest } from './pipeline/ingest.handler.js';
-import { createHandler as parsePage } from './pipeline/parse-page.handler.js';
-import { createHandler as recordFailure } from './pipeline/record-failure.handler.js';
-import { createHandler as route } from './pipeline/route.handler.js';
-import { createHandler as verify } from './pipeline/verify.handler.js';
-import { createHandler as webhookDelivery } from './pipeline/webhook-delivery.handler.js';
 import { stages, type StageName } from './pipeline/stages.js';
 
 type GetDeps = () => Promise<Deps>;
@@ -41,69 +14,53 @@ type GetDeps = () => Promise<Deps>;
 /** A Lambda handler as a Task state or an SQS consumer's event source mapping invokes it. */
 type InvokedHandler<E, R> = (event: E, context: Context) => Promise<R>;
 
-/**
- * The handler factory of each Task state in `stages` (`functions/pipeline/stages.ts`), whose
- * modules' `handler` exports the CDK deploys: the same modules, given the local dependencies.
- */
-export const STAGE_HANDLERS: Readonly<
-  Record<StageName, (getDeps: GetDeps) => InvokedHandler<unknown, unknown>>
-> = {
-  Ingest: ingest,
-  Classify: classify,
-  Route: route,
-  ParsePage: parsePage,
-  Verify: verify,
-  Deliver: deliver,
-  RecordFailure: recordFailure,
-};
+/** An SQS consumer's handler, reporting the records it could not process. */
+type SqsHandler = InvokedHandler<ReturnType<typeof toSqsEvent>, { batchItemFailures: unknown[] }>;
 
-/** The in-process queues of the local dependencies and the handler factory consuming each. */
+/** The in-process queues of the local dependencies and the handler module consuming each. */
 export const QUEUE_CONSUMERS = [
   {
     queue: 'webhooks',
     queueName: 'webhooks',
     functionName: 'WebhookDelivery',
-    createHandler: webhookDelivery,
+    entry: 'webhook-delivery.handler.ts',
   },
   {
     queue: 'batchItems',
     queueName: 'batch-items',
     functionName: 'BatchItem',
-    createHandler: batchItem,
+    entry: 'batch-item.handler.ts',
   },
 ] as const satisfies readonly {
   queue: 'webhooks' | 'batchItems';
   queueName: string;
   functionName: string;
-  createHandler: (getDeps: GetDeps) => unknown;
+  entry: string;
 }[];
 
+/** A handler module's factory: the handler over the given dependencies. */
+type HandlerFactory = (getDeps: GetDeps) => unknown;
+
 /**
- * The handler factory of each route's `entry` (`functions/api/routes.ts`), whose modules'
- * `handler` exports the CDK deploys behind API Gateway. A factory makes a buffered handler or a
- * streaming one (`awslambda.streamifyResponse`), which the server tells apart
- * (`isStreamingHandler`).
+ * The `createHandler` export of the handler module `entry` under `functions/<dir>/`, the module
+ * whose `handler` export the CDK deploys for that record. Loaded by the name its record gives
+ * (routes, stages, queue consumers), so that adding an endpoint, a stage or a consumer is its
+ * record and its module, with no table here. This import is the one dependency the static
+ * import graph does not show; it cannot close a circle, since no handler module may reach this
+ * one (the `handlers-not-to-local-runtime` rule of `.dependency-cruiser.mjs`).
+ * @throws {Error} when the module has no `createHandler`.
  */
-export const ROUTE_HANDLERS: Readonly<Record<string, (getDeps: GetDeps) => unknown>> = {
-  'parse-upload.handler.ts': parseUpload,
-  'parse-url.handler.ts': parseUrl,
-  'parse-stream.handler.ts': parseStream,
-  'estimate.handler.ts': estimate,
-  'compare.handler.ts': compare,
-  'parse-structured.handler.ts': parseStructured,
-  'parse-batch.handler.ts': parseBatch,
-  'get-batch.handler.ts': getBatch,
-  'create-upload.handler.ts': createUpload,
-  'get-parse.handler.ts': getParse,
-  'cancel-parse.handler.ts': cancelParse,
-  'resume-parse.handler.ts': resumeParse,
-  'list-providers.handler.ts': listProviders,
-  'webhook-secret.handler.ts': webhookSecret,
-  'live.handler.ts': live,
-  'health.handler.ts': health,
-  'openapi.handler.ts': openapi,
-  'docs.handler.ts': docs,
-};
+export async function handlerFactory(
+  dir: 'api' | 'pipeline',
+  entry: string,
+): Promise<HandlerFactory> {
+  const moduleUrl = new URL(`./${dir}/${entry.replace(/\.ts$/, '.js')}`, import.meta.url).href;
+  const module = (await import(moduleUrl)) as { createHandler?: unknown };
+  if (typeof module.createHandler !== 'function') {
+    throw new Error(`the handler module ${dir}/${entry} exports no createHandler`);
+  }
+  return module.createHandler as HandlerFactory;
+}
 
 /** The local service's dependencies with the handlers bound to them. */
 export interface LocalRuntime {
@@ -117,24 +74,39 @@ export interface LocalRuntime {
 /**
  * The local runtime: builds the local dependencies (`buildLocalDeps`, ports only), then binds
  * the handlers to them, each made by its module's `createHandler` over these dependencies (never
- * the module's Lambda `handler`, which builds the AWS ones): the state machine's Task states from
- * {@link STAGE_HANDLERS} and the service integrations' stand-ins, the queues' consumers from
- * {@link QUEUE_CONSUMERS}, and the API routes from {@link ROUTE_HANDLERS}. The handler modules
- * never import this module back.
- * @throws {Error} when a route's `entry` has no handler factory (the dependencies are closed).
+ * the module's Lambda `handler`, which builds the AWS ones; see {@link handlerFactory}): the state
+ * machine's Task states from `stages` and the service integrations' stand-ins, the queues'
+ * consumers from {@link QUEUE_CONSUMERS}, and the API routes from the endpoint records. The
+ * handler modules never import this module back.
+ * @throws {Error} when a record's module has no handler factory (the dependencies are closed).
  */
 export async function buildLocalRuntime(config: LocalConfig): Promise<LocalRuntime> {
   const deps = await buildLocalDeps(config);
   const getDeps: GetDeps = () => Promise.resolve(deps);
   try {
-    deps.workflow.bindTasks({ ...stageTasks(getDeps), ...localServiceTasks(deps.requests) });
+    deps.workflow.bindTasks({
+      ...(await stageTasks(getDeps)),
+      ...localServiceTasks(deps.requests),
+    });
     for (const consumer of QUEUE_CONSUMERS) {
-      const handler = consumer.createHandler(getDeps);
+      const createHandler = await handlerFactory('pipeline', consumer.entry);
       deps[consumer.queue].subscribe(
-        sqsConsumerOf(handler, consumer.queueName, consumer.functionName),
+        sqsConsumerOf(
+          createHandler(getDeps) as SqsHandler,
+          consumer.queueName,
+          consumer.functionName,
+        ),
       );
     }
-    const api = new Map(routes.map(({ entry }) => [entry, apiHandlerOf(entry, getDeps)]));
+    const entries = [...new Set(routes.map(({ entry }) => entry))];
+    const api = new Map(
+      await Promise.all(
+        entries.map(
+          async (entry) =>
+            [entry, (await handlerFactory('api', entry))(getDeps) as ApiHandler] as const,
+        ),
+      ),
+    );
     return {
       deps,
       apiHandler: (route) => {
@@ -150,11 +122,14 @@ export async function buildLocalRuntime(config: LocalConfig): Promise<LocalRunti
   }
 }
 
-/** Each Task state of `stages` bound to its handler, invoked as Step Functions would. */
-function stageTasks(getDeps: GetDeps): Record<StageName, LocalTask> {
+/** Each Task state of `stages` bound to its handler module's handler, invoked as Step Functions would. */
+async function stageTasks(getDeps: GetDeps): Promise<Record<StageName, LocalTask>> {
   const tasks = {} as Record<StageName, LocalTask>;
-  for (const { state } of stages) {
-    const handler = STAGE_HANDLERS[state](getDeps);
+  for (const { state, entry } of stages) {
+    const handler = (await handlerFactory('pipeline', entry))(getDeps) as InvokedHandler<
+      unknown,
+      unknown
+    >;
     tasks[state] = (input) => handler(input, lambdaContext(state));
   }
   return tasks;
@@ -166,7 +141,7 @@ function stageTasks(getDeps: GetDeps): Record<StageName, LocalTask> {
  * the queue delivers the message again.
  */
 function sqsConsumerOf(
-  handler: InvokedHandler<ReturnType<typeof toSqsEvent>, { batchItemFailures: unknown[] }>,
+  handler: SqsHandler,
   queueName: string,
   functionName: string,
 ): InProcessConsumer {
@@ -179,10 +154,4 @@ function sqsConsumerOf(
       throw new Error(`${queueName} message ${message.messageId} failed`);
     }
   };
-}
-
-function apiHandlerOf(entry: string, getDeps: GetDeps): ApiHandler {
-  const createHandler = ROUTE_HANDLERS[entry];
-  if (!createHandler) throw new Error(`no handler factory for the route entry ${entry}`);
-  return createHandler(getDeps) as ApiHandler;
 }

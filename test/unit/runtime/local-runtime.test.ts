@@ -1,63 +1,51 @@
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../../functions/api/routes.js';
-import {
-  QUEUE_CONSUMERS,
-  ROUTE_HANDLERS,
-  STAGE_HANDLERS,
-} from '../../../functions/local-runtime.js';
+import { handlerFactory, QUEUE_CONSUMERS } from '../../../functions/local-runtime.js';
 import { stages } from '../../../functions/pipeline/stages.js';
 
-/** The `createHandler` export of a handler module named by its entry file under `dir`. */
-async function factoryOf(dir: 'api' | 'pipeline', entry: string): Promise<unknown> {
-  const module = (await import(`../../../functions/${dir}/${entry.replace(/\.ts$/, '.js')}`)) as {
-    createHandler: unknown;
-  };
-  return module.createHandler;
-}
-
-describe('the local runtime tables', () => {
-  it('bind each Task state of stages.ts to the factory of the module the CDK deploys for it', async () => {
+describe('the local runtime', () => {
+  it('finds the handler factory of every Task state of stages.ts in the module the CDK deploys', async () => {
     // Arrange
-    const expected = Object.fromEntries(
-      await Promise.all(
-        stages.map(async ({ state, entry }): Promise<[string, unknown]> => [
-          state,
-          await factoryOf('pipeline', entry),
-        ]),
-      ),
-    );
+    const { createHandler } = await import('../../../functions/pipeline/parse-page.handler.js');
     // Act
-    const bound = { ...STAGE_HANDLERS };
+    const factories = await Promise.all(
+      stages.map(({ entry }) => handlerFactory('pipeline', entry)),
+    );
     // Assert
-    expect(bound).toEqual(expected);
+    expect(factories.every((f) => typeof f === 'function')).toBe(true);
+    expect(factories[stages.findIndex((s) => s.state === 'ParsePage')]).toBe(createHandler);
   });
 
-  it('bind each route entry of routes.ts to the factory of its handler module', async () => {
+  it('finds the handler factory of every route entry in its handler module', async () => {
     // Arrange
+    const { createHandler } = await import('../../../functions/api/get-parse.handler.js');
     const entries = [...new Set(routes.map((route) => route.entry))];
-    const expected = Object.fromEntries(
-      await Promise.all(
-        entries.map(async (entry): Promise<[string, unknown]> => [
-          entry,
-          await factoryOf('api', entry),
-        ]),
-      ),
-    );
     // Act
-    const bound = { ...ROUTE_HANDLERS };
+    const factories = await Promise.all(entries.map((entry) => handlerFactory('api', entry)));
     // Assert
-    expect(bound).toEqual(expected);
+    expect(factories.every((f) => typeof f === 'function')).toBe(true);
+    expect(factories[entries.indexOf('get-parse.handler.ts')]).toBe(createHandler);
   });
 
-  it('consume the webhook and batch queues with their consumers’ factories', async () => {
+  it('consumes the webhook and batch queues with their consumers’ modules', async () => {
     // Arrange
-    const expected = [
-      ['webhooks', await factoryOf('pipeline', 'webhook-delivery.handler.ts')],
-      ['batchItems', await factoryOf('pipeline', 'batch-item.handler.ts')],
-    ];
+    const webhooks = await import('../../../functions/pipeline/webhook-delivery.handler.js');
+    const batchItems = await import('../../../functions/pipeline/batch-item.handler.js');
     // Act
-    const bound = QUEUE_CONSUMERS.map((c) => [c.queue, c.createHandler]);
+    const bound = await Promise.all(
+      QUEUE_CONSUMERS.map(async (c) => [c.queue, await handlerFactory('pipeline', c.entry)]),
+    );
     // Assert
-    expect(bound).toEqual(expected);
+    expect(bound).toEqual([
+      ['webhooks', webhooks.createHandler],
+      ['batchItems', batchItems.createHandler],
+    ]);
+  });
+
+  it('names the module when a record points at one without a handler factory', async () => {
+    // Act / Assert
+    await expect(handlerFactory('pipeline', 'stages.ts')).rejects.toThrow(
+      /pipeline\/stages\.ts exports no createHandler/,
+    );
   });
 });
