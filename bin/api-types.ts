@@ -165,6 +165,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/batch/{batch_id}/items': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a batch’s items, a page at a time
+     * @description The items GET /v1/batch/{batch_id} shows, read the same way (the batch and its items in one read), in submission order, each with its `index` (its position in `documents`, from 0): at most `limit` of them, from `cursor` on, only those of `status` when it is given. `next_cursor` is the `cursor` of the next page, null on the last one.
+     */
+    get: operations['listBatchItems'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/uploads': {
     parameters: {
       query?: never;
@@ -1858,6 +1878,94 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['BatchStatus'];
+        };
+      };
+      /** @description Missing, unknown or revoked API key. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown id, or an id of another tenant (the two are indistinguishable). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem with its location (`loc` starts with `path`, `query` or `body`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HTTPValidationError'];
+        };
+      };
+      /** @description Over the key's requests per minute. */
+      429: {
+        headers: {
+          /** @description Seconds until the next one-minute window. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Internal error; `detail` names the request id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listBatchItems: {
+    parameters: {
+      query?: {
+        status?: 'queued' | 'in_progress' | 'completed' | 'failed';
+        limit?: string;
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        batch_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the batch’s items. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            batch_id: string;
+            items: {
+              request_id: string | null;
+              /** @enum {string} */
+              status: 'queued' | 'in_progress' | 'completed' | 'failed';
+              file_url: string | null;
+              upload_id?: string;
+              error?: {
+                kind: string;
+                detail: string;
+              };
+              index: number;
+            }[];
+            next_cursor: string | null;
+          };
         };
       };
       /** @description Missing, unknown or revoked API key. */

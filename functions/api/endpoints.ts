@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  BatchStatus,
   BatchSubmitResponse,
   CompareResult,
   EstimateResult,
@@ -14,6 +15,7 @@ import {
   CreateUploadBody,
   DocsAssetParams,
   EstimateForm,
+  formNullableInt,
   ParseBatchRequest,
   ParseUrlRequest,
   RequestIdParams,
@@ -347,6 +349,41 @@ export const endpoints = {
     params: BatchIdParams,
     responses: { 200: { description: 'The batch.', schema: BatchView } },
     failures: [404],
+    access: { table: 'read' },
+  },
+  listBatchItems: {
+    method: 'GET',
+    path: '/v1/batch/{batch_id}/items',
+    entry: 'list-batch-items.handler.ts',
+    streaming: false,
+    summary: 'List a batch’s items, a page at a time',
+    description:
+      'The items GET /v1/batch/{batch_id} shows, read the same way (the batch and its items in one read), in submission order, each with its `index` (its position in `documents`, from 0): at most `limit` of them, from `cursor` on, only those of `status` when it is given. `next_cursor` is the `cursor` of the next page, null on the last one.',
+    tag: 'Batch',
+    auth: true,
+    params: BatchIdParams,
+    query: z.object({
+      status: BatchStatus.optional().describe('Only the items of this status.'),
+      limit: formNullableInt(1, 100)
+        .default(null)
+        .transform((limit) => limit ?? 50)
+        .describe('Items per page, 1 to 100; default 50.'),
+      cursor: formNullableInt(0, 9999)
+        .default(null)
+        .describe('The `next_cursor` of the previous page; default the first item.'),
+    }),
+    responses: {
+      200: {
+        description: 'A page of the batch’s items.',
+        schema: z.object({
+          batch_id: z.string(),
+          items: z.array(BatchView.shape.items.element.extend({ index: z.number().int().min(0) })),
+          next_cursor: z.string().nullable(),
+        }),
+      },
+    },
+    failures: [404],
+    // The batch and its items, read together (one query).
     access: { table: 'read' },
   },
   createUpload: {

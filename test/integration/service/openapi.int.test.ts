@@ -181,6 +181,9 @@ describe('real answers validate against the document', () => {
       status = ((await call('GET', `/v1/batch/${batchId}`)).body as { status: string }).status;
     }
     expect(status).toBe('completed');
+    const items = await call('GET', `/v1/batch/${batchId}/items?status=completed`);
+    expect(items.status).toBe(200);
+    expect(items.body).toMatchObject({ items: [{ index: 0, status: 'completed' }] });
   });
 
   it('answers operations, webhook, reference and docs routes', async () => {
