@@ -5,6 +5,7 @@ import {
   NotFoundError,
   ProviderUnavailableError,
 } from '../../../../functions/core/domain/errors.js';
+import { ingest } from '../../../../functions/core/domain/pipeline/ingest.js';
 import { DEFAULT_PARSE_OPTIONS } from '../../../../functions/core/domain/request.js';
 import {
   FakeDocumentEngine,
@@ -13,7 +14,9 @@ import {
   TENANT,
   TINY_PDF,
   aProviderResult,
+  aStoredRequest,
   anAppWorld,
+  progressTo,
   scannedPageFeatures,
   type AppWorld,
 } from '../../../support/builders.js';
@@ -139,6 +142,20 @@ describe('resumeParse', () => {
 });
 
 describe('cancelParse', () => {
+  it('gives the reserved pages back to the daily quota itself, whoever calls it', async () => {
+    // Arrange: Ingest has reserved the 4 pages of a free-plan request; no page was parsed.
+    const world = await anAppWorld({ engine: new FakeDocumentEngine({ pageCount: 4 }) });
+    const record = await aStoredRequest(world, { plan: 'free' });
+    await ingest({ requestId: record.id }, world, progressTo(world.events, record.id));
+    const day = (await world.requests.get(record.id))?.reservedPages?.day ?? '';
+    expect(await world.usage.pagesUsed(TENANT, day)).toBe(4);
+    // Act
+    await cancelParse(world, TENANT, record.id);
+    // Assert
+    expect(await world.usage.pagesUsed(TENANT, day)).toBe(0);
+    expect((await world.requests.get(record.id))?.reservedPages).toBeUndefined();
+  });
+
   it('cancels a queued parse, deletes its checkpoints, and later resume and cancel answer 404', async () => {
     // Arrange
     const world = await anAppWorld();
