@@ -122,15 +122,24 @@ export class UrlGuard {
   readonly #allowlist: readonly UrlAllowlistEntry[];
   readonly #resolve: HostResolver;
   readonly #verb: string;
+  readonly #refused: Refusal;
 
-  /** @param options.verb ends the refusal messages ("only https URLs can be fetched"). */
+  /**
+   * @param options.verb ends the refusal messages ("only https URLs can be fetched").
+   * @param options.subject starts them: what was refused, `URL` by default (`webhook_url
+   *   refused: ...` for the field a client sent).
+   */
   constructor(
-    options: Pick<SafeDocumentFetcherOptions, 'allowlist' | 'resolve'> & { verb?: string } = {},
+    options: Pick<SafeDocumentFetcherOptions, 'allowlist' | 'resolve'> & {
+      verb?: string;
+      subject?: string;
+    } = {},
   ) {
     this.#allowlist = options.allowlist ?? [];
     this.#resolve =
       options.resolve ?? ((hostname) => dnsLookup(hostname, { all: true, order: 'verbatim' }));
     this.#verb = options.verb ?? 'fetched';
+    this.#refused = refusedAs(options.subject ?? 'URL');
   }
 
   /**
@@ -140,7 +149,7 @@ export class UrlGuard {
    * @throws {UrlRefusedError} (400) saying why, with `details.reason` a {@link UrlRefusalReason}.
    */
   async check(input: URL | string): Promise<CheckedUrl> {
-    const url = typeof input === 'string' ? parseUrl(input) : input;
+    const url = typeof input === 'string' ? parseUrl(input, this.#refused) : input;
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const defaultPort = url.protocol === 'http:' ? 80 : 443;
     const port = url.port === '' ? defaultPort : Number(url.port);
@@ -149,18 +158,18 @@ export class UrlGuard {
     );
 
     if (url.protocol !== 'https:' && !(allowlisted && url.protocol === 'http:')) {
-      throw refused(
+      throw this.#refused(
         'scheme',
         `only https URLs can be ${this.#verb}, not ${url.protocol.slice(0, -1)}`,
       );
     }
     if (url.username !== '' || url.password !== '') {
-      throw refused('credentials', 'URLs with credentials (user:password@) are not accepted');
+      throw this.#refused('credentials', 'URLs with credentials (user:password@) are not accepted');
     }
     // The address before the port: it is the reason that matters, and the one to report.
     const addresses = await this.#addressesOf(host, !allowlisted);
     if (!allowlisted && port !== 443) {
-      throw refused('port', `only port 443 can be ${this.#verb}, not ${port}`);
+      throw this.#refused('port', `only port 443 can be ${this.#verb}, not ${port}`);
     }
     return { url, host, addresses };
   }
@@ -168,12 +177,12 @@ export class UrlGuard {
   /** Resolves `host` (IP literals as they are) and, when `classify`, refuses any non-public address. */
   async #addressesOf(host: string, classify: boolean): Promise<readonly LookupAddress[]> {
     if (isIP(host) !== 0) {
-      if (classify) assertPublic(host, null, this.#verb);
+      if (classify) assertPublic(host, null, this.#verb, this.#refused);
       return [];
     }
     const name = host.replace(/\.$/, '');
     if (classify && (LOOPBACK_NAMES.has(name) || name.endsWith('.localhost'))) {
-      throw refused(
+      throw this.#refused(
         'host',
         `host ${name} is a loopback name; only public hosts can be ${this.#verb}`,
         {
@@ -186,18 +195,18 @@ export class UrlGuard {
       addresses = await this.#resolve(host);
     } catch (error) {
       const code = errorCode(error) ?? 'lookup failed';
-      throw refused('dns', `host ${name} does not resolve (${code})`, { host: name }, error);
+      throw this.#refused('dns', `host ${name} does not resolve (${code})`, { host: name }, error);
     }
     if (addresses.length === 0) {
-      throw refused('dns', `host ${name} does not resolve to any address`, { host: name });
+      throw this.#refused('dns', `host ${name} does not resolve to any address`, { host: name });
     }
     for (const { address } of addresses) {
       if (isIP(address) === 0) {
-        throw refused('dns', `host ${name} resolved to something that is not an address`, {
+        throw this.#refused('dns', `host ${name} resolved to something that is not an address`, {
           host: name,
         });
       }
-      if (classify) assertPublic(address, name, this.#verb);
+      if (classify) assertPublic(address, name, this.#verb, this.#refused);
     }
     return addresses;
   }
@@ -445,16 +454,21 @@ export class SafeDocumentFetcher implements DocumentFetcher {
   }
 }
 
-function parseUrl(input: string): URL {
+function parseUrl(input: string, refusal: Refusal = refused): URL {
   try {
     return new URL(input);
   } catch (error) {
-    throw refused('invalid', 'the value is not an absolute URL', {}, error);
+    throw refusal('invalid', 'the value is not an absolute URL', {}, error);
   }
 }
 
 /** @throws {UrlRefusedError} unless `address` is public unicast (IPv4-mapped IPv6 unwrapped first). */
-function assertPublic(address: string, resolvedFrom: string | null, verb: string): void {
+function assertPublic(
+  address: string,
+  resolvedFrom: string | null,
+  verb: string,
+  refusal: Refusal,
+): void {
   const parsed = ipaddr.process(address);
   let range: string = parsed.range();
   if (range === 'unicast' && parsed.kind() === 'ipv6' && isIpv4Compatible(parsed.toByteArray())) {
@@ -467,7 +481,7 @@ function assertPublic(address: string, resolvedFrom: string | null, verb: string
     resolvedFrom === null
       ? `host ${shown} is ${description}`
       : `host ${resolvedFrom} resolves to ${shown}, ${description}`;
-  throw refused('address', `${subject}; only public addresses can be ${verb}`, {
+  throw refusal('address', `${subject}; only public addresses can be ${verb}`, {
     address,
     range,
     ...(resolvedFrom === null ? {} : { host: resolvedFrom }),
@@ -570,14 +584,21 @@ function tooLarge(maxBytes: number): PayloadTooLargeError {
   );
 }
 
-function refused(
+/** Makes the UrlRefusedError of one refusal. */
+type Refusal = (
   reason: UrlRefusalReason,
   message: string,
-  details: Record<string, unknown> = {},
+  details?: Record<string, unknown>,
   cause?: unknown,
-): UrlRefusedError {
-  return new UrlRefusedError(`URL refused: ${message}`, {
-    ...(cause === undefined ? {} : { cause }),
-    details: { reason, ...details },
-  });
+) => UrlRefusedError;
+
+/** Refusals whose messages start `<subject> refused: `. */
+function refusedAs(subject: string): Refusal {
+  return (reason, message, details = {}, cause) =>
+    new UrlRefusedError(`${subject} refused: ${message}`, {
+      ...(cause === undefined ? {} : { cause }),
+      details: { reason, ...details },
+    });
 }
+
+const refused = refusedAs('URL');

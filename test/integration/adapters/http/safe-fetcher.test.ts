@@ -14,6 +14,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   MAX_REDIRECTS,
   SafeDocumentFetcher,
+  UrlGuard,
   parseUrlAllowlist,
   type HostResolver,
   type SafeDocumentFetcherOptions,
@@ -631,6 +632,34 @@ describe('SafeDocumentFetcher', () => {
         expect(document.filename).toBe(filename);
       },
     );
+  });
+});
+
+describe('UrlGuard', () => {
+  const resolve = () =>
+    fakeResolver({ 'hooks.example': [PUBLIC_V4], 'inside.example': ['192.168.1.9'] });
+
+  it.each([
+    ['http://hooks.example/in', 'webhook_url refused: only https URLs can be called, not http'],
+    ['https://hooks.example:8443/in', 'webhook_url refused: only port 443 can be called, not'],
+    ['not a url', 'webhook_url refused: the value is not an absolute URL'],
+    ['https://127.0.0.1/in', 'webhook_url refused: host 127.0.0.1 is a loopback address'],
+    ['https://inside.example/in', 'webhook_url refused: host inside.example resolves to'],
+    ['https://nowhere.example/in', 'webhook_url refused: host nowhere.example does not resolve'],
+  ])('starts the refusal of %s with its subject', async (url, start) => {
+    // Arrange
+    const guard = new UrlGuard({ resolve: resolve(), verb: 'called', subject: 'webhook_url' });
+    // Act
+    const error = await refusal(guard.check(url));
+    // Assert
+    expect(error.message.startsWith(start)).toBe(true);
+  });
+
+  it('starts refusals with URL when no subject is given', async () => {
+    // Act
+    const error = await refusal(new UrlGuard({ resolve: resolve() }).check('http://hooks.example'));
+    // Assert
+    expect(error.message).toBe('URL refused: only https URLs can be fetched, not http');
   });
 });
 
