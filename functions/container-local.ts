@@ -154,6 +154,7 @@ export async function buildLocalDeps(config: LocalConfig): Promise<LocalDeps> {
     uploads,
     engineFor: engines.engineFor,
     providers: engines.providers,
+    offlineExtractor: engines.offlineExtractor,
     ...(engines.structure ? { structure: engines.structure } : {}),
     workflow,
     warmUp: async () => {

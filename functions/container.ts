@@ -30,6 +30,7 @@ import { ProviderBreakers, type BreakerObserver } from './core/domain/provider-b
 import { configurationVersion, type ResultCaching } from './core/domain/result-cache.js';
 import type { ObjectStore } from './core/ports/object-store.js';
 import type { StructureExtractor } from './core/ports/structure-extractor.js';
+import type { StructuredExtractor } from './core/ports/structured-extractor.js';
 import type { Workflow } from './core/ports/workflow.js';
 import type { EmbeddedEngines } from './engines/embedded-engines.js';
 import { detectFormat } from './engines/image/detect-format.js';
@@ -80,6 +81,8 @@ export interface LoadedEngines extends Omit<EmbeddedEngines, 'runtime'> {
   providers: ConfiguredRegistry;
   /** Tables, equations and figures (POST /v1/parse/structured); absent without engines. */
   structure?: StructureExtractor;
+  /** Fills `extraction_schema` from the parsed Markdown, the last resort of every extraction chain. */
+  offlineExtractor: StructuredExtractor;
 }
 
 /**
@@ -100,6 +103,7 @@ export async function loadEngines(config: Config, objects: ObjectStore): Promise
     return {
       engineFor: () => undefined,
       providers,
+      offlineExtractor: unavailableExtractor('this function is bundled without the engines'),
       warmUp: () => Promise.resolve(),
       close: () => providers.close(),
     };
@@ -114,10 +118,12 @@ export async function loadEngines(config: Config, objects: ObjectStore): Promise
     const { buildStructureExtractor } =
       await import('./engines/structure/build-structure-extractor.js');
     const structure = buildStructureExtractor(config);
+    const { OfflineExtractor } = await import('./engines/extraction/offline-extractor.js');
     return {
       engineFor: engines.engineFor,
       providers,
       structure: structure.extractor,
+      offlineExtractor: new OfflineExtractor(),
       warmUp: async () => {
         await Promise.all([engines.warmUp(), secretKeys?.()]);
       },
@@ -267,6 +273,7 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
     uploads: new S3UploadSigner(s3, config.BUCKET_NAME),
     engineFor: engines.engineFor,
     providers: engines.providers,
+    offlineExtractor: engines.offlineExtractor,
     ...(engines.structure ? { structure: engines.structure } : {}),
     workflow:
       config.STATE_MACHINE_ARN === undefined
@@ -289,6 +296,15 @@ async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
 /** Result caching whose lookups count as hits and misses (CacheHits, CacheMisses). */
 function meteredCaching(caching: ResultCaching): ResultCaching {
   return { ...caching, store: meteredResultCache(caching.store, serviceMetrics) };
+}
+
+/** An extractor for functions that never extract (no engines bundled): every call throws. */
+function unavailableExtractor(reason: string): StructuredExtractor {
+  return {
+    id: 'unavailable',
+    model: 'none',
+    extract: () => Promise.reject(new ConfigError(reason)),
+  };
 }
 
 /** A workflow for functions that never start or stop executions: every call throws. */

@@ -45,6 +45,7 @@ import type {
   ProviderPageResult,
 } from '../../functions/core/ports/page-provider.js';
 import type { ExecutionOutcome, Workflow } from '../../functions/core/ports/workflow.js';
+import { OfflineExtractor } from '../../functions/engines/extraction/offline-extractor.js';
 import { detectFormat } from '../../functions/engines/image/detect-format.js';
 import {
   FakeUploadSigner,
@@ -351,6 +352,7 @@ export function aPipeline(options: PipelineOptions = {}): PipelineWorld {
         { provider: textProvider, needsTextLayer: true },
         { provider: ocrProvider, needsTextLayer: false },
       ]),
+    offlineExtractor: new OfflineExtractor(),
     settings: { ...SETTINGS, ...options.settings },
   };
 }

@@ -164,7 +164,7 @@ function sourceDeps(workflow: LocalStepFunctionsWorkflow): Deps {
     objects: new S3ObjectStore(s3.client, BUCKET),
     workflow,
     // Never used here: the bundles parse.
-    ...pick(fakeDepsSync(), ['engineFor', 'providers', 'uploads']),
+    ...pick(fakeDepsSync(), ['engineFor', 'providers', 'offlineExtractor', 'uploads']),
     warmUp: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };

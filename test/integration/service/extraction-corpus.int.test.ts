@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsObjectStore } from '../../../functions/adapters/local/fs-object-store.js';
 import { loadConfig } from '../../../functions/config.js';
 import { compileExtractionSchema } from '../../../functions/core/domain/extraction/extraction-schema.js';
-import { OfflineExtractor } from '../../../functions/core/domain/extraction/offline-extractor.js';
 import type { DocumentFormat } from '../../../functions/core/domain/schemas.js';
 import type { DocumentRef } from '../../../functions/core/ports/document-engine.js';
 import type { JsonSchemaObject } from '../../../functions/core/ports/structured-extractor.js';
 import { buildEngines, type EmbeddedEngines } from '../../../functions/engines/embedded-engines.js';
+import { OfflineExtractor } from '../../../functions/engines/extraction/offline-extractor.js';
 import { corpusPath } from '../../support/corpus.js';
 
 const FILES = corpusPath('dev/files');

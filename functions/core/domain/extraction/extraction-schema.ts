@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import type { JsonSchemaObject } from '../../ports/structured-extractor.js';
 import { InvalidExtractionSchemaError } from '../errors.js';
 import type { ExtractionValidationError } from '../schemas.js';
-import { countSearchedProperties } from './offline-extractor.js';
+import { countSearchedProperties } from './schema-shape.js';
 import { safeRegExp, safeRegExpEngine, UnsupportedPatternError } from './safe-regex.js';
 
 export { InvalidExtractionSchemaError };

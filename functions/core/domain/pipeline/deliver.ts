@@ -43,6 +43,7 @@ export async function deliver(
     | 'settings'
     | 'webhooks'
     | 'providers'
+    | 'offlineExtractor'
     | 'breakers'
     | 'resultCache'
   >,

@@ -2,7 +2,6 @@ import type { DocumentRef } from '../../ports/document-engine.js';
 import type { JsonSchemaObject, StructuredExtractor } from '../../ports/structured-extractor.js';
 import { AppError } from '../errors.js';
 import { compileExtractionSchema } from '../extraction/extraction-schema.js';
-import { OfflineExtractor } from '../extraction/offline-extractor.js';
 import { pageCostUsd } from '../pricing.js';
 import type { ExtractionValidationError, Page } from '../schemas.js';
 import type { PipelinePorts } from './pipeline-ports.js';
@@ -22,16 +21,14 @@ export interface ExtractionOutcome {
   failovers: { providerId: string; reason: string }[];
 }
 
-const offline = new OfflineExtractor();
-
 /**
  * Fills the request's `extraction_schema` from the parsed pages (modes `extract` and `hybrid`),
  * then validates the answer against the schema.
  *
  * The extractors of the configured extraction chain (remote models with structured output) are
  * tried in order, skipping those whose circuit is open and falling over to the next on a
- * retryable failure (recorded on the provider's breaker). The offline extractor, which reads the
- * pages' Markdown and never fails for lack of a service, ends every chain.
+ * retryable failure (recorded on the provider's breaker). The offline extractor of the ports,
+ * which reads the pages' Markdown and never fails for lack of a service, ends every chain.
  *
  * Validation failures are not errors here: they are returned as `errors` entries (RFC 6901
  * pointers, the failed rule, a message without the value); the API decides what
@@ -40,12 +37,13 @@ const offline = new OfflineExtractor();
  *   request was accepted, so only for records written by another version).
  */
 export async function extractDocument(
-  ports: Pick<PipelinePorts, 'providers' | 'breakers' | 'clock'>,
+  ports: Pick<PipelinePorts, 'providers' | 'offlineExtractor' | 'breakers' | 'clock'>,
   schema: JsonSchemaObject,
   pages: readonly Page[],
   document: DocumentRef,
 ): Promise<ExtractionOutcome> {
   const compiled = compileExtractionSchema(schema);
+  const offline = ports.offlineExtractor;
   const request = {
     schema,
     pages: pages.map((p) => ({ pageNumber: p.page_number, markdown: p.content_markdown })),

@@ -65,6 +65,11 @@ export interface PipelinePorts {
   /** The engine that opens a format, or undefined when none is configured for it. */
   engineFor: (format: DocumentFormat) => DocumentEngine | undefined;
   providers: ProviderRegistry;
+  /**
+   * The extractor that ends every extraction chain: it reads the pages' Markdown, needs no
+   * service and spends no token (the engines' offline extractor).
+   */
+  offlineExtractor: StructuredExtractor;
   /** Absent: every provider is always tried (no breakers). */
   breakers?: CircuitBreakers;
   clock: Clock;

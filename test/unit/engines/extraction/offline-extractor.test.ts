@@ -1,21 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { compileExtractionSchema } from '../../../../../functions/core/domain/extraction/extraction-schema.js';
+import { compileExtractionSchema } from '../../../../functions/core/domain/extraction/extraction-schema.js';
+import { countSearchedProperties } from '../../../../functions/core/domain/extraction/schema-shape.js';
+import type { JsonSchemaObject } from '../../../../functions/core/ports/structured-extractor.js';
+import { checkboxesOf } from '../../../../functions/engines/extraction/checkboxes.js';
+import { coerceValue } from '../../../../functions/engines/extraction/coerce.js';
 import {
-  checkboxesOf,
-  coerceValue,
-  countSearchedProperties,
   fillSchema,
   fillSchemaSteps,
-  labelledValues,
+} from '../../../../functions/engines/extraction/fill-schema.js';
+import {
   labelTokens,
   matchScore,
-  OfflineExtractor,
+} from '../../../../functions/engines/extraction/label-matching.js';
+import { labelledValues } from '../../../../functions/engines/extraction/labelled-values.js';
+import { OfflineExtractor } from '../../../../functions/engines/extraction/offline-extractor.js';
+import { parseDocument } from '../../../../functions/engines/extraction/read-markdown.js';
+import {
   parseBoolean,
-  parseDocument,
   parseNumber,
   toIsoDate,
-} from '../../../../../functions/core/domain/extraction/offline-extractor.js';
-import type { JsonSchemaObject } from '../../../../../functions/core/ports/structured-extractor.js';
+} from '../../../../functions/engines/extraction/value-formats.js';
 
 const md = (...lines: string[]): string => lines.join('\n');
 const page = (markdown: string, pageNumber = 1) => ({ pageNumber, markdown });

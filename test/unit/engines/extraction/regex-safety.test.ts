@@ -2,13 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   compileExtractionSchema,
   InvalidExtractionSchemaError,
-} from '../../../../../functions/core/domain/extraction/extraction-schema.js';
-import {
-  fillSchema,
-  labelTokens,
-  parseDocument,
-  plain,
-} from '../../../../../functions/core/domain/extraction/offline-extractor.js';
+} from '../../../../functions/core/domain/extraction/extraction-schema.js';
+import { fillSchema } from '../../../../functions/engines/extraction/fill-schema.js';
+import { labelTokens } from '../../../../functions/engines/extraction/label-matching.js';
+import { plain } from '../../../../functions/engines/extraction/markdown-text.js';
+import { parseDocument } from '../../../../functions/engines/extraction/read-markdown.js';
 
 /**
  * Patterns of an `extraction_schema` are the client's: on the backtracking engine `^(a+)+$`
