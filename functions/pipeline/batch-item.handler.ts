@@ -1,7 +1,6 @@
 import { processBatchItem } from '../core/app/batch.js';
 import { logger as sharedLogger } from '../api/logger.js';
 import { deps, type Deps } from '../container.js';
-import { parseUrlAllowlist, SafeDocumentFetcher } from '../adapters/http/safe-fetcher.js';
 import { sqsConsumer } from './sqs-consumer.js';
 
 type Log = Pick<typeof sharedLogger, 'info' | 'warn' | 'error'>;
@@ -13,16 +12,14 @@ type Log = Pick<typeof sharedLogger, 'info' | 'warn' | 'error'>;
  * naming no item are logged and dropped; other failures reject, so SQS delivers the message
  * again (the item is then resumed where it was, never parsed twice).
  */
-export const createHandler = (getDeps: () => Promise<Deps>, log: Log = sharedLogger) => {
-  let fetcher: SafeDocumentFetcher | undefined;
-  return sqsConsumer(
+export const createHandler = (getDeps: () => Promise<Deps>, log: Log = sharedLogger) =>
+  sqsConsumer(
     getDeps,
     async (record, d) => {
-      fetcher ??= new SafeDocumentFetcher({
-        allowlist: parseUrlAllowlist(d.config.URL_FETCH_ALLOWLIST),
-      });
       const receiveCount = Number(record.attributes.ApproximateReceiveCount) || 1;
-      const outcome = await processBatchItem(d, fetcher, record.body, { receiveCount });
+      const outcome = await processBatchItem(d, d.outbound.documents, record.body, {
+        receiveCount,
+      });
       const fields = { messageId: record.messageId };
       switch (outcome.kind) {
         case 'malformed':
@@ -41,6 +38,5 @@ export const createHandler = (getDeps: () => Promise<Deps>, log: Log = sharedLog
     },
     { logger: log },
   );
-};
 
 export const handler = createHandler(deps);

@@ -2,9 +2,6 @@ import { handleWebhookMessage } from '../core/app/webhook-consumer.js';
 import { logger as sharedLogger } from '../api/logger.js';
 import { ConfigError } from '../config.js';
 import { deps, type Deps } from '../container.js';
-import { parseUrlAllowlist, UrlGuard } from '../adapters/http/safe-fetcher.js';
-import { HttpWebhookSender } from '../adapters/http/webhook-http-sender.js';
-import { StandardWebhookSigner } from '../adapters/http/webhook-signer.js';
 import { sqsConsumer } from './sqs-consumer.js';
 
 type Log = Pick<typeof sharedLogger, 'info' | 'warn' | 'error'>;
@@ -16,26 +13,17 @@ type Log = Pick<typeof sharedLogger, 'info' | 'warn' | 'error'>;
  * messages are logged and dropped; a failure to queue the next attempt rejects, so SQS delivers
  * the message again.
  */
-export const createHandler = (getDeps: () => Promise<Deps>, log: Log = sharedLogger) => {
-  let transport: { sender: HttpWebhookSender; signer: StandardWebhookSigner } | undefined;
-  return sqsConsumer(
+export const createHandler = (getDeps: () => Promise<Deps>, log: Log = sharedLogger) =>
+  sqsConsumer(
     getDeps,
     async (record, d) => {
       if (!d.webhooks || !d.webhookDeadLetters) {
         throw new ConfigError('the webhook queue and its dead-letter queue are not configured');
       }
-      transport ??= {
-        sender: new HttpWebhookSender({
-          guard: new UrlGuard({
-            allowlist: parseUrlAllowlist(d.config.URL_FETCH_ALLOWLIST),
-            verb: 'called for webhooks',
-          }),
-        }),
-        signer: new StandardWebhookSigner(),
-      };
       const outcome = await handleWebhookMessage(
         {
-          ...transport,
+          sender: d.outbound.webhooks,
+          signer: d.outbound.webhookSigner,
           secrets: d.webhookSecrets,
           clock: d.clock,
           requests: d.requests,
@@ -61,6 +49,5 @@ export const createHandler = (getDeps: () => Promise<Deps>, log: Log = sharedLog
     },
     { logger: log },
   );
-};
 
 export const handler = createHandler(deps);

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { anonymousIdentity } from '../../functions/adapters/local/proxy-event.js';
 import { lambdaContext } from '../../functions/adapters/local/lambda-context.js';
 import { loadConfig } from '../../functions/config.js';
-import type { Deps } from '../../functions/container.js';
+import { outboundHttp, type Deps } from '../../functions/container.js';
 import type { AppDeps } from '../../functions/core/app/app-deps.js';
 import { hashApiKey } from '../../functions/core/app/authenticate.js';
 import { createUpload, uploadKeys } from '../../functions/core/app/uploads.js';
@@ -533,6 +533,7 @@ export async function fakeDeps(
   });
   return Object.assign(world, {
     config,
+    outbound: outboundHttp(config),
     warmUp: () => Promise.resolve(),
     close: () => Promise.resolve(),
   });
