@@ -13,7 +13,7 @@ import { httpHandler } from './http-handler.js';
 export const createHandler = (getDeps: () => Promise<Deps>) =>
   httpHandler(getDeps, endpoints.cancelParse, async ({ params, caller, deps }) => ({
     statusCode: 202,
-    body: await cancelParse(deps, caller?.tenant ?? '', params.request_id),
+    body: await cancelParse(deps, caller.tenant, params.request_id),
   }));
 
 export const handler = createHandler(deps);

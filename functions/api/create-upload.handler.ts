@@ -13,7 +13,7 @@ import { httpHandler } from './http-handler.js';
 export const createHandler = (getDeps: () => Promise<Deps>) =>
   httpHandler(getDeps, endpoints.createUpload, async ({ body, caller, deps }) => {
     const slot = await createUpload(deps, {
-      tenant: caller?.tenant ?? '',
+      tenant: caller.tenant,
       filename: body.filename,
       contentType: body.content_type,
     });

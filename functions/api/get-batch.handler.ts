@@ -10,7 +10,7 @@ import { httpHandler } from './http-handler.js';
 export const createHandler = (getDeps: () => Promise<Deps>) =>
   httpHandler(getDeps, endpoints.getBatch, async ({ params, caller, deps }) => ({
     statusCode: 200,
-    body: await getBatch(deps, caller?.tenant ?? '', params.batch_id),
+    body: await getBatch(deps, caller.tenant, params.batch_id),
   }));
 
 export const handler = createHandler(deps);

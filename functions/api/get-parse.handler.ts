@@ -21,7 +21,7 @@ export const createHandler = (getDeps: () => Promise<Deps>) =>
   httpHandler(getDeps, endpoints.getParse, async ({ params, query, caller, deps }) => {
     const { json, utf8 } = await getParseResultBody(
       deps,
-      caller?.tenant ?? '',
+      caller.tenant,
       params.request_id,
       query.include_warnings,
     );

@@ -21,15 +21,22 @@ export interface UploadedFile {
   content: Buffer;
 }
 
+/**
+ * The caller of an endpoint: its API key's record behind authentication (`auth` true or left
+ * out), nothing on a public endpoint.
+ */
+export type CallerOf<A extends boolean> = A extends false ? undefined : ApiKeyRecord;
+
 /** What a handler function receives once the event is authenticated and validated. */
-export interface HttpRequest<P, Q, F, B = unknown> {
+export interface HttpRequest<P, Q, F, B = unknown, C = ApiKeyRecord | undefined> {
   params: P;
   query: Q;
   form: F;
   /** The validated JSON body (a `body` schema was given), else undefined. */
   body: B;
   file: UploadedFile | undefined;
-  caller: ApiKeyRecord | undefined;
+  /** The authenticated caller: always there on an endpoint with `auth`, see {@link CallerOf}. */
+  caller: C;
   headers: Readonly<Record<string, string | undefined>>;
   /** The request path, e.g. `/v1/health`. */
   path: string;
@@ -74,7 +81,13 @@ const MULTIPART_HINT = 'send multipart/form-data with one file part named "file"
  * its record as it is, so that the API key check, response streaming and the request schemas
  * are the ones the route table, the CDK API and the OpenAPI document read.
  */
-interface HandlerSpec<P extends Schema, Q extends Schema, F extends Schema, B extends Schema> {
+interface HandlerSpec<
+  P extends Schema,
+  Q extends Schema,
+  F extends Schema,
+  B extends Schema,
+  A extends boolean,
+> {
   /** Path parameters schema. */
   params?: P;
   /** Query string schema. */
@@ -86,8 +99,11 @@ interface HandlerSpec<P extends Schema, Q extends Schema, F extends Schema, B ex
    * `application/json`.
    */
   body?: B;
-  /** Require `X-API-Key` (default true: a spec that does not say is authenticated). */
-  auth?: boolean;
+  /**
+   * Require `X-API-Key` (default true: a spec that does not say is authenticated). The handler's
+   * `caller` is then always set (see {@link CallerOf}).
+   */
+  auth?: A;
   /**
    * Answer through Lambda response streaming (the route's `streaming` flag): the reply's `body`
    * may then be a Readable written as it is produced.
@@ -111,10 +127,13 @@ export function httpHandler<
   Q extends Schema,
   F extends Schema,
   B extends Schema = z.ZodUndefined,
+  A extends boolean = true,
 >(
   getDeps: () => Promise<Deps>,
-  spec: HandlerSpec<P, Q, F, B>,
-  fn: (request: HttpRequest<z.infer<P>, z.infer<Q>, z.infer<F>, z.infer<B>>) => Promise<HttpReply>,
+  spec: HandlerSpec<P, Q, F, B, A>,
+  fn: (
+    request: HttpRequest<z.infer<P>, z.infer<Q>, z.infer<F>, z.infer<B>, CallerOf<A>>,
+  ) => Promise<HttpReply>,
 ) {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({
     streamifyResponse: spec.streaming ?? false,
@@ -177,7 +196,8 @@ export function httpHandler<
       form: form as z.infer<F>,
       body: body as z.infer<B>,
       file,
-      caller,
+      // Set by the authentication middleware whenever the spec has `auth`.
+      caller: caller as CallerOf<A>,
       headers,
       path: event.path,
       baseUrl: baseUrlOf(event, headers, deps.config.PUBLIC_BASE_URL),

@@ -13,7 +13,7 @@ import type { BatchView } from './response-schemas.js';
  */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
   httpHandler(getDeps, endpoints.listBatchItems, async ({ params, query, caller, deps }) => {
-    const batch = await getBatch(deps, caller?.tenant ?? '', params.batch_id);
+    const batch = await getBatch(deps, caller.tenant, params.batch_id);
     const from = query.cursor ?? 0;
     const matching = (batch.items as z.infer<typeof BatchView>['items'])
       .map((item, index) => ({ index, ...item }))

@@ -10,7 +10,7 @@ import { httpHandler } from './http-handler.js';
  */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
   httpHandler(getDeps, endpoints.getWebhookSecret, async ({ caller, deps }) => {
-    const secret = await deps.webhookSecrets.getOrCreate(caller?.tenant ?? '');
+    const secret = await deps.webhookSecrets.getOrCreate(caller.tenant);
     return {
       statusCode: 200,
       body: { secret, signature_scheme: 'standard-webhooks-v1' },

@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { notFound } from '../../../functions/api/http-handler.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { httpHandler, notFound } from '../../../functions/api/http-handler.js';
+import type { ApiHandler } from '../../../functions/api/streaming.js';
+import type { ApiKeyRecord } from '../../../functions/core/ports/api-key-store.js';
+import { invokeBuffered } from '../../support/invoke-buffered.js';
+import { TENANT, aGetEvent, fakeDeps, lambdaContext } from '../../support/builders.js';
 import {
   formBoolean,
   formNullableBoolean,
@@ -78,5 +82,50 @@ describe('notFound', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ detail: 'no route' }),
     });
+  });
+});
+
+describe('httpHandler callers', () => {
+  it('gives the handler of an authenticated endpoint its caller, typed as always set', async () => {
+    // Arrange
+    const deps = await fakeDeps();
+    const seen: string[] = [];
+    const handler = httpHandler(
+      () => Promise.resolve(deps),
+      { auth: true, streaming: false },
+      ({ caller }) => {
+        expectTypeOf(caller).toEqualTypeOf<ApiKeyRecord>();
+        seen.push(caller.tenant);
+        return Promise.resolve({ statusCode: 200, body: {} });
+      },
+    );
+    // Act
+    const result = await invokeBuffered(
+      handler as ApiHandler,
+      aGetEvent('/v1/anything'),
+      lambdaContext('caller'),
+    );
+    // Assert
+    expect(result.statusCode).toBe(200);
+    expect(seen).toEqual([TENANT]);
+  });
+
+  it('gives the handler of a public endpoint no caller, even with an API key', async () => {
+    // Arrange
+    const deps = await fakeDeps();
+    const seen: unknown[] = [];
+    const handler = httpHandler(
+      () => Promise.resolve(deps),
+      { auth: false, streaming: false },
+      ({ caller }) => {
+        expectTypeOf(caller).toEqualTypeOf<undefined>();
+        seen.push(caller);
+        return Promise.resolve({ statusCode: 200, body: {} });
+      },
+    );
+    // Act
+    await invokeBuffered(handler as ApiHandler, aGetEvent('/v1/anything'), lambdaContext('public'));
+    // Assert
+    expect(seen).toEqual([undefined]);
   });
 });
