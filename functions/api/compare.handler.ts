@@ -2,12 +2,8 @@ import { compareProviders } from '../core/app/compare.js';
 import { deps, type Deps } from '../container.js';
 import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
-import {
-  documentOf,
-  LONG_PARSE,
-  replyWhenDone,
-  type LongParseTiming,
-} from './parse-upload.handler.js';
+import { LONG_PARSE, replyWhenDone, type LongParseTiming } from './parse-replies.js';
+import { documentOf, NO_FLAGS, parseOptionsOf, submitterOf } from './parse-request.js';
 
 /**
  * POST /v1/compare: the document parsed by each of 1 to 4 configured providers at once (see
@@ -23,22 +19,15 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTim
     async ({ form, file, caller, deps, requestId }) => {
       const source = documentOf(form.upload_id, file);
       const comparing = compareProviders(deps, {
-        tenant: caller?.tenant ?? '',
-        ...(caller ? { plan: caller.plan } : {}),
-        source: { tenant: caller?.tenant ?? '', ...source },
+        ...submitterOf(caller),
+        source: { tenant: caller.tenant, ...source },
         filename: 'filename' in source ? source.filename : null,
         providers: form.providers,
         extractionSchema: form.extraction_schema,
-        options: {
-          operation_mode: form.operation_mode,
-          maintain_format: true,
-          max_pages: form.max_pages,
-          enable_verification: null,
-          dpi: null,
-          include_warnings: false,
-          extraction_strict: false,
-          legacy_events: false,
-        },
+        options: parseOptionsOf(
+          { ...form, maintain_format: true, enable_verification: null, dpi: null },
+          NO_FLAGS,
+        ),
       });
       return replyWhenDone(comparing, timing, requestId);
     },

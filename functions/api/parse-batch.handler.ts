@@ -1,9 +1,8 @@
 import { submitBatch } from '../core/app/batch.js';
 import { deps, type Deps } from '../container.js';
-import { parseUrlAllowlist, UrlGuard } from '../adapters/http/safe-fetcher.js';
 import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
-import { checkedWebhookUrl } from './parse-url.handler.js';
+import { NO_FLAGS, parseOptionsOf, submitterOf, webhookOf } from './parse-request.js';
 
 /**
  * POST /v1/parse/batch: accepts 1 to 100 ParseURLRequests (each with `file_url`, or `upload_id`
@@ -15,20 +14,11 @@ import { checkedWebhookUrl } from './parse-url.handler.js';
  * `batch.completed` event when every document has ended. `priority` (`low`, `normal`, `high`)
  * sets how fast the documents are released to the shared queue (`RELEASE_SCHEDULE`).
  */
-export const createHandler = (getDeps: () => Promise<Deps>) => {
-  let webhooks: UrlGuard | undefined;
-  return httpHandler(getDeps, endpoints.submitBatch, async ({ body, caller, deps, baseUrl }) => {
-    webhooks ??= new UrlGuard({
-      allowlist: parseUrlAllowlist(deps.config.URL_FETCH_ALLOWLIST),
-      verb: 'called for webhooks',
-    });
-    const webhook =
-      body.webhook_url === null
-        ? undefined
-        : { url: await checkedWebhookUrl(webhooks, body.webhook_url), apiBaseUrl: baseUrl };
+export const createHandler = (getDeps: () => Promise<Deps>) =>
+  httpHandler(getDeps, endpoints.submitBatch, async ({ body, caller, deps, baseUrl }) => {
+    const webhook = await webhookOf(deps.outbound.webhookUrls, body.webhook_url, baseUrl);
     const accepted = await submitBatch(deps, {
-      tenant: caller?.tenant ?? '',
-      ...(caller ? { plan: caller.plan } : {}),
+      ...submitterOf(caller),
       priority: body.priority,
       ...(webhook ? { webhook } : {}),
       documents: body.documents.map((document) => ({
@@ -38,20 +28,10 @@ export const createHandler = (getDeps: () => Promise<Deps>) => {
         extractionSchema: document.extraction_schema,
         preferredModel: document.preferred_model,
         compareProvider: document.compare_provider,
-        options: {
-          operation_mode: document.operation_mode,
-          maintain_format: document.maintain_format,
-          max_pages: document.max_pages,
-          enable_verification: document.enable_verification,
-          dpi: document.dpi,
-          include_warnings: false,
-          extraction_strict: false,
-          legacy_events: false,
-        },
+        options: parseOptionsOf(document, NO_FLAGS),
       })),
     });
     return { statusCode: 200, body: accepted };
   });
-};
 
 export const handler = createHandler(deps);

@@ -1,7 +1,8 @@
 import { deps, type Deps } from '../container.js';
 import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
-import { documentOf, refreshesCache, SSE_TIMING, streamParse } from './parse-upload.handler.js';
+import { SSE_TIMING, streamParse } from './parse-replies.js';
+import { documentOf, parseOptionsOf, refreshesCache, submitterOf } from './parse-request.js';
 
 /**
  * POST /v1/parse/stream: the upload form (a `file` part or an `upload_id`) plus
@@ -14,23 +15,14 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing = SSE_TIMING)
     getDeps,
     endpoints.parseStream,
     async ({ form, query, file, caller, deps, headers }) => {
-      const { upload_id: uploadId, extraction_schema: extractionSchema, ...rest } = form;
-      const fields = {
-        operation_mode: rest.operation_mode,
-        maintain_format: rest.maintain_format,
-        max_pages: rest.max_pages,
-        enable_verification: rest.enable_verification,
-        dpi: rest.dpi,
-      };
       return streamParse(
         deps,
         {
-          tenant: caller?.tenant ?? '',
-          ...(caller ? { plan: caller.plan } : {}),
-          options: { ...fields, ...query },
-          extractionSchema,
-          refreshCache: refreshesCache(headers, rest.invalidate_cache),
-          ...documentOf(uploadId, file),
+          ...submitterOf(caller),
+          options: parseOptionsOf(form, query),
+          extractionSchema: form.extraction_schema,
+          refreshCache: refreshesCache(headers, form.invalidate_cache),
+          ...documentOf(form.upload_id, file),
         },
         timing,
       );

@@ -2,12 +2,8 @@ import { extractStructure } from '../core/app/structured.js';
 import { deps, type Deps } from '../container.js';
 import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
-import {
-  documentOf,
-  LONG_PARSE,
-  replyWhenDone,
-  type LongParseTiming,
-} from './parse-upload.handler.js';
+import { LONG_PARSE, replyWhenDone, type LongParseTiming } from './parse-replies.js';
+import { documentOf, submitterOf } from './parse-request.js';
 
 /**
  * POST /v1/parse/structured: tables, equations and figures of a document as typed blocks (the
@@ -32,8 +28,7 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTim
     async ({ form, file, caller, deps, requestId }) => {
       const document = documentOf(form.upload_id, file);
       const extraction = extractStructure(deps, {
-        tenant: caller?.tenant ?? '',
-        ...(caller ? { plan: caller.plan } : {}),
+        ...submitterOf(caller),
         document,
         maxPages: form.max_pages,
         model: form.model,

@@ -1,31 +1,19 @@
-import { PassThrough, type Readable } from 'node:stream';
-import { followParse } from '../core/app/follow-parse.js';
-import { parseUpload, startParse, submitUpload } from '../core/app/parse-upload.js';
-import { replayCached } from '../core/app/result-cache.js';
-import { BadRequestError } from '../core/domain/errors.js';
+import { parseUpload } from '../core/app/parse-upload.js';
 import { deps, type Deps } from '../container.js';
-import { errorResponse } from './error-responses.js';
 import { endpoints } from './endpoints.js';
-import { httpHandler, type HttpReply } from './http-handler.js';
-import { SSE_HEADERS, sseBody } from './sse.js';
-
-/** Timing of a long synchronous parse's response (see {@link createHandler}). */
-export interface LongParseTiming {
-  /** Milliseconds the handler waits for the outcome before it commits to a streamed 200. */
-  commitAfterMs: number;
-  /** Milliseconds between two keepalive spaces once committed. */
-  keepaliveMs: number;
-}
-
-/**
- * Under API Gateway's idle timeouts: a parse that takes longer than 20 s is answered with its
- * head at once and a space every 15 s (leading whitespace is valid JSON) until the body.
- */
-export const LONG_PARSE: LongParseTiming = { commitAfterMs: 20_000, keepaliveMs: 15_000 };
+import { httpHandler } from './http-handler.js';
+import { LONG_PARSE, replyWhenDone, streamParse, type LongParseTiming } from './parse-replies.js';
+import {
+  documentOf,
+  parseOptionsOf,
+  refreshesCache,
+  submitterOf,
+  wantsEventStream,
+} from './parse-request.js';
 
 /**
  * POST /v1/parse/upload: multipart upload, synchronous ParseResponse, or Server-Sent Events when
- * the client sends `Accept: text/event-stream` (see {@link streamParse}). The document is either the
+ * the client sends `Accept: text/event-stream` (see `streamParse`). The document is either the
  * `file` part or, for files above the gateway's limit, the `upload_id` of an upload slot
  * (POST /v1/uploads) the file was sent to; exactly one of the two (400 otherwise). An unknown,
  * unsent or foreign `upload_id` answers 404.
@@ -33,7 +21,7 @@ export const LONG_PARSE: LongParseTiming = { commitAfterMs: 20_000, keepaliveMs:
  * The response streams (Lambda response streaming): a parse that ends within `commitAfterMs`
  * is answered as usual, with the status of its outcome. A longer one is answered 200 at that
  * point, then spaces every `keepaliveMs`, then the ParseResponse; if it then fails, the body is
- * `{"detail", "request_id", "status"}` under that 200 (see {@link lateErrorBody}), and
+ * `{"detail", "request_id", "status"}` under that 200 (see `lateErrorBody`), and
  * `GET /v1/parse/{id}` tells the same.
  */
 export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTiming = LONG_PARSE) =>
@@ -41,20 +29,12 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTim
     getDeps,
     endpoints.parseUpload,
     async ({ form, query, file, caller, deps, requestId, headers }) => {
-      const {
-        upload_id: uploadId,
-        extraction_schema: extractionSchema,
-        invalidate_cache: invalidateCache,
-        ...fields
-      } = form;
-      const document = documentOf(uploadId, file);
       const upload = {
-        tenant: caller?.tenant ?? '',
-        ...(caller ? { plan: caller.plan } : {}),
-        options: { ...fields, ...query },
-        extractionSchema,
-        refreshCache: refreshesCache(headers, invalidateCache),
-        ...document,
+        ...submitterOf(caller),
+        options: parseOptionsOf(form, query),
+        extractionSchema: form.extraction_schema,
+        refreshCache: refreshesCache(headers, form.invalidate_cache),
+        ...documentOf(form.upload_id, file),
       };
       if (wantsEventStream(headers)) return streamParse(deps, upload);
       let parseId: string | undefined;
@@ -62,162 +42,5 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTim
       return replyWhenDone(parsing, timing, () => parseId ?? requestId);
     },
   );
-
-/**
- * The document of an upload form: the `file` part, or the `upload_id` of a file sent earlier to
- * POST /v1/uploads.
- * @throws {BadRequestError} when both or neither are given.
- */
-export function documentOf(
-  uploadId: string | undefined,
-  file: { content: Uint8Array; filename: string | null } | undefined,
-): { uploadId: string } | { bytes: Uint8Array; filename: string | null } {
-  if (file && uploadId !== undefined) {
-    throw new BadRequestError(
-      'send either a "file" part or an "upload_id" field, not both: upload_id parses a file sent earlier to POST /v1/uploads',
-    );
-  }
-  if (uploadId !== undefined) return { uploadId };
-  if (file) return { bytes: file.content, filename: file.filename };
-  throw new BadRequestError(
-    'missing form field "file": attach the document as a file part named "file", or send the "upload_id" of a file uploaded through POST /v1/uploads',
-  );
-}
-
-/**
- * The client asks to parse afresh rather than be answered from the result cache: a
- * `Cache-Control` header with the `no-cache` directive (RFC 9111 §5.2.1.4), or `invalidate_cache`
- * true for clients that cannot set headers.
- */
-export function refreshesCache(
-  headers: Readonly<Record<string, string | undefined>>,
-  invalidateCache: boolean,
-): boolean {
-  if (invalidateCache) return true;
-  return (headers['cache-control'] ?? '')
-    .split(',')
-    .some((directive) => directive.trim().toLowerCase().split('=')[0] === 'no-cache');
-}
-
-/** The client asks for Server-Sent Events (`Accept: text/event-stream`). */
-export function wantsEventStream(headers: Readonly<Record<string, string | undefined>>): boolean {
-  return (headers.accept ?? '').toLowerCase().includes('text/event-stream');
-}
-
-/** How often the SSE stream reads the event log, and how long it stays silent at most. */
-export const SSE_TIMING = { pollMs: 250, heartbeatMs: 15_000 };
-
-/**
- * Starts the parse and answers with its events as Server-Sent Events (see `followParse`). The
- * parse runs on its own: a client that disconnects loses nothing, `GET /v1/parse/{id}` has the
- * result. Invalid uploads are refused before the stream starts, with their usual status. A
- * document the result cache answers (see `answerFromCache`) gets its events replayed from the
- * stored result at once (`replayCached`).
- */
-export async function streamParse(
-  deps: Deps,
-  upload: Parameters<typeof submitUpload>[1],
-  timing = SSE_TIMING,
-): Promise<HttpReply> {
-  const record = await submitUpload(deps, upload, { useCache: !upload.refreshCache });
-  const cached = record.cachedFrom !== undefined;
-  if (!cached) await startParse(deps, record.id);
-  const { options } = upload;
-  return {
-    statusCode: 200,
-    body: null,
-    headers: { ...SSE_HEADERS, 'x-request-id': record.id },
-    stream: sseBody(
-      (signal) =>
-        cached
-          ? replayCached(deps, record, { includeWarnings: options.include_warnings })
-          : followParse(deps, record.tenant, record.id, {
-              legacyEvents: options.legacy_events,
-              includeWarnings: options.include_warnings,
-              pollMs: timing.pollMs,
-              signal,
-            }),
-      timing.heartbeatMs,
-      (error) => ({ event: 'error', kind: 'internal', detail: String(error) }),
-    ),
-  };
-}
-
-/**
- * The reply of a synchronous parse: its outcome's own status when it ends within
- * `commitAfterMs`, else 200 at that point, keepalive spaces, then the body, or when the parse
- * fails after that 200, {@link lateErrorBody}.
- * @param requestId the request id a late error names: the parse's once known (read when the
- *   error is written), else the HTTP request's.
- */
-export async function replyWhenDone(
-  parsing: Promise<unknown>,
-  timing: LongParseTiming,
-  requestId: string | (() => string),
-): Promise<HttpReply> {
-  const early = await settledWithin(parsing, timing.commitAfterMs);
-  if (early) return { statusCode: 200, body: await parsing };
-  return {
-    statusCode: 200,
-    body: null,
-    stream: keepaliveJson(parsing, timing.keepaliveMs, (error) =>
-      lateErrorBody(error, typeof requestId === 'string' ? requestId : requestId()),
-    ),
-  };
-}
-
-/**
- * The body of a parse that failed after its 200 head was sent: `{detail, request_id, status}`,
- * where `status` is the HTTP status the failure would have had (422 for a page over its time or
- * memory budget, ...) and `detail` its real cause, as `GET /v1/parse/{request_id}` tells it.
- * Errors with a body of their own (validation lists) keep it under `detail`.
- */
-export function lateErrorBody(error: unknown, requestId: string): string {
-  const response = errorResponse(error, requestId);
-  const parsed = JSON.parse(response.body) as unknown;
-  const detail =
-    typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && 'detail' in parsed
-      ? parsed.detail
-      : parsed;
-  return JSON.stringify({ detail, request_id: requestId, status: response.statusCode });
-}
-
-/** True when `promise` settles (either way) within `ms`. */
-async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
-  const settled = promise.then(
-    () => true,
-    () => true,
-  );
-  try {
-    return await Promise.race([settled, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * A body of spaces, one every `keepaliveMs`, then the JSON of `value` (or `onError`'s body when
- * it rejects). Leading whitespace is valid JSON, so clients parse the whole body as usual.
- */
-function keepaliveJson(
-  value: Promise<unknown>,
-  keepaliveMs: number,
-  onError: (error: unknown) => string,
-): Readable {
-  const body = new PassThrough();
-  body.write(' ');
-  const timer = setInterval(() => body.write(' '), keepaliveMs);
-  void value
-    .then(
-      (result) => body.end(JSON.stringify(result)),
-      (error: unknown) => body.end(onError(error)),
-    )
-    .finally(() => {
-      clearInterval(timer);
-    });
-  return body;
-}
 
 export const handler = createHandler(deps);

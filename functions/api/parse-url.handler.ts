@@ -1,16 +1,15 @@
-import parsePreferHeader from 'parse-prefer-header';
 import { parseUrl, resolveProvider, submitUrlParse } from '../core/app/parse-upload.js';
-import { UrlRefusedError } from '../core/domain/errors.js';
 import { deps, type Deps } from '../container.js';
-import { parseUrlAllowlist, SafeDocumentFetcher, UrlGuard } from '../adapters/http/safe-fetcher.js';
 import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
+import { LONG_PARSE, replyWhenDone, type LongParseTiming } from './parse-replies.js';
 import {
-  LONG_PARSE,
+  parseOptionsOf,
+  prefersRespondAsync,
   refreshesCache,
-  replyWhenDone,
-  type LongParseTiming,
-} from './parse-upload.handler.js';
+  submitterOf,
+  webhookOf,
+} from './parse-request.js';
 
 /**
  * POST /v1/parse: downloads `file_url` with the SSRF-hardened fetcher (https on port 443,
@@ -31,25 +30,14 @@ import {
  * result's URL in `Location`; `GET /v1/parse/{id}` returns the result once it is there, and the
  * webhook, if any, is called as well.
  */
-export const createHandler = (
-  getDeps: () => Promise<Deps>,
-  timing: LongParseTiming = LONG_PARSE,
-) => {
-  let outbound: { fetcher: SafeDocumentFetcher; webhooks: UrlGuard } | undefined;
-  return httpHandler(
+export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTiming = LONG_PARSE) =>
+  httpHandler(
     getDeps,
     endpoints.parseUrl,
     async ({ body, query, caller, deps, requestId, baseUrl, headers }) => {
-      if (!outbound) {
-        const allowlist = parseUrlAllowlist(deps.config.URL_FETCH_ALLOWLIST);
-        outbound = {
-          fetcher: new SafeDocumentFetcher({ allowlist }),
-          webhooks: new UrlGuard({ allowlist, verb: 'called for webhooks' }),
-        };
-      }
+      const { documents, webhookUrls } = deps.outbound;
       const request = {
-        tenant: caller?.tenant ?? '',
-        ...(caller ? { plan: caller.plan } : {}),
+        ...submitterOf(caller),
         fileUrl: body.file_url,
         extractionSchema: body.extraction_schema,
         refreshCache: refreshesCache(headers, body.invalidate_cache),
@@ -65,26 +53,14 @@ export const createHandler = (
                 compare: resolveProvider(deps.providers, 'compare_provider', body.compare_provider),
               }),
         },
-        options: {
-          operation_mode: body.operation_mode,
-          maintain_format: body.maintain_format,
-          max_pages: body.max_pages,
-          enable_verification: body.enable_verification,
-          dpi: body.dpi,
-          ...query,
-        },
+        options: parseOptionsOf(body, query),
       };
-      const webhook =
-        body.webhook_url === null
-          ? {}
-          : {
-              webhook: {
-                url: await checkedWebhookUrl(outbound.webhooks, body.webhook_url),
-                apiBaseUrl: baseUrl,
-              },
-            };
+      const webhook = await webhookOf(webhookUrls, body.webhook_url, baseUrl);
       if (prefersRespondAsync(headers)) {
-        const accepted = await submitUrlParse(deps, outbound.fetcher, { ...request, ...webhook });
+        const accepted = await submitUrlParse(deps, documents, {
+          ...request,
+          ...(webhook ? { webhook } : {}),
+        });
         return {
           statusCode: 202,
           body: accepted,
@@ -94,39 +70,9 @@ export const createHandler = (
           },
         };
       }
-      const parsing = parseUrl(deps, outbound.fetcher, { ...request, ...webhook });
+      const parsing = parseUrl(deps, documents, { ...request, ...(webhook ? { webhook } : {}) });
       return replyWhenDone(parsing, timing, requestId);
     },
   );
-};
 
 export const handler = createHandler(deps);
-
-/**
- * The request's `Prefer` header (RFC 7240) holds the `respond-async` preference: preferences are
- * comma-separated, their tokens case-insensitive, and may carry parameters and other
- * preferences beside them (`Prefer: wait=10, Respond-Async`). `wait` is not honoured: the
- * asynchronous answer is given at once.
- */
-export function prefersRespondAsync(
-  headers: Readonly<Record<string, string | undefined>>,
-): boolean {
-  return parsePreferHeader(headers.prefer).respondAsync !== undefined;
-}
-
-/**
- * The webhook URL once its scheme, host and addresses pass the guard (the deliverer checks it
- * again before every attempt: the name may resolve elsewhere by then).
- * @throws {UrlRefusedError} (400) naming `webhook_url` and why.
- */
-export async function checkedWebhookUrl(guard: UrlGuard, url: string): Promise<string> {
-  try {
-    return (await guard.check(url)).url.href;
-  } catch (error) {
-    if (!(error instanceof UrlRefusedError)) throw error;
-    throw new UrlRefusedError(error.message.replace(/^URL refused/, 'webhook_url refused'), {
-      cause: error,
-      details: error.details,
-    });
-  }
-}

@@ -2,7 +2,7 @@ import { resumeParse } from '../core/app/parse-control.js';
 import { deps, type Deps } from '../container.js';
 import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
-import { LONG_PARSE, replyWhenDone, type LongParseTiming } from './parse-upload.handler.js';
+import { LONG_PARSE, replyWhenDone, type LongParseTiming } from './parse-replies.js';
 
 /**
  * POST /v1/parse/{request_id}/resume: finishes the caller's parse from its checkpoints (only the
@@ -14,7 +14,7 @@ import { LONG_PARSE, replyWhenDone, type LongParseTiming } from './parse-upload.
 export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTiming = LONG_PARSE) =>
   httpHandler(getDeps, endpoints.resumeParse, async ({ params, query, caller, deps, requestId }) =>
     replyWhenDone(
-      resumeParse(deps, caller?.tenant ?? '', params.request_id, query.include_warnings),
+      resumeParse(deps, caller.tenant, params.request_id, query.include_warnings),
       timing,
       requestId,
     ),
