@@ -47,16 +47,23 @@ export class LocalStepFunctionsWorkflow implements Workflow {
   #tasks: Promise<Record<string, LocalTask>> | undefined;
   readonly #executions = new Map<string, Running>();
   readonly #substitutions: Readonly<Record<string, string>>;
+  readonly #retryIntervals: Readonly<Record<string, number>> | undefined;
   #machine: Promise<StateMachine> | undefined;
 
+  /**
+   * @param retryIntervals milliseconds a state's Retry waits instead of its `IntervalSeconds`
+   *   and backoff, by state name (tests run the definition's retries without their waits).
+   */
   constructor(
     aslPath: string,
     loadTasks: (() => Promise<Record<string, LocalTask>>) | undefined,
     substitutions: Readonly<Record<string, string>> = {},
+    retryIntervals?: Readonly<Record<string, number>>,
   ) {
     this.#aslPath = aslPath;
     this.#loadTasks = loadTasks;
     this.#substitutions = substitutions;
+    this.#retryIntervals = retryIntervals;
   }
 
   /**
@@ -75,31 +82,75 @@ export class LocalStepFunctionsWorkflow implements Workflow {
     return `local:parse-document:${requestId}`;
   }
 
+  /**
+   * Starts an execution named after `requestId`, once: as Step Functions' StartExecution is
+   * idempotent per name, a second start of the same name (even one made while the first is
+   * still loading the definition) starts nothing and answers the same execution id.
+   * @throws {Error} when no tasks are bound (nothing is started).
+   */
   async start(requestId: string, input: Record<string, unknown>): Promise<{ executionId: string }> {
     const executionId = this.executionIdFor(requestId);
     if (this.#executions.has(executionId)) return { executionId };
-    const { machine, tasks } = await this.#load();
-    const run = machine.run(input as never, {
-      context: localContextObject(),
-      overrides: { taskResourceLocalHandlers: tasks as never },
+    // Claimed before the first await, so that concurrent starts of one name run it once.
+    const stopping: { abort?: () => void; aborted: boolean } = { aborted: false };
+    let started!: () => void;
+    let failedToStart!: (error: unknown) => void;
+    const starting = new Promise<void>((resolve, reject) => {
+      started = resolve;
+      failedToStart = reject;
     });
-    const outcome = run.result.then(
-      (): ExecutionOutcome => ({ status: 'SUCCEEDED' }),
-      (error: unknown): ExecutionOutcome => {
-        if (error instanceof ExecutionAbortedError) return { status: 'ABORTED' };
-        const cause = (error as { cause?: { name?: string; message?: string } }).cause;
-        return {
-          status: 'FAILED',
-          error: cause?.name ?? 'States.Runtime',
-          cause: cause?.message ?? String(error),
-        };
+    const running: Running = {
+      abort: () => {
+        stopping.aborted = true;
+        stopping.abort?.();
       },
-    );
-    const running: Running = { abort: run.abort, outcome, ended: false };
+      outcome: (async (): Promise<ExecutionOutcome> => {
+        let machine: StateMachine;
+        let tasks: Record<string, LocalTask>;
+        try {
+          ({ machine, tasks } = await this.#load());
+        } catch (error) {
+          this.#executions.delete(executionId);
+          failedToStart(error);
+          return { status: 'FAILED', error: 'States.Runtime', cause: String(error) };
+        }
+        if (stopping.aborted) {
+          started();
+          return { status: 'ABORTED' };
+        }
+        const run = machine.run(input as never, {
+          context: localContextObject(),
+          overrides: {
+            taskResourceLocalHandlers: tasks as never,
+            ...(this.#retryIntervals
+              ? { retryIntervalOverrides: { ...this.#retryIntervals } }
+              : {}),
+          },
+        });
+        stopping.abort = run.abort;
+        started();
+        return run.result.then(
+          (): ExecutionOutcome => ({ status: 'SUCCEEDED' }),
+          (error: unknown): ExecutionOutcome => {
+            if (error instanceof ExecutionAbortedError) return { status: 'ABORTED' };
+            const cause = (error as { cause?: { name?: string; message?: string } }).cause;
+            return {
+              status: 'FAILED',
+              error: cause?.name ?? 'States.Runtime',
+              cause: cause?.message ?? String(error),
+            };
+          },
+        );
+      })(),
+      ended: false,
+    };
     this.#executions.set(executionId, running);
-    void outcome.then(() => (running.ended = true));
+    void running.outcome.then(() => (running.ended = true));
     // Finished executions are forgotten after a while; their results live in the stores.
-    void outcome.then(() => setTimeout(() => this.#executions.delete(executionId), 60_000).unref());
+    void running.outcome.then(() =>
+      setTimeout(() => this.#executions.delete(executionId), 60_000).unref(),
+    );
+    await starting;
     return { executionId };
   }
 

@@ -120,4 +120,31 @@ describe('LocalStepFunctionsWorkflow with tasks bound later', () => {
       workflow.bindTasks({});
     }).toThrow('the workflow has its tasks already');
   });
+
+  it('starts one execution for concurrent starts of one name, as StartExecution does', async () => {
+    // Arrange: 20 starts of one name made together, before the definition is loaded.
+    const requests = new InMemoryRequestStore();
+    await requests.create(aRequestRecord({ id: 'req_5', status: 'processing' }));
+    const workflow = new LocalStepFunctionsWorkflow(ASL, undefined, { TableName: 'local' });
+    let ingests = 0;
+    const ok: LocalTask = (input) => Promise.resolve(input);
+    workflow.bindTasks({
+      Ingest: (input) => {
+        ingests++;
+        return Promise.resolve(input);
+      },
+      Classify: ok,
+      Route: () => Promise.reject(namedError('RoutingError', 'no tier for the page')),
+      RecordFailure: ok,
+      ...localServiceTasks(requests),
+    });
+    // Act
+    const started = await Promise.all(
+      Array.from({ length: 20 }, () => workflow.start('req_5-r2', { requestId: 'req_5' })),
+    );
+    await workflow.wait(started[0]?.executionId ?? '');
+    // Assert
+    expect(new Set(started.map((s) => s.executionId)).size).toBe(1);
+    expect(ingests).toBe(1);
+  });
 });
