@@ -123,7 +123,7 @@ export async function buildLocalRuntime(config: LocalConfig): Promise<LocalRunti
 }
 
 /** Each Task state of `stages` bound to its handler module's handler, invoked as Step Functions would. */
-async function stageTasks(getDeps: GetDeps): Promise<Record<StageName, LocalTask>> {
+export async function stageTasks(getDeps: GetDeps): Promise<Record<StageName, LocalTask>> {
   const tasks = {} as Record<StageName, LocalTask>;
   for (const { state, entry } of stages) {
     const handler = (await handlerFactory('pipeline', entry))(getDeps) as InvokedHandler<

@@ -6,19 +6,12 @@ import { outboundHttp, type Deps } from '../../functions/container.js';
 import type { AppDeps } from '../../functions/core/app/app-deps.js';
 import { hashApiKey } from '../../functions/core/app/authenticate.js';
 import { createUpload, uploadKeys } from '../../functions/core/app/uploads.js';
-import { classify } from '../../functions/core/domain/pipeline/classify.js';
-import { deliver } from '../../functions/core/domain/pipeline/deliver.js';
-import { ingest } from '../../functions/core/domain/pipeline/ingest.js';
-import { parsePage } from '../../functions/core/domain/pipeline/parse-page.js';
 import {
   workKeys,
   type PipelinePorts,
   type PipelineSettings,
   type ProviderRegistry,
 } from '../../functions/core/domain/pipeline/pipeline-ports.js';
-import { recordFailure } from '../../functions/core/domain/pipeline/record-failure.js';
-import { route } from '../../functions/core/domain/pipeline/route.js';
-import { verify } from '../../functions/core/domain/pipeline/verify.js';
 import {
   DEFAULT_PARSE_OPTIONS,
   type ParseOptions,
@@ -32,6 +25,7 @@ import type { ProviderPrice } from '../../functions/core/domain/pricing.js';
 import { DEFAULT_BREAKER_POLICY } from '../../functions/core/domain/circuit-breaker.js';
 import { DEFAULT_PLAN_LIMITS } from '../../functions/core/domain/plans.js';
 import { ProviderBreakers } from '../../functions/core/domain/provider-breakers.js';
+import { AslWorkflow } from './asl-workflow.js';
 import { FakeBreakerStore } from './fake-breaker-store.js';
 import type {
   DocumentEngine,
@@ -44,7 +38,6 @@ import type {
   PageProvider,
   ProviderPageResult,
 } from '../../functions/core/ports/page-provider.js';
-import type { ExecutionOutcome, Workflow } from '../../functions/core/ports/workflow.js';
 import { OfflineExtractor } from '../../functions/engines/extraction/offline-extractor.js';
 import { detectFormat } from '../../functions/engines/image/detect-format.js';
 import {
@@ -376,100 +369,17 @@ export async function eventsOf(
   return (await events.list(requestId)).map((e) => e.body);
 }
 
-/**
- * A Workflow that runs the state machine's stages in order, in process: Ingest, Classify, Route,
- * ParsePage per routed page, Verify, Deliver; a failing stage goes to RecordFailure with the
- * error's name and message, as the state machine's Catch does.
- */
-export class InProcessWorkflow implements Workflow {
-  /** Stage names in the order they ran (ParsePage once per page). */
-  readonly ran: string[] = [];
-  readonly inputs: Record<string, unknown>[] = [];
-  readonly #ports: PipelinePorts;
-  readonly #runs = new Map<string, Promise<ExecutionOutcome>>();
-  readonly #ended = new Set<string>();
-
-  constructor(ports: PipelinePorts) {
-    this.#ports = ports;
-  }
-
-  executionIdFor(requestId: string): string {
-    return `in-process:${requestId}`;
-  }
-
-  start(requestId: string, input: Record<string, unknown>): Promise<{ executionId: string }> {
-    const executionId = this.executionIdFor(requestId);
-    this.inputs.push(input);
-    if (!this.#runs.has(executionId)) {
-      // The name is the request id, or a resume's run name; the input names the request.
-      const id = typeof input.requestId === 'string' ? input.requestId : requestId;
-      const run = this.#run(id);
-      this.#runs.set(executionId, run);
-      void run.then(() => this.#ended.add(executionId));
-    }
-    return Promise.resolve({ executionId });
-  }
-
-  running(executionId: string): Promise<boolean> {
-    return Promise.resolve(this.#runs.has(executionId) && !this.#ended.has(executionId));
-  }
-
-  async wait(executionId: string): Promise<ExecutionOutcome> {
-    const run = this.#runs.get(executionId);
-    if (!run) throw new Error(`no execution ${executionId}`);
-    return run;
-  }
-
-  stop(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  async #run(requestId: string): Promise<ExecutionOutcome> {
-    const ports = this.#ports;
-    const stage = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-      this.ran.push(name);
-      return fn();
-    };
-    try {
-      await stage('Ingest', () =>
-        ingest({ requestId }, ports, progressTo(ports.events, requestId)),
-      );
-      await stage('Classify', () =>
-        classify({ requestId }, ports, progressTo(ports.events, requestId)),
-      );
-      const { pages } = await stage('Route', () =>
-        route({ requestId }, ports, progressTo(ports.events, requestId)),
-      );
-      for (const page of pages)
-        await stage('ParsePage', () =>
-          parsePage(page, ports, progressTo(ports.events, page.requestId)),
-        );
-      await stage('Verify', () => verify({ requestId }, ports));
-      await stage('Deliver', () =>
-        deliver({ requestId }, ports, progressTo(ports.events, requestId)),
-      );
-      return { status: 'SUCCEEDED' };
-    } catch (error) {
-      const e = error instanceof Error ? error : new Error(String(error));
-      const recorded = await stage('RecordFailure', () =>
-        recordFailure({ requestId, failure: { Error: e.name, Cause: e.message } }, ports),
-      );
-      return { status: 'FAILED', error: recorded.error, cause: recorded.cause };
-    }
-  }
-}
-
 /** The API key every builder registers, and its tenant. */
 export const API_KEY = 'test-key-tenant-a';
 export const TENANT = 'tenant-a';
 export const OTHER_API_KEY = 'test-key-tenant-b';
 export const OTHER_TENANT = 'tenant-b';
 
-/** Application dependencies in memory over an in-process workflow. */
+/** Application dependencies in memory, the pipeline run by the state machine's definition. */
 export type AppWorld = PipelineWorld &
   AppDeps & {
     apiKeys: InMemoryApiKeyStore;
-    workflow: InProcessWorkflow;
+    workflow: AslWorkflow;
     uploads: FakeUploadSigner;
   };
 
@@ -487,24 +397,34 @@ export async function anUploadedSlot(
   return slot.upload_id;
 }
 
+/**
+ * Application dependencies in memory. `pageConcurrency` is the state machine's Map concurrency
+ * (default 2); 1 parses the pages one after the other, for tests that need their order.
+ */
 export function anAppWorld(
-  options: PipelineOptions & { maxUploadBytes?: number } = {},
+  options: PipelineOptions & { maxUploadBytes?: number; pageConcurrency?: number } = {},
 ): Promise<AppWorld> {
   const pipeline = aPipeline(options);
   const apiKeys = new InMemoryApiKeyStore();
+  const workflow = new AslWorkflow();
   let next = 0;
   const world: AppWorld = {
     ...pipeline,
     apiKeys,
-    workflow: new InProcessWorkflow(pipeline),
+    workflow,
     uploads: new FakeUploadSigner(),
     webhookSecrets: new InMemoryWebhookSecretStore(),
     batches: new InMemoryBatchStore(),
     detectFormat,
     newId: () => `id${String(++next).padStart(4, '0')}`,
-    limits: { maxUploadBytes: options.maxUploadBytes ?? 1024 * 1024, pageConcurrency: 2 },
+    limits: {
+      maxUploadBytes: options.maxUploadBytes ?? 1024 * 1024,
+      pageConcurrency: options.pageConcurrency ?? 2,
+    },
   };
   return Promise.all([
+    // The stage handlers take what they use of Deps from the world: the pipeline's ports.
+    workflow.bind(() => Promise.resolve(world as unknown as Deps), pipeline.requests),
     apiKeys.put({
       keyHash: hashApiKey(API_KEY),
       tenant: TENANT,

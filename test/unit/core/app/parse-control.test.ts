@@ -23,8 +23,8 @@ import {
 
 /**
  * An app world over a 6-page scan whose OCR provider fails on page 4 until `heal()`: the
- * first parse fails after checkpointing pages 1 to 3 (the in-process workflow parses pages in
- * order), as a parse interrupted midway would leave it.
+ * first parse fails after checkpointing pages 1 to 3 (the state machine's Map runs one page at a
+ * time here), as a parse interrupted midway would leave it.
  */
 async function interruptedWorld() {
   let broken = true;
@@ -37,6 +37,7 @@ async function interruptedWorld() {
   const world = await anAppWorld({
     engine: new FakeDocumentEngine({ pageCount: 6, features: scannedPageFeatures }),
     ocrProvider: ocr,
+    pageConcurrency: 1,
   });
   return {
     world,
@@ -219,6 +220,7 @@ describe('cancelParse', () => {
     const world = await anAppWorld({
       engine: new FakeDocumentEngine({ pageCount: 5, features: scannedPageFeatures }),
       ocrProvider: ocr,
+      pageConcurrency: 1,
     });
     holder.world = world;
     // Act

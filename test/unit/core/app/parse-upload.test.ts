@@ -145,7 +145,9 @@ describe('parseUpload', () => {
     expect(world.workflow.inputs).toEqual([
       { requestId: 'req_id0001', settings: { pageConcurrency: 2 } },
     ]);
-    expect((await world.requests.get('req_id0001'))?.executionId).toBe('in-process:req_id0001');
+    expect((await world.requests.get('req_id0001'))?.executionId).toBe(
+      world.workflow.executionIdFor('req_id0001'),
+    );
   });
 
   it('omits page warnings unless include_warnings is set', async () => {

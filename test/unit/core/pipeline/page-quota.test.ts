@@ -139,7 +139,7 @@ describe('daily pages in the pipeline', () => {
 
   /**
    * An app world over a 6-page scan whose OCR provider runs `onPage` before answering each page
-   * (the in-process workflow parses the pages in order).
+   * (the state machine's Map runs one page at a time here, so the pages before it are known).
    */
   async function sixPageScan(onPage: (world: AppWorld, page: number) => Promise<void>) {
     const holder: { world?: AppWorld } = {};
@@ -150,6 +150,7 @@ describe('daily pages in the pipeline', () => {
     const world = await anAppWorld({
       engine: new FakeDocumentEngine({ pageCount: 6, features: scannedPageFeatures }),
       ocrProvider: ocr,
+      pageConcurrency: 1,
     });
     holder.world = world;
     return { world, ocr };
