@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { PDFDocument, StandardFonts, type PDFFont } from 'pdf-lib';
 import { detectDocumentType } from '../functions/core/domain/document-type.js';
 import type { StoredInspection } from '../functions/core/domain/pipeline/classify.js';
-import { workKeys } from '../functions/core/domain/pipeline/pipeline-ports.js';
+import { workKeys } from '../functions/core/domain/object-keys.js';
 import type {
   DocumentFormat,
   DocumentTypeReport,

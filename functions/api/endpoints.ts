@@ -8,7 +8,7 @@ import {
   ParseResponse,
   StructuredResult,
 } from '../core/domain/schemas.js';
-import { OBJECT_PREFIXES } from '../core/domain/pipeline/pipeline-ports.js';
+import { OBJECT_PREFIXES } from '../core/domain/object-keys.js';
 import {
   BatchIdParams,
   CompareForm,

@@ -1,5 +1,5 @@
 import { parsePage } from '../core/domain/pipeline/parse-page.js';
-import { PageStageInput } from '../core/domain/pipeline/pipeline-ports.js';
+import { PageStageInput } from '../core/domain/pipeline/stage-input.js';
 import { deps, type Deps } from '../container.js';
 import { stageHandler } from './stage-handler.js';
 

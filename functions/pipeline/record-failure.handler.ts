@@ -1,5 +1,5 @@
 import { recordFailure } from '../core/domain/pipeline/record-failure.js';
-import { FailureStageInput } from '../core/domain/pipeline/pipeline-ports.js';
+import { FailureStageInput } from '../core/domain/pipeline/stage-input.js';
 import { deps, type Deps } from '../container.js';
 import { stageHandler } from './stage-handler.js';
 

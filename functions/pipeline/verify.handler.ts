@@ -1,5 +1,5 @@
 import { verify } from '../core/domain/pipeline/verify.js';
-import { StageInput } from '../core/domain/pipeline/pipeline-ports.js';
+import { StageInput } from '../core/domain/pipeline/stage-input.js';
 import { deps, type Deps } from '../container.js';
 import { stageHandler } from './stage-handler.js';
 

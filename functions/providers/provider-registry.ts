@@ -1,4 +1,4 @@
-import type { ProviderRegistry } from '../core/domain/pipeline/pipeline-ports.js';
+import type { ProviderRegistry } from '../core/ports/pipeline.js';
 import type { ProviderPrice } from '../core/domain/pricing.js';
 import type { ProviderCapability } from '../core/domain/routing.js';
 import type { Tier } from '../core/domain/schemas.js';

@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import { acknowledge } from './acknowledge.js';
 import { DEFAULT_RETENTION_DAYS } from '../../functions/adapters/aws/dynamodb-items.js';
 import { serviceTable } from '../../functions/adapters/aws/service-table.js';
-import { EXPIRING_PREFIXES } from '../../functions/core/domain/pipeline/pipeline-ports.js';
+import { EXPIRING_PREFIXES } from '../../functions/core/domain/object-keys.js';
 
 /**
  * The bucket's key prefixes that hold documents or their content, each expiring after the

@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { OBJECT_PREFIXES } from '../../functions/core/domain/pipeline/pipeline-ports.js';
+import { OBJECT_PREFIXES } from '../../functions/core/domain/object-keys.js';
 import { PARSE_DOCUMENT_ASL, stages } from '../../functions/pipeline/stages.js';
 import type { ProvidersFile } from '../../functions/providers/provider-config.js';
 import { acknowledge } from './acknowledge.js';

@@ -6,7 +6,7 @@ import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { OBJECT_PREFIXES } from '../../functions/core/domain/pipeline/pipeline-ports.js';
+import { OBJECT_PREFIXES } from '../../functions/core/domain/object-keys.js';
 import { acknowledge } from './acknowledge.js';
 import type { DocumentStorage } from './document-storage.js';
 import { grantExecutions, grantObjects, grantTable } from './grants.js';

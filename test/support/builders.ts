@@ -6,12 +6,12 @@ import { outboundHttp, type Deps } from '../../functions/container.js';
 import type { AppDeps } from '../../functions/core/app/app-deps.js';
 import { hashApiKey } from '../../functions/core/app/authenticate.js';
 import { createUpload, uploadKeys } from '../../functions/core/app/uploads.js';
+import { workKeys } from '../../functions/core/domain/object-keys.js';
 import {
-  workKeys,
   type PipelinePorts,
   type PipelineSettings,
   type ProviderRegistry,
-} from '../../functions/core/domain/pipeline/pipeline-ports.js';
+} from '../../functions/core/ports/pipeline.js';
 import {
   DEFAULT_PARSE_OPTIONS,
   type ParseOptions,

@@ -1,4 +1,4 @@
-import type { PipelinePorts } from '../domain/pipeline/pipeline-ports.js';
+import type { PipelinePorts } from '../ports/pipeline.js';
 import type { DocumentFormat } from '../domain/schemas.js';
 import type { ApiKeyStore } from '../ports/api-key-store.js';
 import type { BatchStore } from '../ports/batch-store.js';

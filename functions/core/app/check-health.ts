@@ -1,4 +1,4 @@
-import type { CircuitBreakers, ProviderRegistry } from '../domain/pipeline/pipeline-ports.js';
+import type { CircuitBreakers, ProviderRegistry } from '../ports/pipeline.js';
 import type { CircuitBreakerState, HealthResponse, ProviderStatus } from '../domain/schemas.js';
 import { hashApiKey } from './authenticate.js';
 import type { AppDeps } from './app-deps.js';

@@ -1,6 +1,6 @@
 import { detectDocumentType } from '../domain/document-type.js';
 import { AppError, isRefusal } from '../domain/errors.js';
-import { workKeys } from '../domain/pipeline/pipeline-ports.js';
+import { workKeys } from '../domain/object-keys.js';
 import { measurePages } from '../domain/pipeline/classify.js';
 import { openDocument } from '../domain/pipeline/open-document.js';
 import { expectedPageCostUsd } from '../domain/pricing.js';

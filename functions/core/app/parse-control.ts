@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { refundPages } from '../domain/page-quota.js';
-import { workKeys } from '../domain/pipeline/pipeline-ports.js';
+import { workKeys } from '../domain/object-keys.js';
 import type { RequestRecord } from '../domain/request.js';
 import type { ParseResponse } from '../domain/schemas.js';
 import type { AppDeps } from './app-deps.js';

@@ -10,7 +10,7 @@ import {
   type ErrorKind,
 } from '../domain/errors.js';
 import { compileExtractionSchema } from '../domain/extraction/extraction-schema.js';
-import { workKeys } from '../domain/pipeline/pipeline-ports.js';
+import { workKeys } from '../domain/object-keys.js';
 import type { ParseOptions, Plan, RequestRecord, RequestWebhook } from '../domain/request.js';
 import type { DocumentFormat, ParseResponse } from '../domain/schemas.js';
 import type { DocumentFetcher } from '../ports/document-fetcher.js';

@@ -1,5 +1,5 @@
 import { ValidationError } from '../domain/errors.js';
-import type { ProviderRegistry } from '../domain/pipeline/pipeline-ports.js';
+import type { ProviderRegistry } from '../ports/pipeline.js';
 
 /*
  * One vocabulary of providers and models. Each configured provider runs one model, named by the

@@ -1,7 +1,7 @@
 import { ObjectNotFoundError } from '../domain/errors.js';
 import { announceFinished } from '../domain/pipeline/announce.js';
 import { meanScore } from '../domain/pipeline/parse-page.js';
-import { workKeys } from '../domain/pipeline/pipeline-ports.js';
+import { workKeys } from '../domain/object-keys.js';
 import type { RequestRecord } from '../domain/request.js';
 import { cachedResponse, resultCacheKey, type ResultInputs } from '../domain/result-cache.js';
 import type { ParseResponse } from '../domain/schemas.js';

@@ -1,5 +1,5 @@
 import { PlanLimitError } from './errors.js';
-import type { PipelinePorts } from './pipeline/pipeline-ports.js';
+import type { PipelinePorts } from '../ports/pipeline.js';
 import type { PageReservation, Plan, RequestRecord } from './request.js';
 
 const DAY_MS = 86_400_000;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { endpointList, type Endpoint } from '../../../functions/api/endpoints.js';
 import type { ApiHandler } from '../../../functions/api/streaming.js';
 import type { Deps } from '../../../functions/container.js';
-import { OBJECT_PREFIXES } from '../../../functions/core/domain/pipeline/pipeline-ports.js';
+import { OBJECT_PREFIXES } from '../../../functions/core/domain/object-keys.js';
 import { invokeBuffered } from '../../support/invoke-buffered.js';
 import { anApiEvent, fakeDeps, lambdaContext } from '../../support/builders.js';
 

@@ -1,7 +1,9 @@
 import type { ProgressSink } from '../../ports/event-log.js';
 import { complexityScore } from '../routing.js';
 import { documentRef, loadRequest, selectedPages } from './load-request.js';
-import { workKeys, type PipelinePorts, type StageInput } from './pipeline-ports.js';
+import { workKeys } from '../object-keys.js';
+import { type PipelinePorts } from '../../ports/pipeline.js';
+import { type StageInput } from './stage-input.js';
 import type {
   DocumentEngine,
   DocumentInspection,

@@ -11,7 +11,9 @@ import { assembleDocumentMarkdown } from '../continued-tables.js';
 import { readInspection } from './classify.js';
 import { loadLiveRequest } from './load-request.js';
 import { readCheckpoints } from './parse-page.js';
-import { workKeys, type PipelinePorts, type StageInput } from './pipeline-ports.js';
+import { workKeys } from '../object-keys.js';
+import { type PipelinePorts } from '../../ports/pipeline.js';
+import { type StageInput } from './stage-input.js';
 
 /**
  * Deliver: assembles the ParseResponse from the page checkpoints, with heading levels made

@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import { compileExtractionSchema } from '../extraction/extraction-schema.js';
 import { pageCostUsd } from '../pricing.js';
 import type { ExtractionValidationError, Page } from '../schemas.js';
-import type { PipelinePorts } from './pipeline-ports.js';
+import type { PipelinePorts } from '../../ports/pipeline.js';
 
 /** What the extraction of a document gave: the object, its validation errors, and its cost. */
 export interface ExtractionOutcome {

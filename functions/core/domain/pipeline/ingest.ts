@@ -3,7 +3,8 @@ import { refundPages, reservePages } from '../page-quota.js';
 import { openDocument } from './open-document.js';
 import { documentRef, loadLiveRequest, selectedPages } from './load-request.js';
 import type { ProgressSink } from '../../ports/event-log.js';
-import type { PipelinePorts, StageInput } from './pipeline-ports.js';
+import type { PipelinePorts } from '../../ports/pipeline.js';
+import type { StageInput } from './stage-input.js';
 
 /**
  * Ingest: opens the stored document with its format's engine, counts its pages and applies the

@@ -18,7 +18,9 @@ import type { PageFeatures } from '../../ports/document-engine.js';
 import type { PageParseRequest, ProviderPageResult } from '../../ports/page-provider.js';
 import { readInspection } from './classify.js';
 import { documentRef, loadLiveRequest } from './load-request.js';
-import { workKeys, type PageStageInput, type PipelinePorts } from './pipeline-ports.js';
+import { workKeys } from '../object-keys.js';
+import { type PageStageInput } from './stage-input.js';
+import { type PipelinePorts } from '../../ports/pipeline.js';
 
 /** Statuses in which a page may be charged, or taken back (see `RequestStore.chargePage`). */
 const IN_FLIGHT = ['queued', 'processing'] as const;

@@ -1,7 +1,8 @@
 import { ConflictError, ERROR_KIND_BY_NAME, isRefusal } from '../errors.js';
 import { refundPages } from '../page-quota.js';
 import { announceFinished } from './announce.js';
-import type { FailureStageInput, PipelinePorts } from './pipeline-ports.js';
+import type { FailureStageInput } from './stage-input.js';
+import type { PipelinePorts } from '../../ports/pipeline.js';
 
 /**
  * RecordFailure: the state machine's Catch target. Marks the request failed with the caught

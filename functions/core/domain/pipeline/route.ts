@@ -4,7 +4,8 @@ import { chooseProvider, chooseRoute, tierFor, type RouteChoice } from '../routi
 import type { PageRoute } from '../request.js';
 import { readInspection } from './classify.js';
 import { loadRequest } from './load-request.js';
-import type { PageStageInput, PipelinePorts, StageInput } from './pipeline-ports.js';
+import type { PageStageInput, StageInput } from './stage-input.js';
+import type { PipelinePorts } from '../../ports/pipeline.js';
 
 const TIERS = ['fast', 'pro', 'premium'] as const;
 

@@ -1,7 +1,8 @@
 import type { PostprocessWarning } from '../schemas.js';
 import { loadLiveRequest } from './load-request.js';
 import { readCheckpoints, writeCheckpoint } from './parse-page.js';
-import type { PipelinePorts, StageInput } from './pipeline-ports.js';
+import type { PipelinePorts } from '../../ports/pipeline.js';
+import type { StageInput } from './stage-input.js';
 
 /** Pages whose verbatim score falls below this are flagged `potential_hallucination`. */
 export const HALLUCINATION_THRESHOLD = 0.6;

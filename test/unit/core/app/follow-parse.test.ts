@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { followParse } from '../../../../functions/core/app/follow-parse.js';
-import { workKeys } from '../../../../functions/core/domain/pipeline/pipeline-ports.js';
+import { workKeys } from '../../../../functions/core/domain/object-keys.js';
 import { aPipeline, aStoredRequest } from '../../../support/builders.js';
 
 /** A world with one stored request and a wait that lets the test act between polls. */

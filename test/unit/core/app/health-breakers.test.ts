@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createHandler as healthHandler } from '../../../../functions/api/health.handler.js';
 import { createHandler as listProvidersHandler } from '../../../../functions/api/list-providers.handler.js';
 import { checkHealth, listProviders } from '../../../../functions/core/app/check-health.js';
-import type { ProviderRegistry } from '../../../../functions/core/domain/pipeline/pipeline-ports.js';
+import type { ProviderRegistry } from '../../../../functions/core/ports/pipeline.js';
 import {
   HealthResponse,
   ProviderStatus,

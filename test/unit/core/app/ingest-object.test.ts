@@ -3,7 +3,7 @@ import { UploadForm, UploadQuery } from '../../../../functions/api/request-schem
 import { ingestObjects, type IngestOutcome } from '../../../../functions/core/app/ingest-object.js';
 import { submitUpload } from '../../../../functions/core/app/parse-upload.js';
 import { ConflictError } from '../../../../functions/core/domain/errors.js';
-import { workKeys } from '../../../../functions/core/domain/pipeline/pipeline-ports.js';
+import { workKeys } from '../../../../functions/core/domain/object-keys.js';
 import { DEFAULT_PARSE_OPTIONS } from '../../../../functions/core/domain/request.js';
 import { isTenantId } from '../../../../functions/core/domain/tenant.js';
 import {

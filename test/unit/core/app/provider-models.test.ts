@@ -4,7 +4,7 @@ import {
   resolveProviderModel,
 } from '../../../../functions/core/app/provider-models.js';
 import { ValidationError } from '../../../../functions/core/domain/errors.js';
-import type { ProviderRegistry } from '../../../../functions/core/domain/pipeline/pipeline-ports.js';
+import type { ProviderRegistry } from '../../../../functions/core/ports/pipeline.js';
 import type { ProviderCapability } from '../../../../functions/core/domain/routing.js';
 
 /**

@@ -7,7 +7,7 @@ import {
   uploadKeys,
 } from '../../../../functions/core/app/uploads.js';
 import { NotFoundError, PayloadTooLargeError } from '../../../../functions/core/domain/errors.js';
-import { workKeys } from '../../../../functions/core/domain/pipeline/pipeline-ports.js';
+import { workKeys } from '../../../../functions/core/domain/object-keys.js';
 import {
   FakeDocumentEngine,
   OTHER_TENANT,

@@ -5,7 +5,7 @@ import {
   EXPIRING_PREFIXES,
   OBJECT_PREFIXES,
   workKeys,
-} from '../../../../../functions/core/domain/pipeline/pipeline-ports.js';
+} from '../../../../../functions/core/domain/object-keys.js';
 
 describe('the object key layout', () => {
   it('puts every key of a request under its named prefix', () => {
