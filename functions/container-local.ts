@@ -18,7 +18,7 @@ import { DynamoDbWebhookSecretStore } from './adapters/aws/dynamodb-webhook-secr
 import { newWebhookSecret } from './adapters/http/webhook-signer.js';
 import { LocalStepFunctionsWorkflow } from './adapters/local/local-workflow.js';
 import { LocalUploadSigner, loadUploadSecret } from './adapters/local/local-upload-signer.js';
-import { logger } from './api/logger.js';
+import { logger } from './observability/logger.js';
 import {
   circuitBreakers,
   common,
@@ -136,7 +136,7 @@ export async function buildLocalDeps(config: LocalConfig): Promise<LocalDeps> {
     deferEvents: (written) => {
       const tracked = written
         .catch((error: unknown) => {
-          console.error('progress events could not be written', error);
+          logger.error('progress events could not be written', { error });
         })
         .finally(() => pendingEvents.delete(tracked));
       pendingEvents.add(tracked);
@@ -166,7 +166,7 @@ export async function buildLocalDeps(config: LocalConfig): Promise<LocalDeps> {
         await listInFlightRequestIds(dynamo.documentClient, tableName),
       );
       for (const { requestId, action } of outcomes) {
-        if (action !== 'skipped') console.log(`interrupted parse ${requestId}: ${action}`);
+        if (action !== 'skipped') logger.info('interrupted parse recovered', { requestId, action });
       }
       // Uploads, work files and expired table items go as the AWS stack's expiry rules make them.
       sweeper ??= startRetentionSweeper({

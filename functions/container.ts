@@ -21,7 +21,7 @@ import { parseUrlAllowlist, SafeDocumentFetcher, UrlGuard } from './adapters/htt
 import { HttpWebhookSender } from './adapters/http/webhook-http-sender.js';
 import { newWebhookSecret, StandardWebhookSigner } from './adapters/http/webhook-signer.js';
 import { meteredPageWrites, meteredResultCache } from './adapters/metered-ports.js';
-import { logger } from './api/logger.js';
+import { logger } from './observability/logger.js';
 import { powertoolsMetrics, serviceMetrics, useMetrics } from './api/metrics.js';
 import { StepFunctionsWorkflow } from './adapters/aws/step-functions-workflow.js';
 import { ConfigError, loadConfig, type Config } from './config.js';

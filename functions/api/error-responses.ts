@@ -6,7 +6,7 @@ import {
   ValidationError,
   type ErrorKind,
 } from '../core/domain/errors.js';
-import { logger } from './logger.js';
+import { logger } from '../observability/logger.js';
 import { json } from './responses.js';
 
 /** HTTP status per error kind (spec §7). The Record is exhaustive: a new kind does not compile until mapped. */

@@ -9,7 +9,7 @@ import { parseWith } from '../core/domain/validation.js';
 import type { ApiKeyRecord } from '../core/ports/api-key-store.js';
 import type { Deps } from '../container.js';
 import { errorResponses } from './error-responses.js';
-import { appendParseKeys, lambdaContextLogging } from './logger.js';
+import { appendParseKeys, lambdaContextLogging } from '../observability/logger.js';
 import { eventBodyBytes, parseMultipart, type MultipartForm } from './multipart.js';
 import { json, withBodyBytes } from './responses.js';
 import './streaming.js';

@@ -1,5 +1,5 @@
 import { processBatchItem } from '../core/app/batch.js';
-import { logger as sharedLogger } from '../api/logger.js';
+import { logger as sharedLogger } from '../observability/logger.js';
 import { deps, type Deps } from '../container.js';
 import { sqsConsumer } from './sqs-consumer.js';
 

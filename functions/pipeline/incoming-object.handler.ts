@@ -1,5 +1,5 @@
 import { ingestObjects, type IngestOutcome } from '../core/app/ingest-object.js';
-import { logger as sharedLogger } from '../api/logger.js';
+import { logger as sharedLogger } from '../observability/logger.js';
 import { deps, type Deps } from '../container.js';
 import { sqsConsumer } from './sqs-consumer.js';
 

@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { lambdaContextLogging, logger as sharedLogger } from '../api/logger.js';
+import { lambdaContextLogging, logger as sharedLogger } from '../observability/logger.js';
 
 /** Options of {@link sqsConsumer}. */
 export interface SqsConsumerOptions {

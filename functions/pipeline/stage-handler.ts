@@ -4,7 +4,7 @@ import { OrderedProgress } from '../core/domain/pipeline/progress.js';
 import { parseWith } from '../core/domain/validation.js';
 import type { ProgressSink } from '../core/ports/event-log.js';
 import type { Deps } from '../container.js';
-import { appendParseKeys, lambdaContextLogging, logger } from '../api/logger.js';
+import { appendParseKeys, lambdaContextLogging, logger } from '../observability/logger.js';
 
 /**
  * A Task state's Lambda: validates the state input, emits `node.started` / `node.completed` on the

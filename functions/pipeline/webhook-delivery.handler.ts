@@ -1,5 +1,5 @@
 import { handleWebhookMessage } from '../core/app/webhook-consumer.js';
-import { logger as sharedLogger } from '../api/logger.js';
+import { logger as sharedLogger } from '../observability/logger.js';
 import { ConfigError } from '../config.js';
 import { deps, type Deps } from '../container.js';
 import { sqsConsumer } from './sqs-consumer.js';

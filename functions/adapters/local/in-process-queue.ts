@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Queue, QueueEntry, QueueMessage } from '../../core/ports/queue.js';
 import { encodeEntries, encodeMessage, type EncodedMessage } from '../queue-message.js';
+import { logger } from '../../observability/logger.js';
 
 /** A message as the consumer receives it. */
 export interface InProcessMessage {
@@ -357,7 +358,7 @@ export class InProcessQueue implements Queue {
     try {
       this.#onDeadLetter?.(dead);
     } catch (error) {
-      console.error('the dead-letter callback failed', error);
+      logger.error('the dead-letter callback failed', { error });
     }
   }
 

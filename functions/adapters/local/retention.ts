@@ -2,6 +2,7 @@ import { DeleteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sd
 import { isConditionalCheckFailed } from '../aws/dynamodb-items.js';
 import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../aws/service-table.js';
 import type { FsObjectStore } from './fs-object-store.js';
+import { logger } from '../../observability/logger.js';
 
 /**
  * Key prefixes whose objects expire: those of the AWS bucket's lifecycle rules
@@ -131,7 +132,7 @@ export function startRetentionSweeper(
   };
   const background = () => {
     sweep().catch((error: unknown) => {
-      console.error('the retention sweep failed; it is tried again in an hour', error);
+      logger.error('the retention sweep failed; it is tried again in an hour', { error });
     });
   };
   background();

@@ -20,6 +20,7 @@ import { lambdaContext } from './lambda-context.js';
 import { toProxyEvent } from './proxy-event.js';
 import { LOCAL_UPLOAD_PATH, LocalUploadSigner } from './local-upload-signer.js';
 import { receiveUpload } from './upload-receiver.js';
+import { logger } from '../../observability/logger.js';
 
 /** Multipart framing allowed on top of `MAX_UPLOAD_BYTES` before the body is refused outright. */
 const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
@@ -126,7 +127,7 @@ export async function startLocalServer(
   function handle(req: IncomingMessage, res: ServerResponse): void {
     serve(req, res).catch((error: unknown) => {
       const id = randomUUID();
-      console.error(`request ${id} failed`, error);
+      logger.error('request failed', { requestId: id, error });
       if (!res.headersSent) send(res, 500, { detail: `internal error (request ${id})` });
       else res.destroy();
     });

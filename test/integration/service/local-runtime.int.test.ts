@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { logger } from '../../../functions/api/logger.js';
+import { logger } from '../../../functions/observability/logger.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 
 /** The local runtime's own composition root keeps what the shared one did for it. */

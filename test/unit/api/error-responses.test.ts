@@ -3,7 +3,7 @@ import { createError } from '@middy/util';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { STATUS_BY_KIND, errorResponses } from '../../../functions/api/error-responses.js';
-import { logger } from '../../../functions/api/logger.js';
+import { logger } from '../../../functions/observability/logger.js';
 import {
   AppError,
   BadRequestError,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHandler } from '../../../functions/api/parse-upload.handler.js';
-import { logger } from '../../../functions/api/logger.js';
+import { logger } from '../../../functions/observability/logger.js';
 import {
   LocalResponseStream,
   invokeStreaming,

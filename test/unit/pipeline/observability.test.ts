@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { logger } from '../../../functions/api/logger.js';
+import { logger } from '../../../functions/observability/logger.js';
 import { httpHandler } from '../../../functions/api/http-handler.js';
 import { sqsConsumer } from '../../../functions/pipeline/sqs-consumer.js';
 import { stageHandler } from '../../../functions/pipeline/stage-handler.js';

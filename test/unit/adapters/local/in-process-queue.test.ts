@@ -11,6 +11,7 @@ import {
   type InProcessMessage,
 } from '../../../../functions/adapters/local/in-process-queue.js';
 import { describeQueueContract } from '../../../contract/queue.contract.js';
+import { logger } from '../../../../functions/observability/logger.js';
 
 /** A consumer that records what it was given and answers with `outcome` (resolve by default). */
 function recorder(outcome: (message: InProcessMessage) => Promise<void> = () => Promise.resolve()) {
@@ -143,7 +144,7 @@ describe('InProcessQueue', () => {
 
   it('keeps a dead letter when the dead-letter callback throws', async () => {
     // Arrange
-    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const log = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     const queue = new InProcessQueue({
       consumer: () => Promise.reject(new Error('bad')),
       maxReceiveCount: 1,
@@ -156,7 +157,10 @@ describe('InProcessQueue', () => {
     await queue.drain();
     // Assert
     expect(queue.deadLetters).toHaveLength(1);
-    expect(log).toHaveBeenCalledWith('the dead-letter callback failed', expect.any(Error));
+    expect(log).toHaveBeenCalledWith(
+      'the dead-letter callback failed',
+      expect.objectContaining({ error: expect.any(Error) as unknown }),
+    );
     log.mockRestore();
   });
 
