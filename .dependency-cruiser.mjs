@@ -72,10 +72,9 @@ export default {
       name: 'adapters-no-composition-root',
       severity: 'error',
       comment:
-        'adapters never import the composition roots (container*, local-runtime). The local ' +
-        'server is the exception: it hosts the local runtime, as bin/local.ts does.',
-      from: { path: '^functions/adapters/', pathNot: '^functions/adapters/local/server[.]ts$' },
-      to: { path: '^functions/(container|local-runtime)' },
+        'adapters never import the composition roots (container*, local-runtime, local-server)',
+      from: { path: '^functions/adapters/' },
+      to: { path: '^functions/(container|local-runtime|local-server)' },
     },
     {
       name: 'handlers-not-to-local-runtime',

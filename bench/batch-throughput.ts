@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { CORPUS_DIR, IMAGE_FORMATS, loadManifest, type ManifestDoc } from './corpus.js';
-import type { LocalServer } from '../functions/adapters/local/server.js';
+import type { LocalServer } from '../functions/local-server.js';
 import { startBenchServer } from './local-server.js';
 
 export type BatchPriority = 'normal' | 'high' | 'low';

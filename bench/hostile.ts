@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalServer } from '../functions/adapters/local/server.js';
+import { startLocalServer } from '../functions/local-server.js';
 import { loadConfig } from '../functions/config.js';
 import { corpusPath } from '../test/support/corpus.js';
 import { defineCommand, parseCommandLineOrExit } from './cli.js';

@@ -2,7 +2,7 @@
  * The local service as the benches start it: a data directory of their own, one API key on the
  * scale plan with its request and page limits lifted, quiet logs.
  */
-import { startLocalServer, type LocalServer } from '../functions/adapters/local/server.js';
+import { startLocalServer, type LocalServer } from '../functions/local-server.js';
 import { loadConfig } from '../functions/config.js';
 
 /** Lifts the limits of the plan the bench keys are on, so that load is never throttled. */

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../functions/config.js';
-import { startLocalServer, type StaticAsset } from '../functions/adapters/local/server.js';
+import { startLocalServer, type StaticAsset } from '../functions/local-server.js';
 import { buildPlayground, PLAYGROUND_CONTENT_SECURITY_POLICY } from '../web/build.js';
 
 /** The playground's files, or none (and a warning) when it does not build: the API runs anyway. */

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transform } from 'esbuild';
-import type { StaticAsset } from '../functions/adapters/local/server.js';
+import type { StaticAsset } from '../functions/local-server.js';
 
 export type { StaticAsset };
 

@@ -5,7 +5,7 @@ import {
   startLocalServer,
   type LocalServer,
   type LocalServerOptions,
-} from '../../functions/adapters/local/server.js';
+} from '../../functions/local-server.js';
 import { loadConfig } from '../../functions/config.js';
 
 /** A local server on a fresh data directory, for integration tests. */

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import sparticuz from '@sparticuz/chromium';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StaticAsset } from '../../../functions/adapters/local/server.js';
+import { type StaticAsset } from '../../../functions/local-server.js';
 import { buildPlayground, PLAYGROUND_CONTENT_SECURITY_POLICY } from '../../../web/build.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 import { corpusPath } from '../../support/corpus.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoDbApiKeyStore } from '../../../functions/adapters/aws/dynamodb-api-key-store.js';
 import { serviceTable } from '../../../functions/adapters/aws/service-table.js';
 import { startEmbeddedDynamo } from '../../../functions/adapters/local/embedded-dynamo.js';
-import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
+import { startLocalServer, type LocalServer } from '../../../functions/local-server.js';
 import { loadConfig } from '../../../functions/config.js';
 import { authenticate } from '../../../functions/core/app/authenticate.js';
 

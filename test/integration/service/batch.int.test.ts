@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalServer } from '../../../functions/adapters/local/server.js';
+import type { LocalServer } from '../../../functions/local-server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 import { HTTPValidationError, ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { BatchWebhookEvent } from '../../../functions/core/domain/webhooks.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalServer } from '../../../functions/adapters/local/server.js';
+import type { LocalServer } from '../../../functions/local-server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { corpusPath } from '../../support/corpus.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
+import { startLocalServer, type LocalServer } from '../../../functions/local-server.js';
 import { loadConfig } from '../../../functions/config.js';
 import { utcDay } from '../../../functions/core/domain/page-quota.js';
 

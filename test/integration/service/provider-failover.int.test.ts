@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startLocalServer, type LocalServer } from '../../../functions/adapters/local/server.js';
+import { startLocalServer, type LocalServer } from '../../../functions/local-server.js';
 import { loadConfig } from '../../../functions/config.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { corpusPath } from '../../support/corpus.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LocalServer } from '../../../functions/adapters/local/server.js';
+import type { LocalServer } from '../../../functions/local-server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 import { corpusPath } from '../../support/corpus.js';
 

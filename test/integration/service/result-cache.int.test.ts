@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createParser } from 'eventsource-parser';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalServer } from '../../../functions/adapters/local/server.js';
+import type { LocalServer } from '../../../functions/local-server.js';
 import { utcDay } from '../../../functions/core/domain/page-quota.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { startTestService, type TestService } from '../../support/local-service.js';

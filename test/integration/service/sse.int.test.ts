@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalServer } from '../../../functions/adapters/local/server.js';
+import type { LocalServer } from '../../../functions/local-server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';
 import { corpusPath } from '../../support/corpus.js';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalServer } from '../../../functions/adapters/local/server.js';
+import type { LocalServer } from '../../../functions/local-server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
 import { verifyWebhook } from '../../../functions/adapters/http/webhook-signer.js';
 import { ParseResponse } from '../../../functions/core/domain/schemas.js';

@@ -9,18 +9,18 @@ import {
 import { rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { bodyBytesOf } from '../../api/responses.js';
-import { matchRoute } from '../../api/routes.js';
-import { LocalResponseStream, invokeStreaming, isStreamingHandler } from '../../api/streaming.js';
-import type { Deps } from '../../container.js';
-import { buildLocalRuntime } from '../../local-runtime.js';
-import { ConfigError, type Config } from '../../config.js';
-import { bootstrapApiKeys, demoServerFile } from './api-key-bootstrap.js';
-import { lambdaContext } from './lambda-context.js';
-import { toProxyEvent } from './proxy-event.js';
-import { LOCAL_UPLOAD_PATH, LocalUploadSigner } from './local-upload-signer.js';
-import { receiveUpload } from './upload-receiver.js';
-import { logger } from '../../observability/logger.js';
+import { bodyBytesOf } from './api/responses.js';
+import { matchRoute } from './api/routes.js';
+import { LocalResponseStream, invokeStreaming, isStreamingHandler } from './api/streaming.js';
+import type { Deps } from './container.js';
+import { buildLocalRuntime } from './local-runtime.js';
+import { ConfigError, type Config } from './config.js';
+import { bootstrapApiKeys, demoServerFile } from './adapters/local/api-key-bootstrap.js';
+import { lambdaContext } from './adapters/local/lambda-context.js';
+import { toProxyEvent } from './adapters/local/proxy-event.js';
+import { LOCAL_UPLOAD_PATH, LocalUploadSigner } from './adapters/local/local-upload-signer.js';
+import { receiveUpload } from './adapters/local/upload-receiver.js';
+import { logger } from './observability/logger.js';
 
 /** Multipart framing allowed on top of `MAX_UPLOAD_BYTES` before the body is refused outright. */
 const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
