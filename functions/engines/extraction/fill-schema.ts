@@ -1,3 +1,4 @@
+import { parseHeading } from '../../core/domain/markdown-lines.js';
 import {
   asJson,
   MAX_OBJECT_DEPTH,
@@ -25,7 +26,7 @@ import {
   type Phrase,
 } from './label-matching.js';
 import { labelledValues } from './labelled-values.js';
-import { BOLD_ONLY, cleanValue, HEADING } from './markdown-text.js';
+import { BOLD_ONLY, cleanValue } from './markdown-text.js';
 import { parseDocument } from './read-markdown.js';
 import { EMAIL, PHONE } from './value-formats.js';
 
@@ -310,7 +311,7 @@ function fallbackCandidates(
   if (scope.section === null && scope.prefix.length === 0) {
     if (own.join(' ') === 'title' || own.join(' ') === 'document title') {
       const first =
-        doc.lines.find((line) => line.kind === 'heading' && HEADING.exec(line.raw)?.[1] === '#') ??
+        doc.lines.find((line) => line.kind === 'heading' && parseHeading(line.raw)?.level === 1) ??
         doc.lines.find((line) => line.kind === 'heading');
       if (first) out.push({ value: first.text, score: 0.5, line: first.index });
     }

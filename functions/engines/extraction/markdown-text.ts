@@ -6,8 +6,6 @@ import { decodeHTML } from 'entities';
  * and values trimmed of fill-in blanks ({@link cleanValue}).
  */
 
-/** An ATX heading: its `#`s and its title. */
-export const HEADING = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
 /** A thematic break (`---`, `***`, `___`). */
 export const RULE = /^\s{0,3}([-*_])(?:\s*\1){2,}\s*$/;
 /** A setext underline (`===` or `---` under a line of text). */

@@ -1,3 +1,4 @@
+import { parseHeading } from '../../core/domain/markdown-lines.js';
 import type { ExtractionPage } from '../../core/ports/structured-extractor.js';
 import { buildCheckboxGroups, buildLists } from './checkboxes.js';
 import type { DocLine, ParsedDocument, Section, Table } from './document-model.js';
@@ -7,7 +8,6 @@ import {
   BOLD_ONLY,
   GFM_ROW,
   GFM_SEPARATOR,
-  HEADING,
   LIST_ITEM,
   plain,
   RULE,
@@ -68,14 +68,10 @@ export function parseDocument(pages: readonly ExtractionPage[]): ParsedDocument 
         add('blank', '');
         continue;
       }
-      const heading = HEADING.exec(raw);
+      const heading = parseHeading(raw);
       if (heading) {
-        headings.push({
-          line: lines.length,
-          level: heading[1]?.length ?? 1,
-          title: plain(heading[2] ?? ''),
-        });
-        add('heading', plain(heading[2] ?? ''));
+        headings.push({ line: lines.length, level: heading.level, title: plain(heading.text) });
+        add('heading', plain(heading.text));
         continue;
       }
       const previous = lines.at(-1);
