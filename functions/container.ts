@@ -17,24 +17,22 @@ import { S3ObjectStore } from './adapters/aws/s3-object-store.js';
 import { S3UploadSigner } from './adapters/aws/s3-upload-signer.js';
 import { SqsQueue } from './adapters/aws/sqs-queue.js';
 import { DynamoDbWebhookSecretStore } from './adapters/aws/dynamodb-webhook-secrets.js';
-import { parseUrlAllowlist, SafeDocumentFetcher, UrlGuard } from './adapters/http/safe-fetcher.js';
-import { HttpWebhookSender } from './adapters/http/webhook-http-sender.js';
-import { newWebhookSecret, StandardWebhookSigner } from './adapters/http/webhook-signer.js';
+import { newWebhookSecret } from './adapters/http/webhook-signer.js';
 import { meteredPageWrites, meteredResultCache } from './adapters/metered-ports.js';
 import { logger } from './observability/logger.js';
 import { powertoolsMetrics, serviceMetrics, useMetrics } from './api/metrics.js';
 import { StepFunctionsWorkflow } from './adapters/aws/step-functions-workflow.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import type { OutboundHttp } from './outbound-http.js';
+import type { WebhookHttp } from './webhook-http.js';
 import type { AppDeps } from './core/app/app-deps.js';
 import { withRecordPolling } from './core/app/record-polling-workflow.js';
 import { DEFAULT_BREAKER_POLICY } from './core/domain/circuit-breaker.js';
 import { ProviderBreakers, type BreakerObserver } from './core/domain/provider-breakers.js';
 import { configurationVersion, type ResultCaching } from './core/domain/result-cache.js';
-import type { DocumentFetcher } from './core/ports/document-fetcher.js';
 import type { ObjectStore } from './core/ports/object-store.js';
 import type { StructureExtractor } from './core/ports/structure-extractor.js';
 import type { StructuredExtractor } from './core/ports/structured-extractor.js';
-import type { WebhookSender, WebhookSigner } from './core/ports/webhook-sender.js';
 import type { Workflow } from './core/ports/workflow.js';
 import type { EmbeddedEngines } from './engines/embedded-engines.js';
 import { detectFormat } from './engines/image/detect-format.js';
@@ -44,8 +42,13 @@ import { buildProviderRegistry, type ConfiguredRegistry } from './providers/prov
 /** Everything handlers and stages use, built once per process (local) or cold start (Lambda). */
 export interface Deps extends AppDeps {
   config: Config;
-  /** Requests to the addresses clients give: documents to download, webhooks to call. */
-  outbound: OutboundHttp;
+  /**
+   * Requests to the addresses clients give (documents to download, webhooks to call), built on
+   * first use by `outboundOf` (functions/outbound-http.ts) in the functions that make them.
+   */
+  outbound?: OutboundHttp;
+  /** The webhook consumer's sender and signer, built on first use by `webhookHttpOf`. */
+  webhookHttp?: WebhookHttp;
   /**
    * Set in a long-lived process: takes the writing of a stage's last events, which then finishes
    * while the next state starts (and before {@link close} returns). Unset on Lambda, where a
@@ -208,41 +211,10 @@ export function resultCaching(
   };
 }
 
-/** The adapters of requests to addresses clients give (see {@link outboundHttp}). */
-export interface OutboundHttp {
-  /** Downloads `file_url` documents (POST /v1/parse, the documents of batches). */
-  documents: DocumentFetcher;
-  /**
-   * Checks a `webhook_url` when a parse or batch is submitted; its refusals (400) start
-   * `webhook_url refused:`.
-   */
-  webhookUrls: Pick<UrlGuard, 'check'>;
-  /** Sends webhook attempts, checking the address again before each (the webhook consumer). */
-  webhooks: WebhookSender;
-  /** Signs webhook attempts (Standard Webhooks). */
-  webhookSigner: WebhookSigner;
-}
-
-/**
- * The SSRF-hardened adapters of requests to addresses clients give: https on port 443 to public
- * addresses only, hosts of `URL_FETCH_ALLOWLIST` exempt (tests, local demos).
- */
-export function outboundHttp(config: Pick<Config, 'URL_FETCH_ALLOWLIST'>): OutboundHttp {
-  const allowlist = parseUrlAllowlist(config.URL_FETCH_ALLOWLIST);
-  const verb = 'called for webhooks';
-  return {
-    documents: new SafeDocumentFetcher({ allowlist }),
-    webhookUrls: new UrlGuard({ allowlist, verb, subject: 'webhook_url' }),
-    webhooks: new HttpWebhookSender({ guard: new UrlGuard({ allowlist, verb }) }),
-    webhookSigner: new StandardWebhookSigner(),
-  };
-}
-
-/** The settings, limits and outgoing HTTP both runtimes take from the configuration. */
+/** The settings and limits both runtimes take from the configuration. */
 export function common(config: Config) {
   return {
     config,
-    outbound: outboundHttp(config),
     detectFormat,
     clock: { now: () => new Date() },
     newId: () => randomId(24),

@@ -3,6 +3,7 @@ import { deps, type Deps } from '../container.js';
 import { endpoints } from './endpoints.js';
 import { httpHandler } from './http-handler.js';
 import { NO_FLAGS, parseOptionsOf, submitterOf, webhookOf } from './parse-request.js';
+import { outboundOf } from '../outbound-http.js';
 
 /**
  * POST /v1/parse/batch: accepts 1 to 100 ParseURLRequests (each with `file_url`, or `upload_id`
@@ -16,7 +17,7 @@ import { NO_FLAGS, parseOptionsOf, submitterOf, webhookOf } from './parse-reques
  */
 export const createHandler = (getDeps: () => Promise<Deps>) =>
   httpHandler(getDeps, endpoints.submitBatch, async ({ body, caller, deps, baseUrl }) => {
-    const webhook = await webhookOf(deps.outbound.webhookUrls, body.webhook_url, baseUrl);
+    const webhook = await webhookOf(outboundOf(deps).webhookUrls, body.webhook_url, baseUrl);
     const accepted = await submitBatch(deps, {
       ...submitterOf(caller),
       priority: body.priority,

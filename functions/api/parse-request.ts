@@ -2,7 +2,7 @@ import parsePreferHeader from 'parse-prefer-header';
 import { BadRequestError } from '../core/domain/errors.js';
 import type { ParseOptions } from '../core/domain/request.js';
 import type { ApiKeyRecord } from '../core/ports/api-key-store.js';
-import type { OutboundHttp } from '../container.js';
+import type { OutboundHttp } from '../outbound-http.js';
 
 /*
  * What the parse endpoints read from a request the same way: who the parse is for, its options,

@@ -10,6 +10,7 @@ import {
   submitterOf,
   webhookOf,
 } from './parse-request.js';
+import { outboundOf } from '../outbound-http.js';
 
 /**
  * POST /v1/parse: downloads `file_url` with the SSRF-hardened fetcher (https on port 443,
@@ -35,7 +36,7 @@ export const createHandler = (getDeps: () => Promise<Deps>, timing: LongParseTim
     getDeps,
     endpoints.parseUrl,
     async ({ body, query, caller, deps, requestId, baseUrl, headers }) => {
-      const { documents, webhookUrls } = deps.outbound;
+      const { documents, webhookUrls } = outboundOf(deps);
       const request = {
         ...submitterOf(caller),
         fileUrl: body.file_url,

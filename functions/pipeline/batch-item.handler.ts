@@ -2,6 +2,7 @@ import { processBatchItem } from '../core/app/batch.js';
 import { logger as sharedLogger } from '../observability/logger.js';
 import { deps, type Deps } from '../container.js';
 import { sqsConsumer } from './sqs-consumer.js';
+import { outboundOf } from '../outbound-http.js';
 
 type Log = Pick<typeof sharedLogger, 'info' | 'warn' | 'error'>;
 
@@ -17,7 +18,7 @@ export const createHandler = (getDeps: () => Promise<Deps>, log: Log = sharedLog
     getDeps,
     async (record, d) => {
       const receiveCount = Number(record.attributes.ApproximateReceiveCount) || 1;
-      const outcome = await processBatchItem(d, d.outbound.documents, record.body, {
+      const outcome = await processBatchItem(d, outboundOf(d).documents, record.body, {
         receiveCount,
       });
       const fields = { messageId: record.messageId };

@@ -3,6 +3,7 @@ import { logger as sharedLogger } from '../observability/logger.js';
 import { ConfigError } from '../config.js';
 import { deps, type Deps } from '../container.js';
 import { sqsConsumer } from './sqs-consumer.js';
+import { webhookHttpOf } from '../webhook-http.js';
 
 type Log = Pick<typeof sharedLogger, 'info' | 'warn' | 'error'>;
 
@@ -22,8 +23,8 @@ export const createHandler = (getDeps: () => Promise<Deps>, log: Log = sharedLog
       }
       const outcome = await handleWebhookMessage(
         {
-          sender: d.outbound.webhooks,
-          signer: d.outbound.webhookSigner,
+          sender: webhookHttpOf(d).webhooks,
+          signer: webhookHttpOf(d).webhookSigner,
           secrets: d.webhookSecrets,
           clock: d.clock,
           requests: d.requests,

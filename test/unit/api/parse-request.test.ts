@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outboundHttp } from '../../../functions/container.js';
+import { outboundHttp } from '../../../functions/outbound-http.js';
 import {
   NO_FLAGS,
   parseOptionsOf,
