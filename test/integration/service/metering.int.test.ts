@@ -182,10 +182,13 @@ describe('daily pages on the local service', () => {
     const record = await service.server.deps.requests.get(parsed.requestId);
     expect(record?.status).toBe('failed');
     expect(record?.chargedPages).toEqual([1, 2]);
-    // The refund is written just after the failed status a client may see first.
+    // The refund is written just after the failed status a client may see first, and the
+    // execution goes on recording the failure after that: both are waited for.
     await vi.waitFor(
       async () => {
         expect(await pagesUsed('failing-tenant')).toBe(2);
+        const { workflow } = service.server.deps;
+        expect(await workflow.running(record?.executionId ?? '')).toBe(false);
       },
       { timeout: 10_000 },
     );
