@@ -227,6 +227,9 @@ const BIG_OPERATORS = new Set(['∑', '∏', '∐', '⋃', '⋂', '⨁', '⨂', 
 const FUNCTION_NAMES =
   /(?<![A-Za-z\\])(arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|log|ln|lg|exp|lim|liminf|limsup|max|min|sup|inf|det|arg|dim|ker|gcd|deg|hom|Pr)(?![A-Za-z])/g;
 
+/** A text starting with an operator name. */
+const OPERATOR_NAME = new RegExp(`^${FUNCTION_NAMES.source}`);
+
 /** Operator names whose limits a display stacks under them (`\max_{i}`, `\lim_{n\to\infty}`). */
 const LIMIT_NAMES = /^(?:lim|liminf|limsup|max|min|sup|inf|det|gcd|Pr|arg\s*max|arg\s*min)$/;
 
@@ -391,6 +394,7 @@ export const textLatex = (text: string, fontName: string): LatexResult => {
   const { family, italic, words } = fontInfo(fontName);
   const bold = family === 'bold-letters';
   let out = '';
+  let spaced = false;
   for (const [token] of text.normalize('NFD').matchAll(TOKEN)) {
     const letters = /^\p{L}/u.test(token) && !/[\u0300-\u036f\u20d0-\u20ff]/.test(token);
     if (letters && !italic && FUNCTION_NAMES.test(token)) {
@@ -406,9 +410,19 @@ export const textLatex = (text: string, fontName: string): LatexResult => {
     }
     FUNCTION_NAMES.lastIndex = 0;
     if (letters && words && /^[A-Za-z]+$/.test(token)) {
-      out += token.length === 1 ? `\\textrm{${token}}` : `\\text{${token}}`;
+      // Words a space apart are one text (`\\text{O\\,VII}`), units after a number too
+      // (`100\\,\\text{km\\,s}`); a lone small letter after a word is a variable (`for d`).
+      const words = spaced ? /(?<=(\d\\,)?)\\text(?:rm)?\{([A-Za-z\\,]+)\}\s*$/.exec(out) : null;
+      if (words && (words[1] !== undefined || !/^[a-z]$/.test(token))) {
+        out = `${out.slice(0, words.index)}\\text{${words[2] ?? ''}\\,${token}}`;
+      } else {
+        if (spaced && /\d\s*$/.test(out)) out = `${out.trimEnd()}\\,`;
+        out += token.length === 1 ? `\\textrm{${token}}` : `\\text{${token}}`;
+      }
+      spaced = false;
       continue;
     }
+    spaced = /^\s+$/.test(token);
     for (const [grapheme] of token.matchAll(/[\s\S]\p{M}*/gu)) {
       const base = Array.from(grapheme)[0] ?? '';
       const marks = Array.from(grapheme).slice(1);
@@ -509,6 +523,13 @@ const balanced = (latex: string): string => {
   return latex;
 };
 
+/** A word of an upright text font set as a glyph (a unit after a number: `10^{5}\\,\\textrm{K}`). */
+const isUnit = (run: Part): boolean =>
+  run.latex === undefined &&
+  /^\p{L}/u.test(run.text) &&
+  fontInfo(run.fontName).words &&
+  !OPERATOR_NAME.test(run.text);
+
 /**
  * The LaTeX of runs on one line, left to right: scripts (see {@link positionOf}) attach to what
  * precedes them as `^{...}` / `_{...}`; a gap of an em or two between runs is `\quad` or
@@ -522,6 +543,9 @@ export const lineLatex = (input: readonly MathRun[]): LatexResult => {
   const mainBaseline = lineBaseline(runs, size);
   let out = '';
   let prev: Part | undefined;
+  // The right edge of what is read so far: a base's scripts may end past the last script read
+  // (a subscript wider than the superscript over it).
+  let right = -Infinity;
   // The scripts after a base, until the next base: subscripts and superscripts together, so
   // that `x_{t}^{(i)}` is one subscript and one superscript whatever the order of their glyphs.
   let scripts: { sub: Part[]; sup: Part[] } | undefined;
@@ -561,9 +585,10 @@ export const lineLatex = (input: readonly MathRun[]): LatexResult => {
       (scripts.sub.includes(last) ? scripts.sub : scripts.sup).push(run);
     } else if (position === 'base') {
       closeGroup();
-      const gap = prev === undefined ? 0 : (run.x - (prev.x + prev.w)) / size;
+      const gap = prev === undefined ? 0 : (run.x - right) / size;
       if (gap >= 1.6) out += '\\qquad ';
       else if (gap >= 0.8) out += '\\quad ';
+      else if (gap >= 0.2 && isUnit(run) && /(?:\d|\^\{[-\d.]+\})$/.test(out)) out += '\\,';
       else out += ' ';
       out += latexOf(run);
     } else {
@@ -571,6 +596,7 @@ export const lineLatex = (input: readonly MathRun[]): LatexResult => {
       scripts[position].push(run);
     }
     prev = run;
+    right = Math.max(right, run.x + run.w);
   }
   closeGroup();
   return { latex: balanced(tidy(out)), notes: unique(notes) };
@@ -581,10 +607,13 @@ const ALPHABET_RUN = /\\(mathcal|mathbb|mathfrak|mathsf|mathbf|mathtt|mathscr)\{
 
 /**
  * Compact LaTeX, as TeX sources converted by LaTeXML read: no spaces but the one a command word
- * needs before a letter; `\not=` as `\neq`; neighbouring letters of one alphabet in one group.
+ * needs before a letter; `\not=` as `\neq`; dots set one by one as `\ldots` or `\cdots`; neighbouring letters of one alphabet in one group.
  */
 const tidy = (latex: string): string => {
   let out = latex
+    // Three dots set one by one are an ellipsis (`y_{1},\\ldots,y_{T}`).
+    .replace(/(?<![.\d])\.\s*\.\s*\.(?![.\d])/g, '\\ldots ')
+    .replace(/(?:\\cdot\s*){3}/g, '\\cdots ')
     .replace(/\s+/g, ' ')
     // A space only where a command word meets a letter (`\\log p`).
     .split(/(?<=\\[A-Za-z]+) (?=[A-Za-z])/)

@@ -307,8 +307,11 @@ export const texGlyph = (ch: string, family: TexFamily): string | undefined => {
     case 'sans':
       return /[A-Za-z]/.test(ch) ? `\\mathsf{${ch}}` : undefined;
     case 'bold':
+      if (ch.charCodeAt(0) <= 0x0a) return `\\mathbf{${OML[code] ?? ''}}`;
       return /[A-Za-z]/.test(ch) ? `\\mathbf{${ch}}` : undefined;
     case 'roman':
+      // OT1 sets upright Greek capitals at the codes where OML sets italic ones (Θ is 0x02).
+      return ch.charCodeAt(0) <= 0x0a ? OML[code] : undefined;
     case 'other':
       return undefined;
   }

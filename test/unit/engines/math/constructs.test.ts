@@ -200,4 +200,24 @@ describe('equationLatex on a generated PDF', () => {
     // Assert
     expect(latex).toBe('x\\in\\mathbb{R}^{p},\\mathcal{N},\\mathfrak{g}');
   });
+
+  it('measures the space after a base from its widest script (v_{200}^{2} =)', async () => {
+    // Arrange: the subscript ends past the superscript, a thin space before the equals sign.
+    const latex = await latexOf([
+      g('v', 'CMMI10', 50, 100),
+      g('2', 'CMR7', 55.5, 103.6, 7),
+      g('200', 'CMR7', 55, 97.5, 7),
+      g('=', 'CMR10', 68, 100),
+      g('3', 'CMR10', 76, 100),
+    ]);
+    // Assert
+    expect(latex).toBe('v_{200}^{2}=3');
+  });
+
+  it('reads upright Greek capitals of a text font by their codes (Θ is 0x02 in CMR)', async () => {
+    // Act
+    const latex = await latexOf([g('\u0002', 'CMR10', 50, 100), g('\u0003', 'CMR10', 58, 100)]);
+    // Assert
+    expect(latex).toBe('\\Theta\\Lambda');
+  });
 });
