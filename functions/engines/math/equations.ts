@@ -1,5 +1,5 @@
 import type { PageText, Segment, TextRun } from '../layout/types.js';
-import { equationLatex, isMathFont, mathLines } from './latex.js';
+import { equationLatex, isMathFont, mathLines, trueBox } from './latex.js';
 
 /** A box: left, top, right, bottom (pixels). */
 export interface Box {
@@ -30,6 +30,16 @@ const NUMBER = /^\((\d{1,3}(?:\.\d{1,3})*[a-z]?)\)$/;
 /** Operator names that may appear in a display equation in roman type. */
 const FUNCTION_WORDS =
   /\b(?:argmax|argmin|arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|log|ln|lg|exp|lim|liminf|limsup|max|min|sup|inf|det|arg|dim|ker|gcd|deg|hom|Pr|mod)\b/g;
+/**
+ * Units set upright after a number in a formula (`100 km s⁻¹`, `500 kpc`, `1 keV`), with or
+ * without spaces between them (the glyphs of a display are read without): not prose there.
+ */
+const UNITS =
+  /(\d[\d.,]*\s*)(?:(?:[kMGm]?pc|[kMG]?yr|[kMG]?eV|[kMG]?Hz|erg|mag|arcsec|arcmin|Jy|sr|rad|mol|km|cm|mm|nm|μm|µm|kg|mg|[MLRZ]⊙|[mgsKJWVALl]|Pa|Å)\s*)+(?!\p{L})/gu;
+
+/** A relation or an operator opening a line of a multi-line display. */
+const RELATION_FIRST = /^\s*[=<>≤≥≠≈≡∼≃≅∝≲≳⩽⩾+−]/;
+
 /** Characters that make a line mathematics: relations, operators, big operators. */
 const MATH_SIGNS = /[=<>≤≥≠≈≡∼≃≅∝≪≫⊂⊆⊃⊇∈∉→←↔⇒⇐⇔↦+−±∓×÷·⋅∗∑∏∫∮√∂∇∞]/;
 
@@ -55,12 +65,12 @@ const math = (r: TextRun) => isMathFont(r.fontName);
 
 /**
  * Whether a piece of a line is mathematics, and its equation runs: it has glyphs in a math
- * font, and what is set in other fonts is digits, operators and punctuation (operator names
- * allowed), once an item label before it (`150.`) and an equation number after it (`(3)`) are
- * set aside. A piece of prose with inline mathematics is not one.
+ * font, and what is set in other fonts is digits, operators and punctuation (operator names,
+ * and units after a number, allowed), once an item label before it (`150.`) and an equation
+ * number after it (`(3)`) are set aside; or it is a {@link romanPiece}. A piece of prose with
+ * inline mathematics is not one.
  */
 const mathPiece = (runs: readonly TextRun[]): MathPiece | null => {
-  if (!runs.some((r) => math(r) && visible(r.text) > 0)) return null;
   let from = 0;
   let to = runs.length;
   const first = runs[0];
@@ -69,6 +79,16 @@ const mathPiece = (runs: readonly TextRun[]): MathPiece | null => {
   const numbered = last && to - from > 1 && !math(last) ? NUMBER.exec(last.text.trim()) : null;
   if (numbered) to -= 1;
   const body = runs.slice(from, to);
+  if (!body.some((r) => math(r) && visible(r.text) > 0)) {
+    const roman = romanPiece(body);
+    return (
+      roman && {
+        ...roman,
+        number: numbered?.[1] ?? null,
+        numberRun: numbered && last ? last : null,
+      }
+    );
+  }
   const largest = Math.max(...body.map((r) => r.fontSize));
   // Words in scripts are labels of the formula (`θ_MAP`, `x_max`), not prose.
   const other = body
@@ -76,7 +96,7 @@ const mathPiece = (runs: readonly TextRun[]): MathPiece | null => {
     .map((r) => r.text)
     .join(' ')
     .replace(FUNCTION_WORDS, '');
-  if (/\p{L}{2,}/u.test(other)) return null;
+  if (/\p{L}{2,}/u.test(other.replace(UNITS, '$1'))) return null;
   const text = body.map((r) => r.text).join('');
   const chars = visible(text);
   const size = Math.max(...body.map((r) => r.fontSize));
@@ -88,6 +108,34 @@ const mathPiece = (runs: readonly TextRun[]): MathPiece | null => {
     strong: chars >= 3 && (MATH_SIGNS.test(text) || scripted),
     size,
   };
+};
+
+/**
+ * Upright letters, digits and signs (no sentence punctuation but a closing one); TeX's text
+ * fonts set upright Greek capitals at control codes (`Θ` is 0x02 in CMR).
+ */
+// eslint-disable-next-line no-control-regex
+const ROMAN_MATH = /^[\p{L}\d.,()[\]+\-−=/⊙\u0000-\u000a]+$/u;
+
+/**
+ * A piece without math-font glyphs that may still be part of a display: a few upright letters,
+ * digits and units with no word among them but in scripts (a fraction's numerator `v₂₀₀` or
+ * denominator `f_{O VII}` set in roman, the exponent after a big delimiter). Never an equation
+ * by itself: it joins the equation it is stacked against.
+ */
+const romanPiece = (runs: readonly TextRun[]): MathPiece | null => {
+  const size = Math.max(...runs.map((r) => r.fontSize));
+  const main = runs
+    .filter((r) => r.fontSize >= 0.85 * size)
+    .map((r) => r.text)
+    .join(' ');
+  const glyphs = runs
+    .map((r) => r.text)
+    .join('')
+    .replace(/\s+/g, '');
+  if (!ROMAN_MATH.test(glyphs) || visible(main) > 12) return null;
+  if (/\p{L}{2,}/u.test(main.replace(UNITS, '$1'))) return null;
+  return { runs: [...runs], number: null, numberRun: null, strong: false, size };
 };
 
 /**
@@ -124,6 +172,45 @@ const boxOf = (runs: readonly TextRun[], segments: readonly Segment[] = []): Box
 });
 
 /**
+ * Clusters of rows joined where one continues the equation over it: a line opening with a
+ * relation or an operator (`= …` under `a = …`, `− …` under a line broken before it), its top
+ * under an em and a half below the equation over it, the two overlapping across; lines that
+ * both carry a number are equations of their own.
+ */
+const continuations = (clusters: MathPiece[][]): MathPiece[][] => {
+  const boxed = clusters
+    .map((rows) => ({ rows, box: boxOf(rows.flatMap((r) => r.runs)) }))
+    .sort((a, b) => a.box.y0 - b.box.y0);
+  const out: typeof boxed = [];
+  for (const cluster of boxed) {
+    // The cluster's leftmost formula opens with the relation (not a limit over it).
+    const first = cluster.rows
+      .filter((r) => r.strong)
+      .sort((a, b) => (a.runs[0]?.x ?? 0) - (b.runs[0]?.x ?? 0))[0];
+    const opening = first && RELATION_FIRST.test(first.runs[0]?.text ?? '');
+    const em = Math.max(...cluster.rows.map((r) => r.size));
+    const numbered = cluster.rows.some((r) => r.number !== null);
+    const above = opening
+      ? out.find(
+          (o) =>
+            o.rows.some((r) => r.strong) &&
+            !(numbered && o.rows.some((r) => r.number !== null)) &&
+            cluster.box.y0 - o.box.y1 >= -0.2 * em &&
+            cluster.box.y0 - o.box.y1 < 1.5 * em &&
+            Math.min(o.box.x1, cluster.box.x1) - Math.max(o.box.x0, cluster.box.x0) > 0,
+        )
+      : undefined;
+    if (!above) {
+      out.push(cluster);
+      continue;
+    }
+    above.rows.push(...cluster.rows);
+    above.box = boxOf(above.rows.flatMap((r) => r.runs));
+  }
+  return out.map((c) => c.rows);
+};
+
+/**
  * Finds the display equations of a page from its text layer: lines that are mathematics
  * (see {@link mathRow}) with a relation, an operator or a script, together with the lines
  * stacked right against them (numerators, denominators, limits) and the rules drawn among them
@@ -137,7 +224,17 @@ export const findDisplayEquations = (
   page: PageText,
   exclude: readonly Box[],
 ): DisplayEquation[] => {
-  const runs = page.runs.filter((r) => r.text.trim() !== '' && !inside(r, exclude));
+  // Rows and their extent from the boxes glyphs really cover: a big delimiter or operator of
+  // TeX's extension font hangs far below the box a reader gives it, beside the line it belongs to.
+  const original = new Map<TextRun, TextRun>();
+  const runs = page.runs
+    .filter((r) => r.text.trim() !== '' && !inside(r, exclude))
+    .map((r) => {
+      const shaped = trueBox(r);
+      original.set(shaped, r);
+      return shaped;
+    });
+  const given = (shaped: readonly TextRun[]): TextRun[] => shaped.map((r) => original.get(r) ?? r);
   const rows = mathLines(runs)
     .flatMap(piecesOf)
     .map(mathPiece)
@@ -162,7 +259,7 @@ export const findDisplayEquations = (
     const root = find(i);
     groups.set(root, [...(groups.get(root) ?? []), row]);
   });
-  const clusters = [...groups.values()];
+  const clusters = continuations([...groups.values()]);
   const equations: DisplayEquation[] = [];
   for (const cluster of clusters) {
     if (!cluster.some((r) => r.strong)) continue;
@@ -177,7 +274,7 @@ export const findDisplayEquations = (
         s.y1 > box.y0 - 0.3 * em &&
         s.y1 < box.y1 + 0.3 * em,
     );
-    const { latex, notes } = equationLatex(eqRuns, segments);
+    const { latex, notes } = equationLatex(given(eqRuns), segments);
     if (latex === '') continue;
     const numbered = cluster.find((r) => r.number !== null);
     const number = numbered?.number ?? null;
@@ -186,7 +283,7 @@ export const findDisplayEquations = (
       latex: number ? `${latex} \\tag{${number}}` : latex,
       body: latex,
       number,
-      runs: numbered?.numberRun ? [...eqRuns, numbered.numberRun] : eqRuns,
+      runs: given(numbered?.numberRun ? [...eqRuns, numbered.numberRun] : eqRuns),
       notes,
     });
   }

@@ -82,13 +82,21 @@ export const pageEquations = (page: PageText, exclude: readonly Box[]): PageEqua
   // Equations are read from the runs' glyphs, whitespace out; they claim the runs themselves.
   const original = new Map<TextRun, TextRun>();
   const runs = page.runs.map((r) => {
-    const glyphs = { ...r, text: r.text.replace(/\s+/g, '') };
+    // A space between words of a text font stays (`km s`, units); math spacing is geometry.
+    const text = mathFont(r.fontName)
+      ? r.text.replace(/\s+/g, '')
+      : r.text
+          .trim()
+          .replace(/\s+/g, (space, at: number, all: string) =>
+            /\p{L}/u.test(all[at + space.length] ?? '') ? ' ' : '',
+          );
+    const glyphs = { ...r, text };
     original.set(glyphs, r);
     return glyphs;
   });
   for (const found of findDisplayEquations({ ...page, runs }, exclude)) {
     // Scripts over a line of prose, or a formula set inside one, are inline mathematics.
-    if (besideProse(found, runs)) continue;
+    if (besideProse(found, runs) || inParagraph(found, runs)) continue;
     const body = compactLatex(found.body) + closingPunctuation(found);
     const claimed = found.runs.map((r) => original.get(r) ?? r);
     if (katexParses(body, true)) equations.push({ ...found, body, runs: claimed });
@@ -137,6 +145,21 @@ const besideProse = (equation: DisplayEquation, runs: readonly TextRun[]): boole
   });
 };
 
+/**
+ * Whether an equation is a line of a paragraph: it starts where a line of prose right above or
+ * below it starts (within half an em), at the paragraph's line spacing (the boxes under half
+ * an em apart). A display is set apart, centred or indented, with space around it; a formula
+ * that fills the last line of a paragraph (`kT ∼ 0.8 − 1 keV.`) is inline mathematics.
+ */
+const inParagraph = (equation: DisplayEquation, runs: readonly TextRun[]): boolean => {
+  const em = Math.max(...equation.runs.map((r) => r.fontSize));
+  return runs.some((r) => {
+    if (isMathRun(r) || !WORD.test(r.text) || Math.abs(r.x - equation.x0) > 0.5 * em) return false;
+    const gap = Math.max(r.y - equation.y1, equation.y0 - (r.y + r.h));
+    return gap >= -0.2 * em && gap < 0.5 * em;
+  });
+};
+
 /** The Markdown of a display equation: `$$…$$`, its number after it as on the page. */
 export const displayMarkdown = (equation: DisplayEquation): string =>
   `$$${equation.body}$$${equation.number ? ` (${equation.number})` : ''}`;
@@ -173,6 +196,9 @@ const FUNCTION_NAME = /^\s*(?:log|ln|exp|sin|cos|tan|max|min|sup|inf|lim|arg|det
 const LEADING = /^[\d()[\]{}=+<>|/:;,.!]*(?:\s|$)/;
 /** A text run's end that belongs to a formula after it: ` (`, ` = `, not `Fig(`. */
 const TRAILING = /(?:^|\s)[(=+<>[{|]+\s*$/;
+
+/** A number ending a text run, touching what follows it. */
+const NUMBER_END = /(?<![\p{L}\d.,])\d+$/u;
 
 /** A run cut at `at` characters, its width shared by characters. */
 const cut = (run: TextRun, from: number, to: number): TextRun => {
@@ -215,8 +241,16 @@ export const lineParts = (
     const before = runs[i - 1];
     const after = runs[i + 1];
     const lead = before && isMathRun(before) ? (LEADING.exec(run.text)?.[0].length ?? 0) : 0;
+    // A number whose decimal point or exponent is set in a math font is one with it (`0` `.5`).
+    const number =
+      after &&
+      (/^[.,]\d?$/.test(after.text.trim()) || scriptOf(after, line) === 'sup') &&
+      (isMathRun(after) || scriptOf(after, line) === 'sup')
+        ? NUMBER_END.exec(run.text.slice(lead))
+        : null;
     const trail =
-      after && isMathRun(after) ? (TRAILING.exec(run.text.slice(lead))?.[0].length ?? 0) : 0;
+      number?.[0].length ??
+      (after && isMathRun(after) ? (TRAILING.exec(run.text.slice(lead))?.[0].length ?? 0) : 0);
     const end = run.text.length - trail;
     if (lead > 0 && lead < run.text.length) pieces.push(cut(run, 0, lead));
     if (end > lead) pieces.push(lead > 0 || trail > 0 ? cut(run, lead, end) : run);
@@ -260,7 +294,11 @@ export const lineParts = (
       parts.push({ runs: group });
       continue;
     }
-    parts.push(...formulaParts(group, tally));
+    // Scripts alone (the exponent of a unit set in text, `s` `−1`) are a script of the text.
+    const glyphs = group.filter((r) => r.text.trim() !== '');
+    const scripts = new Set(glyphs.map((r) => scriptOf(r, line)));
+    const script = scripts.size === 1 && !scripts.has('') ? [...scripts][0] : undefined;
+    parts.push(...formulaParts(group, tally, script === 'sup' ? '^' : script === 'sub' ? '_' : ''));
   }
   return parts;
 };
@@ -270,16 +308,23 @@ const CLOSING_PUNCTUATION = /(?<!\\)[,.;:]+$/;
 
 /**
  * The parts of a formula's runs: the formula and, after it, its closing punctuation as text; the
- * runs as text when they are only punctuation and digits, or when KaTeX does not parse the LaTeX.
+ * runs as text when they are only punctuation and digits (but for a script: `^{2}` after a unit
+ * set in text), or when KaTeX does not parse the LaTeX. `script` marks runs that are all a
+ * superscript (`^`) or a subscript (`_`) of the text before them.
  */
-const formulaParts = (group: TextRun[], tally: MathTally | undefined): LinePart[] => {
+const formulaParts = (
+  group: TextRun[],
+  tally: MathTally | undefined,
+  script: '^' | '_' | '',
+): LinePart[] => {
   // Connectors that open or close the group without a formula glyph inside are text.
   if (!group.some(isMathRun) && !group.some((r) => MATH_SIGN.test(r.text)))
     return [{ runs: group }];
   const full = compactLatex(lineLatex(glyphsOf(group)).latex);
   const closing = CLOSING_PUNCTUATION.exec(full)?.[0] ?? '';
-  const latex = full.slice(0, full.length - closing.length);
-  if (latex === '' || /^[\d\s]*$/.test(latex)) return [{ runs: group }];
+  const body = full.slice(0, full.length - closing.length);
+  if (body === '' || (script === '' && /^[\d\s]*$/.test(body))) return [{ runs: group }];
+  const latex = script === '' ? body : `${script}{${body}}`;
   if (!katexParses(latex)) {
     if (tally) tally.failed++;
     return [{ runs: group }];

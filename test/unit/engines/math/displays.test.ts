@@ -1,0 +1,206 @@
+import { describe, expect, it } from 'vitest';
+import { pageEquations } from '../../../../functions/engines/math/find-math.js';
+import { texPage, type Glyphs, type Rule } from '../../../support/tex-pdf.js';
+
+/**
+ * Display equations found on generated pages in TeX fonts (glyphs by their codes, rules drawn),
+ * as papers set them: which runs make one display, and its LaTeX.
+ * Points from the bottom left; the main size is 10 pt, scripts 7 pt.
+ */
+
+const g = (text: string, font: string, x: number, y: number, size = 10): Glyphs => ({
+  text,
+  font,
+  size,
+  x,
+  y,
+});
+
+/** The displays of a page: their LaTeX (the sentence's punctuation inside) and number. */
+const displaysOf = async (glyphs: Glyphs[], rules: Rule[] = []) => {
+  const page = await texPage(glyphs, rules);
+  return pageEquations(page, []).equations.map((e) => ({ body: e.body, number: e.number }));
+};
+
+describe('display equations on a generated page', () => {
+  it('reads units after a number and a fraction set in roman as one display', async () => {
+    // Arrange: T_200 = 3.6 × 10^5 K \Big( v_200 / 100 km s^-1 \Big)^2 , (1); CMSY's × is code
+    // 0x02 and its minus 0x00, CMEX's \Big( and \Big) are 0x10 and 0x11.
+    const glyphs = [
+      g('T', 'CMMI10', 60, 100),
+      g('200', 'CMR7', 66, 98.5, 7),
+      g('=', 'CMR10', 80, 100),
+      g('3.6', 'CMR10', 90, 100),
+      g('\u0002', 'CMSY10', 106, 100),
+      g('10', 'CMR10', 115, 100),
+      g('5', 'CMR7', 125, 103.6, 7),
+      g('K', 'CMR10', 132.5, 100),
+      g('\u0010', 'CMEX10', 139, 111.1),
+      g('v', 'CMR10', 158, 106.8),
+      g('200', 'CMR7', 163, 105.3, 7),
+      g('100 km s', 'CMR10', 146, 93.1),
+      g('\u0000', 'CMSY7', 182, 96.2, 7),
+      g('1', 'CMR7', 187, 96.2, 7),
+      g('\u0011', 'CMEX10', 192, 111.1),
+      g('2', 'CMR7', 198, 107.9, 7),
+      g(',', 'CMR10', 204, 100),
+      g('(1)', 'CMR10', 330, 100),
+    ];
+    // Act
+    const displays = await displaysOf(glyphs, [{ x1: 146, x2: 191, y: 102.5 }]);
+    // Assert
+    expect(displays).toEqual([
+      {
+        body: 'T_{200}=3.6\\times10^{5}\\,\\textrm{K}\\Big{(}\\frac{\\textrm{v}_{200}}{100\\,\\text{km\\,s}^{-1}}\\Big{)}^{2},',
+        number: '1',
+      },
+    ]);
+  });
+
+  it('reads a denominator with a word in its subscript and units as part of the display', async () => {
+    // Arrange: M_gas = 6 × 10^10 M \Big( 0.5 / f_{O VII} \Big) \Big( R / 500 kpc \Big)^2 , (4)
+    const glyphs = [
+      g('M', 'CMMI10', 60, 100),
+      g('gas', 'CMR7', 69, 98.5, 7),
+      g('=', 'CMR10', 84, 100),
+      g('6', 'CMR10', 94, 100),
+      g('\u0002', 'CMSY10', 101, 100),
+      g('10', 'CMR10', 110, 100),
+      g('10', 'CMR7', 121.5, 103.6, 7),
+      g('M', 'CMR10', 133, 100),
+      g('\u0010', 'CMEX10', 143, 111.1),
+      g('0.5', 'CMR10', 154, 106.8),
+      g('f', 'CMR10', 150, 93.1),
+      g('O VII', 'CMR7', 154, 91.6, 7),
+      g('\u0011', 'CMEX10', 172, 111.1),
+      g('\u0010', 'CMEX10', 178, 111.1),
+      g('R', 'CMR10', 193, 106.8),
+      g('500 kpc', 'CMR10', 185, 93.1),
+      g('\u0011', 'CMEX10', 217, 111.1),
+      g('2', 'CMR7', 223, 107.9, 7),
+      g(',', 'CMR10', 229, 100),
+      g('(4)', 'CMR10', 330, 100),
+    ];
+    const rules = [
+      { x1: 150, x2: 171, y: 102.5 },
+      { x1: 185, x2: 216, y: 102.5 },
+    ];
+    // Act
+    const displays = await displaysOf(glyphs, rules);
+    // Assert
+    expect(displays).toEqual([
+      {
+        body: 'M_{\\text{gas}}=6\\times10^{10}\\,\\textrm{M}\\Big{(}\\frac{0.5}{\\textrm{f}_{\\text{O\\,VII}}}\\Big{)}\\Big{(}\\frac{\\textrm{R}}{500\\,\\text{kpc}}\\Big{)}^{2},',
+        number: '4',
+      },
+    ]);
+  });
+
+  it('keeps a sign set far from the rest of its line between two fractions', async () => {
+    // Arrange: y_1 = abcdef/ghijkl + mnopqr/stuvwx, the plus sign over three ems from the
+    // equals sign, alone on the main line between the fractions.
+    const glyphs = [
+      g('y', 'CMMI10', 56, 100),
+      g('1', 'CMR7', 61, 98.5, 7),
+      g('=', 'CMR10', 68, 100),
+      g('abcdef', 'CMMI10', 78, 106.8),
+      g('ghijkl', 'CMMI10', 79.5, 93.1),
+      g('+', 'CMR10', 110, 100),
+      g('mnopqr', 'CMMI10', 120, 106.8),
+      g('stuvwx', 'CMMI10', 121, 93.1),
+    ];
+    const rules = [
+      { x1: 78, x2: 104.7, y: 102.5 },
+      { x1: 120, x2: 151.1, y: 102.5 },
+    ];
+    // Act
+    const displays = await displaysOf(glyphs, rules);
+    // Assert
+    expect(displays).toEqual([
+      { body: 'y_{1}=\\frac{abcdef}{ghijkl}+\\frac{mnopqr}{stuvwx}', number: null },
+    ]);
+  });
+
+  it('keeps the lower limit of an integral set in roman', async () => {
+    // Arrange: p = ∫_Θ f dθ, CMEX's display integral (0x5A) and CMR's Θ (0x02) under it.
+    const glyphs = [
+      g('p', 'CMMI10', 60, 100),
+      g('=', 'CMR10', 68, 100),
+      g('Z', 'CMEX10', 80, 113.6),
+      g('\u0002', 'CMR7', 86, 91, 7),
+      g('f', 'CMMI10', 93, 100),
+    ];
+    // Act
+    const displays = await displaysOf(glyphs);
+    // Assert
+    expect(displays).toEqual([{ body: 'p=\\int_{\\Theta}f', number: null }]);
+  });
+
+  it('keeps a display whole around a big delimiter that hangs beside a lowered limit', async () => {
+    // Arrange: a + b|_{i=1,...,n} \Big]^{-1}, the evaluation limit lowered below the line and
+    // the \Big] (CMEX 0x69) hanging below its baseline, far over the line in a reader's box:
+    // only its true box meets the limit's.
+    const glyphs = [
+      g('a', 'CMMI10', 60, 100),
+      g('+', 'CMR10', 67, 100),
+      g('b', 'CMMI10', 76, 100),
+      g('i', 'CMMI7', 82, 92.5, 7),
+      g('=1,...,', 'CMR7', 85, 92.5, 7),
+      g('n', 'CMMI7', 106, 92.5, 7),
+      g('i', 'CMEX10', 114, 111.1),
+      g('\u0000', 'CMSY7', 122, 106, 7),
+      g('1', 'CMR7', 127.5, 106, 7),
+      g(',', 'CMR10', 135, 100),
+    ];
+    // Act
+    const displays = await displaysOf(glyphs);
+    // Assert
+    expect(displays).toEqual([{ body: 'a+b_{i=1,\\ldots,n}\\Big{]}^{-1},', number: null }]);
+  });
+
+  it('reads a line opening with a relation as the next line of the display over it', async () => {
+    // Arrange: a = b + c, and under it = d + e, the lines 0.6 em apart.
+    const glyphs = [
+      g('a', 'CMMI10', 60, 100),
+      g('=', 'CMR10', 68, 100),
+      g('b', 'CMMI10', 78, 100),
+      g('+', 'CMR10', 86, 100),
+      g('c', 'CMMI10', 96, 100),
+      g('=', 'CMR10', 68, 84),
+      g('d', 'CMMI10', 78, 84),
+      g('+', 'CMR10', 86, 84),
+      g('e', 'CMMI10', 96, 84),
+    ];
+    // Act
+    const displays = await displaysOf(glyphs);
+    // Assert
+    expect(displays).toEqual([
+      { body: '\\begin{aligned}a&=b+c\\\\&=d+e\\end{aligned}', number: null },
+    ]);
+  });
+
+  it('does not read a formula filling the last line of a paragraph as a display', async () => {
+    // Arrange: the paragraph's lines start at x = 72, 12 pt apart.
+    const glyphs = [
+      g('We find that the temperature of the gas is around', 'CMR10', 72, 120),
+      g('x', 'CMMI10', 72, 108),
+      g('= 10 + 1.', 'CMR10', 80, 108),
+    ];
+    // Act
+    const displays = await displaysOf(glyphs);
+    // Assert
+    expect(displays).toEqual([]);
+  });
+
+  it('reads dots set one by one as an ellipsis', async () => {
+    // Act
+    const displays = await displaysOf([
+      g('t', 'CMMI10', 60, 100),
+      g('= 1', 'CMR10', 66, 100),
+      g(',...,', 'CMMI10', 84, 100),
+      g('T', 'CMMI10', 100, 100),
+    ]);
+    // Assert
+    expect(displays).toEqual([{ body: 't=1,\\ldots,T', number: null }]);
+  });
+});

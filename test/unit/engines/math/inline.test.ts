@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
+import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
+import { extracted, line, texPdf } from '../../../support/tex-pdf.js';
+
+/** The Markdown of a one-page PDF of `pieces` laid out as the text-layer engine does. */
+const markdownOf = async (bytes: Uint8Array): Promise<string> => {
+  const page = (await extracted(bytes)).text;
+  return layoutPage(page, buildLayoutProfile([page])).markdown;
+};
+
+describe('inline formulas in running text', () => {
+  it('keeps the digits before a decimal point set in a math font in the formula', async () => {
+    // Arrange: TeX sets `$0.5$` as CMR's 0, CMMI's period and CMR's 5.
+    const bytes = await texPdf(
+      await line(72, 700, [
+        ['CMR10', 'The emission in the band of 0'],
+        ['CMMI10', '.'],
+        ['CMR10', '5 keV is faint.'],
+      ]),
+    );
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe('The emission in the band of $0.5$ keV is faint.');
+  });
+
+  it('writes a raised script after a unit set in text as a superscript', async () => {
+    // Arrange: `3 cm$^2$`, the exponent in a math font, raised.
+    const bytes = await texPdf(
+      await line(72, 700, [
+        ['CMR10', 'Each cell covers an area of 3 cm'],
+        ['CMMI7', '2', 7, 3.6],
+        ['CMR10', ' on the detector.'],
+      ]),
+    );
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe('Each cell covers an area of 3 cm$^{2}$ on the detector.');
+  });
+});
