@@ -30,6 +30,8 @@ const NUMBER = /^\((\d{1,3}(?:\.\d{1,3})*[a-z]?)\)$/;
 /** Operator names that may appear in a display equation in roman type. */
 const FUNCTION_WORDS =
   /\b(?:argmax|argmin|arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|log|ln|lg|exp|lim|liminf|limsup|max|min|sup|inf|det|arg|dim|ker|gcd|deg|hom|Pr|mod)\b/g;
+/** Words a display sets between its formulas (`\\qquad\\text{for } t=1,\\ldots,T`). */
+const CONNECTIVES = /\b(?:for|if|and|or|otherwise|where|with|else|then|s\.t\.)\b/g;
 /**
  * Units set upright after a number in a formula (`100 km s⁻¹`, `500 kpc`, `1 keV`), with or
  * without spaces between them (the glyphs of a display are read without): not prose there.
@@ -95,7 +97,8 @@ const mathPiece = (runs: readonly TextRun[]): MathPiece | null => {
     .filter((r) => !math(r) && r.fontSize >= 0.85 * largest)
     .map((r) => r.text)
     .join(' ')
-    .replace(FUNCTION_WORDS, '');
+    .replace(FUNCTION_WORDS, '')
+    .replace(CONNECTIVES, '');
   if (/\p{L}{2,}/u.test(other.replace(UNITS, '$1'))) return null;
   const text = body.map((r) => r.text).join('');
   const chars = visible(text);

@@ -589,6 +589,8 @@ export const lineLatex = (input: readonly MathRun[]): LatexResult => {
       if (gap >= 1.6) out += '\\qquad ';
       else if (gap >= 0.8) out += '\\quad ';
       else if (gap >= 0.2 && isUnit(run) && /(?:\d|\^\{[-\d.]+\})$/.test(out)) out += '\\,';
+      // A word space after a word of text (`\\text{for}~t`).
+      else if (gap >= 0.2 && /\\text\{[^{}]*\}$/.test(out)) out += '~';
       else out += ' ';
       out += latexOf(run);
     } else {

@@ -165,7 +165,7 @@ describe('equationLatex on a generated PDF', () => {
       g('otherwise', 'CMR10', 85, 92),
     ]);
     // Assert
-    expect(latex).toBe('f=\\begin{cases}1&\\text{if}x>0\\\\0&\\text{otherwise}\\end{cases}');
+    expect(latex).toBe('f=\\begin{cases}1&\\text{if}~x>0\\\\0&\\text{otherwise}\\end{cases}');
   });
 
   it('reads accents over a base: a hat, a caron and a wide hat', async () => {

@@ -203,4 +203,29 @@ describe('display equations on a generated page', () => {
     // Assert
     expect(displays).toEqual([{ body: 't=1,\\ldots,T', number: null }]);
   });
+
+  it('reads a word joining the parts of a display as text in it (for t = 1, ..., T)', async () => {
+    // Arrange: y_t = 2x_t,   for t = 1,...,T.   (17)
+    const glyphs = [
+      g('y', 'CMMI10', 60, 100),
+      g('t', 'CMMI7', 65, 98.5, 7),
+      g('= 2', 'CMR10', 71, 100),
+      g('x', 'CMMI10', 89, 100),
+      g('t', 'CMMI7', 94.5, 98.5, 7),
+      g(',', 'CMMI10', 97.5, 100),
+      g('for', 'CMR10', 118, 100),
+      g('t', 'CMMI10', 134, 100),
+      g('= 1', 'CMR10', 140, 100),
+      g(',...,', 'CMMI10', 158, 100),
+      g('T', 'CMMI10', 174, 100),
+      g('.', 'CMMI10', 180, 100),
+      g('(17)', 'CMR10', 330, 100),
+    ];
+    // Act
+    const displays = await displaysOf(glyphs);
+    // Assert
+    expect(displays).toEqual([
+      { body: 'y_{t}=2x_{t},\\qquad\\text{for}~t=1,\\ldots,T.', number: '17' },
+    ]);
+  });
 });
