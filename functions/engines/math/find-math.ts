@@ -148,15 +148,30 @@ const besideProse = (equation: DisplayEquation, runs: readonly TextRun[]): boole
 /**
  * Whether an equation is a line of a paragraph: it starts where a line of prose right above or
  * below it starts (within half an em), at the paragraph's line spacing (the boxes under half
- * an em apart). A display is set apart, centred or indented, with space around it; a formula
- * that fills the last line of a paragraph (`kT ∼ 0.8 − 1 keV.`) is inline mathematics.
+ * an em apart, and, when the paragraph has a line beyond that one, its baseline no further from
+ * it than the paragraph's lines are from each other). A display is set apart, centred or
+ * indented, with space around it; a formula that fills the last line of a paragraph
+ * (`kT ∼ 0.8 − 1 keV.`) is inline mathematics, one set on a line of its own with more lead than
+ * the paragraph's (`s(t) = −16t² − 8t + 64.` under `… is given by`) is a display.
  */
 const inParagraph = (equation: DisplayEquation, runs: readonly TextRun[]): boolean => {
   const em = Math.max(...equation.runs.map((r) => r.fontSize));
+  const prose = (r: TextRun) => !isMathRun(r) && WORD.test(r.text);
+  const main = equation.runs.filter((r) => r.fontSize >= 0.85 * em).map((r) => r.baseline);
   return runs.some((r) => {
-    if (isMathRun(r) || !WORD.test(r.text) || Math.abs(r.x - equation.x0) > 0.5 * em) return false;
+    if (!prose(r) || Math.abs(r.x - equation.x0) > 0.5 * em) return false;
     const gap = Math.max(r.y - equation.y1, equation.y0 - (r.y + r.h));
-    return gap >= -0.2 * em && gap < 0.5 * em;
+    if (gap < -0.2 * em || gap >= 0.5 * em) return false;
+    // The lead from the prose line to the equation's nearest line, and the paragraph's own.
+    const above = r.y < equation.y0;
+    const lead = above ? Math.min(...main) - r.baseline : r.baseline - Math.max(...main);
+    const paragraph = Math.min(
+      ...runs
+        .filter((q) => prose(q) && q.x < r.x + r.w && q.x + q.w > r.x)
+        .map((q) => (above ? r.baseline - q.baseline : q.baseline - r.baseline))
+        .filter((d) => d > 0.5 * em),
+    );
+    return !(lead > 1.15 * paragraph);
   });
 };
 

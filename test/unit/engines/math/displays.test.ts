@@ -182,6 +182,7 @@ describe('display equations on a generated page', () => {
   it('does not read a formula filling the last line of a paragraph as a display', async () => {
     // Arrange: the paragraph's lines start at x = 72, 12 pt apart.
     const glyphs = [
+      g('In the inner halo of the galaxies of the sample we', 'CMR10', 72, 132),
       g('We find that the temperature of the gas is around', 'CMR10', 72, 120),
       g('x', 'CMMI10', 72, 108),
       g('= 10 + 1.', 'CMR10', 80, 108),
@@ -190,6 +191,25 @@ describe('display equations on a generated page', () => {
     const displays = await displaysOf(glyphs);
     // Assert
     expect(displays).toEqual([]);
+  });
+
+  it('reads a formula on a line of its own after a paragraph, with more lead than its lines, as a display', async () => {
+    // Arrange: the paragraph's lines are 11 pt apart, the formula 13.5 pt under the last one
+    // (its box still under half an em from theirs).
+    const glyphs = [
+      g('A ball is thrown downward from the top of a building.', 'CMR10', 72, 131),
+      g('After t seconds its height above the ground is given by', 'CMR10', 72, 120),
+      g('h', 'CMMI10', 73, 106.5),
+      g('= 64', 'CMR10', 82, 106.5),
+      g('\u0000', 'CMSY10', 108, 106.5),
+      g('8', 'CMR10', 117, 106.5),
+      g('t', 'CMMI10', 122, 106.5),
+      g('.', 'CMR10', 126, 106.5),
+    ];
+    // Act
+    const displays = await displaysOf(glyphs);
+    // Assert
+    expect(displays).toEqual([{ body: 'h=64-8t.', number: null }]);
   });
 
   it('reads dots set one by one as an ellipsis', async () => {
