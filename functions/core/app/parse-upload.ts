@@ -225,19 +225,7 @@ export async function parseUrl(
   fetcher: DocumentFetcher,
   request: UrlParseRequest,
 ): Promise<ParseResponse> {
-  checkedExtractionSchema(request.options.operation_mode, request.extractionSchema);
-  const document = await fetcher.fetch(request.fileUrl, { maxBytes: deps.limits.maxUploadBytes });
-  return parseUpload(deps, {
-    tenant: request.tenant,
-    ...(request.plan === undefined ? {} : { plan: request.plan }),
-    bytes: document.bytes,
-    filename: document.filename,
-    options: request.options,
-    extractionSchema: request.extractionSchema,
-    ...(request.providers ? { providers: request.providers } : {}),
-    ...(request.refreshCache ? { refreshCache: true } : {}),
-    ...(request.webhook ? { webhook: request.webhook } : {}),
-  });
+  return parseUpload(deps, await downloadedUpload(deps, fetcher, request));
 }
 
 /**
@@ -252,25 +240,36 @@ export async function submitUrlParse(
   fetcher: DocumentFetcher,
   request: UrlParseRequest,
 ): Promise<Record<string, unknown>> {
-  checkedExtractionSchema(request.options.operation_mode, request.extractionSchema);
-  const document = await fetcher.fetch(request.fileUrl, { maxBytes: deps.limits.maxUploadBytes });
-  const record = await submitUpload(
-    deps,
-    {
-      tenant: request.tenant,
-      ...(request.plan === undefined ? {} : { plan: request.plan }),
-      bytes: document.bytes,
-      filename: document.filename,
-      options: request.options,
-      extractionSchema: request.extractionSchema,
-      ...(request.providers ? { providers: request.providers } : {}),
-      ...(request.webhook ? { webhook: request.webhook } : {}),
-    },
-    { useCache: !request.refreshCache },
-  );
+  const upload = await downloadedUpload(deps, fetcher, request);
+  const record = await submitUpload(deps, upload, { useCache: !upload.refreshCache });
   // A cache hit is completed already (and announced to the webhook).
   if (record.cachedFrom === undefined) await startParse(deps, record.id);
   return statusView(record);
+}
+
+/**
+ * The document of a ParseURLRequest, downloaded with `fetcher` (within the upload limit) once
+ * its `extraction_schema` has passed {@link checkedExtractionSchema}: nothing is downloaded for a
+ * request that would be refused anyway.
+ */
+async function downloadedUpload(
+  deps: AppDeps,
+  fetcher: DocumentFetcher,
+  request: UrlParseRequest,
+): Promise<UploadedDocument> {
+  checkedExtractionSchema(request.options.operation_mode, request.extractionSchema);
+  const document = await fetcher.fetch(request.fileUrl, { maxBytes: deps.limits.maxUploadBytes });
+  return {
+    tenant: request.tenant,
+    ...(request.plan === undefined ? {} : { plan: request.plan }),
+    bytes: document.bytes,
+    filename: document.filename,
+    options: request.options,
+    extractionSchema: request.extractionSchema,
+    ...(request.providers ? { providers: request.providers } : {}),
+    ...(request.refreshCache ? { refreshCache: true } : {}),
+    ...(request.webhook ? { webhook: request.webhook } : {}),
+  };
 }
 
 /**
