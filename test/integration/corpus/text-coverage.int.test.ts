@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lossesBeyond, markdownPlainText, textCoverage } from '../../../bench/text-coverage.js';
 import type { DocumentRef } from '../../../functions/core/ports/document-engine.js';
+import { trueBox } from '../../../functions/engines/math/latex.js';
 import { LocalTextProvider } from '../../../functions/engines/pdf/local-text-provider.js';
 import { PdfDocumentCache } from '../../../functions/engines/pdf/pdf-document-cache.js';
 import { PdfEngine } from '../../../functions/engines/pdf/pdf-engine.js';
@@ -157,13 +158,15 @@ async function unexpectedLosses(corpus: string, doc: CorpusDoc): Promise<string[
     const { text, stats } = await cache.page(document, pageNumber);
     const runs = text.runs.map((r) => r.text);
     // Runs read into a formula are written as its LaTeX (`\\theta` for θ): the formula's
-    // grounding entry accounts for them.
+    // grounding entry accounts for them. A glyph is where it is drawn (trueBox): the box a reader
+    // gives a big delimiter or operator of TeX's extension font sits above it.
     const k = text.dpi / result.dpi;
     const formulas = result.elements
       .filter((e) => e.label === 'formula')
       .map(({ bbox: b }) => ({ x: b.x * k, y: b.y * k, w: b.w * k, h: b.h * k }));
     const onPage = text.runs
-      .filter((r) => {
+      .filter((run) => {
+        const r = trueBox(run);
         const cx = r.x + r.w / 2;
         const cy = r.y + r.h / 2;
         const inFormula = formulas.some(
