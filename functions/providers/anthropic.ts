@@ -20,6 +20,7 @@ import {
   PAGE_TRANSCRIPTION_PROMPT,
   extractionObject,
   extractionUserText,
+  parsedAnswer,
   unavailable,
   visionPageResult,
   type RemoteProviderSettings,
@@ -117,7 +118,7 @@ export class AnthropicProvider
         },
       ],
     });
-    const message = this.#parseMessage(body);
+    const message = parsedAnswer(this.id, AnthropicMessage, body);
     this.#checkStopReason(message.stop_reason ?? null, 'transcribe the page');
     return visionPageResult({
       markdown: message.content
@@ -172,7 +173,7 @@ export class AnthropicProvider
         },
       ],
     });
-    const message = this.#parseMessage(body);
+    const message = parsedAnswer(this.id, AnthropicMessage, body);
     // A forced tool call ends with `tool_use`; the other reasons are those of a page.
     if (message.stop_reason !== 'tool_use') {
       this.#checkStopReason(message.stop_reason ?? null, 'fill the schema');
@@ -192,18 +193,10 @@ export class AnthropicProvider
 
   /**
    * One Messages API call, its answer unchecked (`unknown`): gateways do not all keep to the
-   * SDK's types, so {@link #parseMessage} checks what this adapter reads.
+   * SDK's types, so {@link AnthropicMessage} checks what this adapter reads.
    */
   #create(body: MessageCreateParamsNonStreaming): Promise<unknown> {
     return this.call((signal) => this.#client.messages.create(body, { signal }));
-  }
-
-  #parseMessage(body: unknown): AnthropicMessage {
-    const parsed = AnthropicMessage.safeParse(body);
-    if (!parsed.success) {
-      throw unavailable(this.id, `malformed answer: ${firstIssue(parsed.error)}`, parsed.error);
-    }
-    return parsed.data;
   }
 
   /** Accepts a finished answer; anything cut short or declined is a provider failure. */
@@ -239,12 +232,4 @@ function tokensOf(message: AnthropicMessage): { input: number; output: number } 
       (usage?.cache_read_input_tokens ?? 0),
     output: usage?.output_tokens ?? 0,
   };
-}
-
-/** The first schema violation as `path: message`, short enough for an error message. */
-function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return 'unexpected shape';
-  const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
-  return `${path}: ${issue.message}`;
 }

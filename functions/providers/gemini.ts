@@ -19,6 +19,7 @@ import {
   extractionFromText,
   extractionUserText,
   meanTokenProbability,
+  parsedAnswer,
   unavailable,
   visionPageResult,
   type RemoteProviderSettings,
@@ -129,7 +130,7 @@ export class GeminiProvider
   async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
     const page = await this.pageImage(request);
     const body = await this.#transcribe(page.base64);
-    const answer = this.#parseResponse(body);
+    const answer = parsedAnswer(this.id, GeminiResponse, body);
     const candidate = this.#acceptedCandidate(answer);
     return visionPageResult({
       markdown: this.#answerText(candidate),
@@ -173,7 +174,7 @@ export class GeminiProvider
         responseJsonSchema: request.schema,
       },
     });
-    const answer = this.#parseResponse(body);
+    const answer = parsedAnswer(this.id, GeminiResponse, body);
     const candidate = this.#acceptedCandidate(answer);
     return {
       data: extractionFromText(this.id, this.#answerText(candidate)),
@@ -235,14 +236,6 @@ export class GeminiProvider
     };
   }
 
-  #parseResponse(body: unknown): GeminiResponse {
-    const parsed = GeminiResponse.safeParse(body);
-    if (!parsed.success) {
-      throw unavailable(this.id, `malformed answer: ${firstIssue(parsed.error)}`, parsed.error);
-    }
-    return parsed.data;
-  }
-
   /** The first candidate when it finished normally; a blocked, cut or stopped answer throws. */
   #acceptedCandidate(answer: GeminiResponse): GeminiCandidate {
     const candidate = answer.candidates?.[0];
@@ -295,12 +288,4 @@ function rejectsLogprobs(error: unknown): boolean {
     error.details?.status === 400 &&
     /logprob/i.test(error.message)
   );
-}
-
-/** The first schema violation as `path: message`, short enough for an error message. */
-function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return 'unexpected shape';
-  const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
-  return `${path}: ${issue.message}`;
 }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { z } from 'zod';
 import { ProviderUnavailableError } from '../core/domain/errors.js';
 import type { PageParseRequest, ProviderPageResult } from '../core/ports/page-provider.js';
 import type {
@@ -219,6 +220,29 @@ export abstract class HttpVisionProvider {
       throw sdkFailure(this.id, error, this.settings.timeoutMs, deadline);
     }
   }
+}
+
+/**
+ * The part of a vendor's answer an adapter reads, checked with `schema`: vendor SDKs do not check
+ * answers, and compatible gateways do not all keep to their types.
+ * @throws {ProviderUnavailableError} (`malformed answer: <path>: <issue>`) when `body` does not fit.
+ * @example
+ * const message = parsedAnswer(this.id, AnthropicMessage, body); // or throws "malformed answer: content: …"
+ */
+export function parsedAnswer<T>(providerId: string, schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    throw unavailable(providerId, `malformed answer: ${firstIssue(parsed.error)}`, parsed.error);
+  }
+  return parsed.data;
+}
+
+/** The first schema violation as `path: message`, short enough for an error message. */
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'unexpected shape';
+  const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
+  return `${path}: ${issue.message}`;
 }
 
 /**
