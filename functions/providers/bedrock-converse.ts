@@ -16,8 +16,11 @@ import type {
   StructuredExtractionResult,
   StructuredExtractor,
 } from '../core/ports/structured-extractor.js';
-import type { PageRasterizer } from '../engines/raster.js';
-import { awsClientOptions, awsSdkFailure } from './aws-sdk-failures.js';
+import {
+  AwsSdkProvider,
+  awsClientOptions,
+  type AwsSdkProviderSettings,
+} from './aws-sdk-provider.js';
 import {
   EXTRACTION_PROMPT,
   EXTRACTION_TOOL_DESCRIPTION,
@@ -43,10 +46,8 @@ type JsonDocument = NonNullable<ToolUseBlock['input']>;
  * profile id or ARN (`eu.anthropic.claude-sonnet-4-20250514-v1:0`). `maxRetries` is not applied
  * by the provider: the SDK client retries, so build the client with {@link bedrockClient}.
  */
-export type BedrockSettings = Pick<
-  RemoteProviderSettings,
-  'id' | 'model' | 'timeoutMs' | 'maxRetries' | 'maxOutputTokens' | 'defaultDpi'
->;
+export type BedrockSettings = AwsSdkProviderSettings &
+  Pick<RemoteProviderSettings, 'maxOutputTokens'>;
 
 /** The user turn sent after the page image. */
 export const BEDROCK_USER_TEXT = 'Transcribe this page.';
@@ -84,26 +85,10 @@ export function bedrockClient(
  * Forcing a named tool needs a model that supports it (Anthropic Claude, Amazon Nova, Mistral
  * Large); others refuse the request with a `ValidationException`.
  */
-export class BedrockConverseProvider implements PageProvider, StructuredExtractor {
-  readonly id: string;
-  readonly model: string;
-  readonly #settings: BedrockSettings;
-  readonly #client: BedrockRuntimeClient;
-  readonly #rasterizer: PageRasterizer;
-
-  /**
-   * @param client a Bedrock runtime client, built with `maxAttempts = maxRetries + 1`
-   *   ({@link bedrockClient}): the SDK owns the retries.
-   * @param rasterizer gives the page image; called with the request's DPI or `defaultDpi`.
-   */
-  constructor(settings: BedrockSettings, client: BedrockRuntimeClient, rasterizer: PageRasterizer) {
-    this.id = settings.id;
-    this.model = settings.model;
-    this.#settings = settings;
-    this.#client = client;
-    this.#rasterizer = rasterizer;
-  }
-
+export class BedrockConverseProvider
+  extends AwsSdkProvider<BedrockSettings, BedrockRuntimeClient>
+  implements PageProvider, StructuredExtractor
+{
   /**
    * Transcribes one page with the model.
    *
@@ -117,12 +102,8 @@ export class BedrockConverseProvider implements PageProvider, StructuredExtracto
    *   withheld by a guardrail or content filter, or holds no text.
    */
   async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
-    const { id, model, maxOutputTokens, defaultDpi } = this.#settings;
-    const raster = await this.#rasterizer.rasterize(
-      request.document,
-      request.pageNumber,
-      request.dpi ?? defaultDpi,
-    );
+    const { id, model, maxOutputTokens } = this.settings;
+    const raster = await this.pageRaster(request);
     const response = await this.#converse({
       modelId: model,
       system: [{ text: PAGE_TRANSCRIPTION_PROMPT }],
@@ -172,8 +153,8 @@ export class BedrockConverseProvider implements PageProvider, StructuredExtracto
    *   no call of the tool or its input is not a JSON object (`malformed answer`).
    */
   async extract(request: StructuredExtractionRequest): Promise<StructuredExtractionResult> {
-    const { id, model, maxOutputTokens, defaultDpi } = this.#settings;
-    const images = await encodeExtractionPages(this.#rasterizer, request, defaultDpi);
+    const { id, model, maxOutputTokens, defaultDpi } = this.settings;
+    const images = await encodeExtractionPages(this.rasterizer, request, defaultDpi);
     const response = await this.#converse({
       modelId: model,
       system: [{ text: EXTRACTION_PROMPT }],
@@ -225,17 +206,11 @@ export class BedrockConverseProvider implements PageProvider, StructuredExtracto
   }
 
   /** One Converse call within the deadline, its failure reported as unavailable. */
-  async #converse(input: ConverseCommandInput): Promise<ConverseCommandOutput> {
-    const { id, timeoutMs } = this.#settings;
-    try {
-      return await this.#client.send(
-        new ConverseCommand(input),
-        // One deadline for the whole call: every attempt checks it, so retries end there too.
-        { abortSignal: AbortSignal.timeout(timeoutMs) },
-      );
-    } catch (error) {
-      throw unavailable(id, awsSdkFailure(error, timeoutMs, BEDROCK_ERRORS), error);
-    }
+  #converse(input: ConverseCommandInput): Promise<ConverseCommandOutput> {
+    return this.send(
+      (abortSignal) => this.client.send(new ConverseCommand(input), { abortSignal }),
+      BEDROCK_ERRORS,
+    );
   }
 }
 

@@ -1,7 +1,6 @@
 import {
   AnalyzeDocumentCommand,
   TextractClient,
-  type AnalyzeDocumentCommandOutput,
   type Block,
   type BlockType,
   type BoundingBox,
@@ -15,21 +14,21 @@ import type {
   ProviderPageResult,
 } from '../core/ports/page-provider.js';
 import { escapeBlockStart, escapeInline } from '../engines/layout/markdown.js';
-import type { PageRasterizer } from '../engines/raster.js';
-import { awsClientOptions, awsSdkFailure } from './aws-sdk-failures.js';
-import { unavailable, type RemoteProviderSettings } from './remote-provider.js';
+import {
+  AwsSdkProvider,
+  awsClientOptions,
+  type AwsSdkProviderSettings,
+} from './aws-sdk-provider.js';
+import { unavailable } from './remote-provider.js';
 
 /**
- * Settings of {@link TextractProvider}: those of {@link RemoteProviderSettings} that apply to
+ * Settings of {@link TextractProvider}: those of {@link AwsSdkProviderSettings}, which apply to
  * Textract. There is no base URL, no API key (region and credentials come from the SDK's default
  * chain or {@link textractClient}'s `region`) and no output-token limit. `model` is only the name
  * reported as `Page.model` (e.g. `textract-analyze-document-layout`): the service has no model
  * choice. `maxRetries` is applied by the SDK client ({@link textractClient}).
  */
-export type TextractSettings = Pick<
-  RemoteProviderSettings,
-  'id' | 'model' | 'timeoutMs' | 'maxRetries' | 'defaultDpi'
->;
+export type TextractSettings = AwsSdkProviderSettings;
 
 /**
  * A Textract client that makes `maxRetries + 1` attempts per call with the SDK's standard retry
@@ -56,26 +55,10 @@ export function textractClient(
  * textractPageLayout}); the elements carry Textract's boxes and confidences. Textract bills per
  * page, so the tokens are 0.
  */
-export class TextractProvider implements PageProvider {
-  readonly id: string;
-  readonly model: string;
-  readonly #settings: TextractSettings;
-  readonly #client: TextractClient;
-  readonly #rasterizer: PageRasterizer;
-
-  /**
-   * @param client a Textract client, built with `maxAttempts = maxRetries + 1`
-   *   ({@link textractClient}): the SDK owns the retries.
-   * @param rasterizer gives the page image; called with the request's DPI or `defaultDpi`.
-   */
-  constructor(settings: TextractSettings, client: TextractClient, rasterizer: PageRasterizer) {
-    this.id = settings.id;
-    this.model = settings.model;
-    this.#settings = settings;
-    this.#client = client;
-    this.#rasterizer = rasterizer;
-  }
-
+export class TextractProvider
+  extends AwsSdkProvider<TextractSettings, TextractClient>
+  implements PageProvider
+{
   /**
    * Analyses one page with Textract.
    *
@@ -90,25 +73,19 @@ export class TextractProvider implements PageProvider {
    *   or the answer holds no blocks.
    */
   async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
-    const { id, model, timeoutMs, defaultDpi } = this.#settings;
-    const raster = await this.#rasterizer.rasterize(
-      request.document,
-      request.pageNumber,
-      request.dpi ?? defaultDpi,
+    const { id, model } = this.settings;
+    const raster = await this.pageRaster(request);
+    const response = await this.send(
+      (abortSignal) =>
+        this.client.send(
+          new AnalyzeDocumentCommand({
+            Document: { Bytes: raster.png },
+            FeatureTypes: ['LAYOUT', 'TABLES'],
+          }),
+          { abortSignal },
+        ),
+      TEXTRACT_ERRORS,
     );
-    let response: AnalyzeDocumentCommandOutput;
-    try {
-      response = await this.#client.send(
-        new AnalyzeDocumentCommand({
-          Document: { Bytes: raster.png },
-          FeatureTypes: ['LAYOUT', 'TABLES'],
-        }),
-        // One deadline for the whole call: every attempt checks it, so retries end there too.
-        { abortSignal: AbortSignal.timeout(timeoutMs) },
-      );
-    } catch (error) {
-      throw unavailable(id, awsSdkFailure(error, timeoutMs, TEXTRACT_ERRORS), error);
-    }
     if (!response.Blocks) throw unavailable(id, 'the answer holds no blocks');
     const layout = textractPageLayout(response.Blocks, raster.width, raster.height);
     return {

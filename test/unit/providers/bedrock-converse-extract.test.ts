@@ -1,7 +1,7 @@
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { awsClientOptions } from '../../../functions/providers/aws-sdk-failures.js';
+import { awsClientOptions } from '../../../functions/providers/aws-sdk-provider.js';
 import {
   BedrockConverseProvider,
   type BedrockSettings,

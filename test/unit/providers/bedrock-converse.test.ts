@@ -200,6 +200,20 @@ describe('BedrockConverseProvider', () => {
     expect((caught as Error).message).not.toContain(error.message);
   });
 
+  it('says what the service error means in the reason', async () => {
+    // Arrange
+    bedrock
+      .on(ConverseCommand)
+      .rejects(new ThrottlingException({ message: 'slow down', $metadata: {} }));
+    // Act
+    const caught = await failure(provider().parsePage(request()));
+    // Assert
+    expect((caught as ProviderUnavailableError).details).toEqual({
+      provider: 'bedrock-claude',
+      reason: 'throttled (ThrottlingException)',
+    });
+  });
+
   it('reports a call aborted at the deadline as unavailable within timeoutMs', async () => {
     // Arrange
     bedrock

@@ -624,6 +624,20 @@ describe('TextractProvider', () => {
     expect((caught as Error).message).not.toContain(error.message);
   });
 
+  it('says what the service error means in the reason', async () => {
+    // Arrange
+    textract
+      .on(AnalyzeDocumentCommand)
+      .rejects(new ThrottlingException({ message: 'slow down', $metadata: {} }));
+    // Act
+    const caught = await failure(provider().parsePage(request()));
+    // Assert
+    expect((caught as ProviderUnavailableError).details).toEqual({
+      provider: 'aws-textract',
+      reason: 'throttled (ThrottlingException)',
+    });
+  });
+
   it('reports a call aborted at the deadline as unavailable within timeoutMs', async () => {
     // Arrange
     textract
