@@ -45,37 +45,41 @@ export abstract class AppError extends Error {
   }
 }
 
-/** Malformed input the caller can fix (bad form field, missing file). 400. */
-export class BadRequestError extends AppError {
-  override readonly name = 'BadRequestError';
-  override readonly kind = 'invalid';
+/**
+ * The base of an {@link AppError} class whose instances all carry `name` and `kind` as given;
+ * the class adds only what it needs beyond them (a constructor, fields). `name` is passed as a
+ * literal, never taken from the class: bundles are minified and Step Functions matches on it.
+ * @example
+ * export class NotFoundError extends appError('NotFoundError', 'not_found') {}
+ */
+export function appError<const Name extends string, const Kind extends ErrorKind>(
+  name: Name,
+  kind: Kind,
+) {
+  abstract class NamedAppError extends AppError {
+    override readonly name: Name = name;
+    override readonly kind: Kind = kind;
+  }
+  return NamedAppError;
 }
+
+/** Malformed input the caller can fix (bad form field, missing file). 400. */
+export class BadRequestError extends appError('BadRequestError', 'invalid') {}
 
 /** The bytes are not a supported DocumentFormat, or are too damaged to open. 400. */
-export class UnsupportedDocumentError extends AppError {
-  override readonly name = 'UnsupportedDocumentError';
-  override readonly kind = 'invalid';
-}
+export class UnsupportedDocumentError extends appError('UnsupportedDocumentError', 'invalid') {}
 
 /** The document opened but cannot be parsed as given (encrypted with a password, zero pages, nothing readable, too many pages). 422. */
-export class DocumentRejectedError extends AppError {
-  override readonly name = 'DocumentRejectedError';
-  override readonly kind = 'unprocessable';
-}
+export class DocumentRejectedError extends appError('DocumentRejectedError', 'unprocessable') {}
 
 /** Missing or unknown API key. 401. */
-export class UnauthenticatedError extends AppError {
-  override readonly name = 'UnauthenticatedError';
-  override readonly kind = 'unauthenticated';
-}
+export class UnauthenticatedError extends appError('UnauthenticatedError', 'unauthenticated') {}
 
 /**
  * The API key used up its plan's requests of the current one-minute window. 429 with
  * `Retry-After`: the whole seconds until the next window (at least 1).
  */
-export class RateLimitedError extends AppError {
-  override readonly name = 'RateLimitedError';
-  override readonly kind = 'rate_limited';
+export class RateLimitedError extends appError('RateLimitedError', 'rate_limited') {
   /** Seconds until the next window, as sent in `Retry-After`. */
   readonly retryAfterSeconds: number;
 
@@ -93,66 +97,42 @@ export class RateLimitedError extends AppError {
  * The tenant's plan does not allow this document today (its daily page quota). The message says
  * which limit, how much of it is used and when it resets. 402.
  */
-export class PlanLimitError extends AppError {
-  override readonly name = 'PlanLimitError';
-  override readonly kind = 'plan_limit';
-}
+export class PlanLimitError extends appError('PlanLimitError', 'plan_limit') {}
 
 /** Unknown id, or an id owned by another tenant (never disclosed). 404. */
-export class NotFoundError extends AppError {
-  override readonly name = 'NotFoundError';
-  override readonly kind = 'not_found';
-}
+export class NotFoundError extends appError('NotFoundError', 'not_found') {}
 
 /** Upload larger than the configured maximum. 413. */
-export class PayloadTooLargeError extends AppError {
-  override readonly name = 'PayloadTooLargeError';
-  override readonly kind = 'too_large';
-}
+export class PayloadTooLargeError extends appError('PayloadTooLargeError', 'too_large') {}
 
 /** A conditional write lost (the item exists, or is not in the expected state). */
-export class ConflictError extends AppError {
-  override readonly name = 'ConflictError';
-  override readonly kind = 'conflict';
-}
+export class ConflictError extends appError('ConflictError', 'conflict') {}
 
 /**
  * The request was cancelled (POST /v1/parse/{id}/cancel): the stages stop before the next page
  * or provider call. 409 for a caller still waiting on the parse.
  */
-export class ParseCancelledError extends AppError {
-  override readonly name = 'ParseCancelledError';
-  override readonly kind = 'conflict';
-
+export class ParseCancelledError extends appError('ParseCancelledError', 'conflict') {
   constructor(requestId: string, options?: ErrorOptions) {
     super(`parse ${requestId} was cancelled`, options);
   }
 }
 
 /** Nothing stored under an object key. */
-export class ObjectNotFoundError extends AppError {
-  override readonly name = 'ObjectNotFoundError';
-  override readonly kind = 'not_found';
-
+export class ObjectNotFoundError extends appError('ObjectNotFoundError', 'not_found') {
   constructor(key: string, options?: ErrorOptions) {
     super(`no object stored under ${key}`, { ...options, details: { key } });
   }
 }
 
 /** A provider or dependency failed in a way worth retrying. */
-export class ProviderUnavailableError extends AppError {
-  override readonly name = 'ProviderUnavailableError';
-  override readonly kind = 'transient';
-}
+export class ProviderUnavailableError extends appError('ProviderUnavailableError', 'transient') {}
 
 /**
  * Every provider of a tier is circuit-broken (spec §7: 503, clients retry with backoff). Not
  * retried inside the pipeline: the circuits stay open for their cool-down.
  */
-export class TierUnavailableError extends AppError {
-  override readonly name = 'TierUnavailableError';
-  override readonly kind = 'unavailable';
-
+export class TierUnavailableError extends appError('TierUnavailableError', 'unavailable') {
   constructor(tier: string, providers: readonly string[], options?: ErrorOptions) {
     super(
       `every provider of the ${tier} tier is unavailable (circuit open: ${providers.join(', ')}); retry later`,
@@ -171,9 +151,7 @@ export interface ValidationIssue {
 }
 
 /** Invalid input answered with 422 and the HTTPValidationError body `{ detail: ValidationIssue[] }`. */
-export class ValidationError extends AppError {
-  override readonly name = 'ValidationError';
-  override readonly kind = 'unprocessable';
+export class ValidationError extends appError('ValidationError', 'unprocessable') {
   readonly issues: readonly ValidationIssue[];
 
   constructor(issues: ValidationIssue[], options?: ErrorOptions) {
@@ -207,20 +185,17 @@ export const ERROR_KIND_BY_NAME: Readonly<Record<string, ErrorKind>> = {
  * downloaded. The message says why: scheme, port, credentials, host or address class, too many
  * redirects, a timeout, the origin's HTTP status, or an HTML page instead of a document. 400.
  */
-export class UrlRefusedError extends AppError {
-  override readonly name = 'UrlRefusedError';
-  override readonly kind = 'invalid';
-}
+export class UrlRefusedError extends appError('UrlRefusedError', 'invalid') {}
 
 /**
  * The `extraction_schema` of an extract or hybrid request cannot be used: not a JSON object, not
  * a valid JSON Schema, not an object schema at the root, too large, or referring to a remote
  * document. `detail` (the message) says which and how to fix it. 422.
  */
-export class InvalidExtractionSchemaError extends AppError {
-  override readonly name = 'InvalidExtractionSchemaError';
-  override readonly kind = 'unprocessable';
-
+export class InvalidExtractionSchemaError extends appError(
+  'InvalidExtractionSchemaError',
+  'unprocessable',
+) {
   /** What is wrong with the schema, as one sentence; the same text as `message`. */
   get detail(): string {
     return this.message;
@@ -232,9 +207,7 @@ export class InvalidExtractionSchemaError extends AppError {
  * list of failures (spec §7), each `{ extraction_validation: { pointer, schema_rule, message } }`
  * as in the ParseResponse `errors`.
  */
-export class ExtractionStrictError extends AppError {
-  override readonly name = 'ExtractionStrictError';
-  override readonly kind = 'unprocessable';
+export class ExtractionStrictError extends appError('ExtractionStrictError', 'unprocessable') {
   readonly errors: readonly { extraction_validation: ExtractionValidationError }[];
 
   constructor(errors: readonly { extraction_validation: ExtractionValidationError }[]) {

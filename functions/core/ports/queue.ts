@@ -1,4 +1,4 @@
-import { AppError } from '../domain/errors.js';
+import { appError } from '../domain/errors.js';
 
 /**
  * One message for a queue.
@@ -50,9 +50,7 @@ export interface QueueSendFailure {
  * `sendMany` call, `failures` names each message not sent; every other message was sent. For a
  * `send` call, `failures` is empty and `cause` is the queue's error.
  */
-export class QueueSendError extends AppError {
-  override readonly name = 'QueueSendError';
-  override readonly kind = 'transient';
+export class QueueSendError extends appError('QueueSendError', 'transient') {
   readonly failures: readonly QueueSendFailure[];
 
   constructor(message: string, failures: readonly QueueSendFailure[], options?: ErrorOptions) {

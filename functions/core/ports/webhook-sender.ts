@@ -1,4 +1,4 @@
-import { AppError } from '../domain/errors.js';
+import { appError } from '../domain/errors.js';
 
 /** What a webhook receiver answered: its status and `Retry-After` header. */
 export interface WebhookResponse {
@@ -8,9 +8,7 @@ export interface WebhookResponse {
 }
 
 /** No answer came from a webhook receiver: a network error, the time limit, or a refused address. */
-export class WebhookSendError extends AppError {
-  override readonly name = 'WebhookSendError';
-  override readonly kind = 'transient';
+export class WebhookSendError extends appError('WebhookSendError', 'transient') {
   readonly reason: 'network' | 'timeout' | 'refused';
 
   constructor(message: string, reason: 'network' | 'timeout' | 'refused', options?: ErrorOptions) {

@@ -1,11 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AppError,
   BadRequestError,
+  ConflictError,
   DocumentRejectedError,
   ERROR_KIND_BY_NAME,
+  ExtractionStrictError,
+  InvalidExtractionSchemaError,
+  NotFoundError,
   ObjectNotFoundError,
+  ParseCancelledError,
+  PayloadTooLargeError,
+  PlanLimitError,
+  ProviderUnavailableError,
+  RateLimitedError,
+  TierUnavailableError,
+  UnauthenticatedError,
+  UnsupportedDocumentError,
+  UrlRefusedError,
   ValidationError,
 } from '../../../../functions/core/domain/errors.js';
+import { QueueSendError } from '../../../../functions/core/ports/queue.js';
+import { WebhookSendError } from '../../../../functions/core/ports/webhook-sender.js';
 import {
   BBox,
   DocumentMetadata,
@@ -92,6 +108,72 @@ describe('errors', () => {
       ['ObjectNotFoundError', 'not_found'],
     ]);
     expect(errors[2]?.details).toEqual({ key: 'k' });
+  });
+
+  it.each([
+    [new BadRequestError('m'), BadRequestError, 'BadRequestError', 'invalid'],
+    [
+      new UnsupportedDocumentError('m'),
+      UnsupportedDocumentError,
+      'UnsupportedDocumentError',
+      'invalid',
+    ],
+    [
+      new DocumentRejectedError('m'),
+      DocumentRejectedError,
+      'DocumentRejectedError',
+      'unprocessable',
+    ],
+    [
+      new UnauthenticatedError('m'),
+      UnauthenticatedError,
+      'UnauthenticatedError',
+      'unauthenticated',
+    ],
+    [new RateLimitedError('m', 3), RateLimitedError, 'RateLimitedError', 'rate_limited'],
+    [new PlanLimitError('m'), PlanLimitError, 'PlanLimitError', 'plan_limit'],
+    [new NotFoundError('m'), NotFoundError, 'NotFoundError', 'not_found'],
+    [new PayloadTooLargeError('m'), PayloadTooLargeError, 'PayloadTooLargeError', 'too_large'],
+    [new ConflictError('m'), ConflictError, 'ConflictError', 'conflict'],
+    [new ParseCancelledError('req_1'), ParseCancelledError, 'ParseCancelledError', 'conflict'],
+    [new ObjectNotFoundError('k'), ObjectNotFoundError, 'ObjectNotFoundError', 'not_found'],
+    [
+      new ProviderUnavailableError('m'),
+      ProviderUnavailableError,
+      'ProviderUnavailableError',
+      'transient',
+    ],
+    [
+      new TierUnavailableError('t', []),
+      TierUnavailableError,
+      'TierUnavailableError',
+      'unavailable',
+    ],
+    [new ValidationError([]), ValidationError, 'ValidationError', 'unprocessable'],
+    [new UrlRefusedError('m'), UrlRefusedError, 'UrlRefusedError', 'invalid'],
+    [
+      new InvalidExtractionSchemaError('m'),
+      InvalidExtractionSchemaError,
+      'InvalidExtractionSchemaError',
+      'unprocessable',
+    ],
+    [
+      new ExtractionStrictError([]),
+      ExtractionStrictError,
+      'ExtractionStrictError',
+      'unprocessable',
+    ],
+    [new QueueSendError('m', []), QueueSendError, 'QueueSendError', 'transient'],
+    [new WebhookSendError('m', 'timeout'), WebhookSendError, 'WebhookSendError', 'transient'],
+  ])('gives %s its literal name and kind as its own fields', (error, errorClass, name, kind) => {
+    // Assert
+    expect(error).toBeInstanceOf(errorClass);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toBeInstanceOf(Error);
+    // Set on the instance, not read from the (minified) class name.
+    expect(Object.getOwnPropertyDescriptor(error, 'name')?.value).toBe(name);
+    expect(Object.getOwnPropertyDescriptor(error, 'kind')?.value).toBe(kind);
+    expect(error.stack).toContain(name);
   });
 
   it('joins validation issues into the message', () => {
