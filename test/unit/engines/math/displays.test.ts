@@ -212,6 +212,22 @@ describe('display equations on a generated page', () => {
     expect(displays).toEqual([{ body: 'h=64-8t.', number: null }]);
   });
 
+  it('reads a short name set in sans serif as part of the display (\\mathsf{AQ})', async () => {
+    // Arrange: AQ(x) = 2x, AQ in CMSS10 as \\mathsf sets it.
+    const glyphs = [
+      g('AQ', 'CMSS10', 60, 100),
+      g('(', 'CMR10', 74, 100),
+      g('x', 'CMMI10', 78, 100),
+      g(') = 2', 'CMR10', 84, 100),
+      g('x', 'CMMI10', 108, 100),
+      g(',', 'CMMI10', 114, 100),
+    ];
+    // Act
+    const displays = await displaysOf(glyphs);
+    // Assert
+    expect(displays).toEqual([{ body: '\\mathsf{AQ}(x)=2x,', number: null }]);
+  });
+
   it('reads dots set one by one as an ellipsis', async () => {
     // Act
     const displays = await displaysOf([
