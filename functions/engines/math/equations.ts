@@ -86,7 +86,14 @@ const mathPiece = (runs: readonly TextRun[]): MathPiece | null => {
   const first = runs[0];
   if (first && !math(first) && LABEL.test(first.text.trim())) from = 1;
   const last = runs[to - 1];
-  const numbered = last && to - from > 1 && !math(last) ? NUMBER.exec(last.text.trim()) : null;
+  // An equation number is set at the text's size; `(2)` in a script is a label (`v_t^{(2)}`).
+  const numbered =
+    last &&
+    to - from > 1 &&
+    !math(last) &&
+    last.fontSize >= 0.85 * Math.max(...runs.map((r) => r.fontSize))
+      ? NUMBER.exec(last.text.trim())
+      : null;
   if (numbered) to -= 1;
   const body = runs.slice(from, to);
   if (!body.some((r) => math(r) && visible(r.text) > 0)) {

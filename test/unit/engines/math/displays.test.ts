@@ -228,6 +228,21 @@ describe('display equations on a generated page', () => {
     expect(displays).toEqual([{ body: '\\mathsf{AQ}(x)=2x,', number: null }]);
   });
 
+  it('reads a script set last as a script, not as the equation number (v_t^{(1)})', async () => {
+    // Arrange: y = v_t^{(1)}, the subscript t set before the superscript (1).
+    const glyphs = [
+      g('y', 'CMMI10', 60, 100),
+      g('=', 'CMR10', 68, 100),
+      g('v', 'CMMI10', 78, 100),
+      g('t', 'CMMI7', 83, 98.5, 7),
+      g('(1)', 'CMR7', 84, 103.6, 7),
+    ];
+    // Act
+    const displays = await displaysOf(glyphs);
+    // Assert
+    expect(displays).toEqual([{ body: 'y=v_{t}^{(1)}', number: null }]);
+  });
+
   it('reads dots set one by one as an ellipsis', async () => {
     // Act
     const displays = await displaysOf([
