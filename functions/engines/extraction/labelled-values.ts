@@ -1,6 +1,7 @@
 import type { DocLine, Fact, Table } from './document-model.js';
 import { labelTokens } from './label-matching.js';
 import { BOLD_ONLY, cleanValue, plain } from './markdown-text.js';
+import { parseHeading } from '../../core/domain/markdown-lines.js';
 
 /**
  * Labelled values: `Label: value` (several per line, the label's start told by form-label words
@@ -64,10 +65,8 @@ function labelStart(words: readonly string[]): number {
  * and `**Label** value`. Exported for tests.
  */
 export function labelledValues(raw: string): { label: string; value: string; weight: number }[] {
-  const body = raw
-    .replace(/^\s*(?:[-*+•]|\d{1,3}[.)])\s+/, '')
-    .replace(/^\s*#{1,6}\s+/, '')
-    .replace(/_{3,}/g, ' ');
+  const unlisted = raw.replace(/^\s*(?:[-*+•]|\d{1,3}[.)])\s+/, '');
+  const body = (parseHeading(unlisted)?.text ?? unlisted).replace(/_{3,}/g, ' ');
   if (/^\s*(?:\*\*|__)/.test(body)) return boldLabelled(body);
   return colonLabelled(plain(body));
 }

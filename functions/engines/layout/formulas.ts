@@ -4,6 +4,7 @@ import { displayMarkdown, pageEquations, type MathTally } from '../math/find-mat
 import type { Block, Edges } from './block.js';
 import { escapeBlockStart } from './markdown.js';
 import type { PageText, Segment, TextRun } from './types.js';
+import { parseHeading } from '../../core/domain/markdown-lines.js';
 
 /**
  * Display equations in the page layout: each equation's runs (and its number) are taken out of
@@ -132,7 +133,7 @@ export const expandFormulas = (
         continue;
       }
       // A heading cut by an equation was a heading only for being short: its parts are text.
-      const body = i === 0 && heading ? part.replace(/^#{1,6}\s*/, '') : part;
+      const body = i === 0 && heading ? (parseHeading(part)?.text ?? part) : part;
       const markdown = escapeBlockStart(body.trim());
       if (markdown === '') continue;
       const last = i === markdownParts.length - 1;

@@ -1,6 +1,7 @@
 import type { Block } from './block.js';
 import { joinLines, letters, wordCount } from './inline.js';
 import { escapeInline } from './markdown.js';
+import { parseHeading } from '../../core/domain/markdown-lines.js';
 
 /**
  * Headings: section numbering (`1`, `2.1`, `I.`, `A.1`, `(3)`) and the levels it gives, section
@@ -92,7 +93,7 @@ export const isNumberedCapsTitle = (text: string): boolean => {
   );
 };
 
-const levelOf = (b: Block): number => /^(#{1,6}) /.exec(b.markdown)?.[1]?.length ?? 0;
+const levelOf = (b: Block): number => parseHeading(b.markdown)?.level ?? 0;
 const isHeading = (b: Block): boolean => b.kind === 'heading' || b.kind === 'title';
 const height = (b: Block): number => b.y1 - b.y0;
 const overlapX = (a: Block, b: Block): boolean => a.x0 < b.x1 && b.x0 < a.x1;
