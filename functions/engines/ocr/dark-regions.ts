@@ -1,10 +1,12 @@
-/** A rectangle of a grey image, in pixels: columns `x` to `x + w - 1`, rows `y` to `y + h - 1`. */
-export interface Region {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
+import {
+  cellGrid,
+  cellGroups,
+  inkPerCell,
+  medianLevel,
+  paddedCrop,
+  type GreyImage,
+  type Region,
+} from './grey-image.js';
 
 /** Options of {@link findDarkRegions}. */
 export interface DarkRegionOptions {
@@ -49,21 +51,10 @@ export function findDarkRegions(
   height: number,
   options: DarkRegionOptions,
 ): Region[] {
-  const cell = Math.max(1, Math.round(options.cell));
-  const cols = Math.ceil(width / cell);
-  const rows = Math.ceil(height / cell);
-  if (cols === 0 || rows === 0) return [];
-  // Dark pixels per cell.
-  const darkCount = new Int32Array(cols * rows);
-  for (let y = 0; y < height; y++) {
-    const row = Math.floor(y / cell) * cols;
-    for (let x = 0, start = y * width; x < width; x++) {
-      if ((pixels[start + x] ?? 255) < DARK_LEVEL) {
-        const index = row + Math.floor(x / cell);
-        darkCount[index] = (darkCount[index] ?? 0) + 1;
-      }
-    }
-  }
+  const grid = cellGrid(width, height, options.cell);
+  if (!grid) return [];
+  const { cell, cols, rows } = grid;
+  const darkCount = inkPerCell(pixels, width, height, grid, DARK_LEVEL);
   const dark = new Uint8Array(cols * rows);
   for (let r = 0; r < rows; r++) {
     const cellHeight = Math.min(cell, height - r * cell);
@@ -88,39 +79,14 @@ export function findDarkRegions(
     }
   }
 
-  // Connected dark cells (4-neighbours), by flood fill.
-  const seen = new Uint8Array(cols * rows);
-  const stack: number[] = [];
+  // Connected dark cells (4-neighbours).
   const regions: Region[] = [];
-  for (let start = 0; start < dark.length; start++) {
-    if (filled[start] !== 1 || seen[start] === 1) continue;
-    let c0 = cols;
-    let c1 = -1;
-    let r0 = rows;
-    let r1 = -1;
-    seen[start] = 1;
-    stack.push(start);
-    while (stack.length > 0) {
-      const index = stack.pop() ?? 0;
-      const r = Math.floor(index / cols);
-      const c = index - r * cols;
-      c0 = Math.min(c0, c);
-      c1 = Math.max(c1, c);
-      r0 = Math.min(r0, r);
-      r1 = Math.max(r1, r);
-      const neighbours = [
-        c > 0 ? index - 1 : -1,
-        c < cols - 1 ? index + 1 : -1,
-        r > 0 ? index - cols : -1,
-        r < rows - 1 ? index + cols : -1,
-      ];
-      for (const n of neighbours) {
-        if (n >= 0 && filled[n] === 1 && seen[n] !== 1) {
-          seen[n] = 1;
-          stack.push(n);
-        }
-      }
-    }
+  const groups = cellGroups(grid, (index) => filled[index] === 1, {
+    rows: 1,
+    cols: 1,
+    straight: true,
+  });
+  for (let { c0, c1, r0, r1 } of groups) {
     // Trim edge rows and columns mostly paper: letters touching the fill from outside.
     const share = (ra: number, rb: number, ca: number, cb: number): number => {
       let n = 0;
@@ -156,13 +122,6 @@ export function findDarkRegions(
   return regions;
 }
 
-/** A grey image: one byte per pixel, row-major. */
-export interface GreyImage {
-  pixels: Uint8Array;
-  width: number;
-  height: number;
-}
-
 /**
  * The pixels of `region` inverted (light text on a dark fill becomes dark text on a light one)
  * and stretched so that the fill, the region's median level once inverted, becomes white, inside
@@ -174,33 +133,10 @@ export function invertedCrop(
   region: Region,
   pad: number,
 ): GreyImage {
-  const histogram = new Uint32Array(256);
-  for (let y = region.y; y < region.y + region.h; y++) {
-    for (let x = region.x, at = y * width + region.x; x < region.x + region.w; x++, at++) {
-      const value = 255 - (pixels[at] ?? 0);
-      histogram[value] = (histogram[value] ?? 0) + 1;
-    }
-  }
-  let fill = 255;
-  for (let level = 0, seen = 0; level < 256; level++) {
-    seen += histogram[level] ?? 0;
-    if (2 * seen >= region.w * region.h) {
-      fill = Math.max(1, level);
-      break;
-    }
-  }
-  const outWidth = region.w + 2 * pad;
-  const outHeight = region.h + 2 * pad;
-  const out = new Uint8Array(outWidth * outHeight).fill(255);
-  for (let y = 0; y < region.h; y++) {
-    const from = (region.y + y) * width + region.x;
-    const to = (pad + y) * outWidth + pad;
-    for (let x = 0; x < region.w; x++) {
-      const inverted = 255 - (pixels[from + x] ?? 0);
-      out[to + x] = Math.min(255, Math.round((inverted * 255) / fill));
-    }
-  }
-  return { pixels: out, width: outWidth, height: outHeight };
+  const fill = Math.max(1, medianLevel(pixels, width, region, true));
+  return paddedCrop(pixels, width, region, pad, (value) =>
+    Math.min(255, Math.round(((255 - value) * 255) / fill)),
+  );
 }
 
 /** A column of a region is a rule when it differs from the fill on at least this share of rows. */
@@ -258,20 +194,4 @@ export function rulesInRegion(pixels: Uint8Array, width: number, region: Region)
     start = -1;
   }
   return rules;
-}
-
-/** The median grey level of a region's pixels. */
-function medianLevel(pixels: Uint8Array, width: number, region: Region): number {
-  const histogram = new Uint32Array(256);
-  for (let y = region.y; y < region.y + region.h; y++) {
-    for (let x = region.x, at = y * width + region.x; x < region.x + region.w; x++, at++) {
-      const value = pixels[at] ?? 255;
-      histogram[value] = (histogram[value] ?? 0) + 1;
-    }
-  }
-  for (let level = 0, seen = 0; level < 256; level++) {
-    seen += histogram[level] ?? 0;
-    if (2 * seen >= region.w * region.h) return level;
-  }
-  return 255;
 }

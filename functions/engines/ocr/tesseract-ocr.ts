@@ -8,9 +8,10 @@ import { ProviderUnavailableError } from '../../core/domain/errors.js';
 import { WorkerSlot } from '../module-worker.js';
 import { splitIntoBands } from './bands.js';
 import type { Segment } from '../layout/types.js';
-import { findDarkRegions, invertedCrop, rulesInRegion, type Region } from './dark-regions.js';
+import { findDarkRegions, invertedCrop, rulesInRegion } from './dark-regions.js';
+import { paddedCrop, type Region } from './grey-image.js';
 import { prepareForOcr, toPgm, type PrepareOptions } from './preprocess.js';
-import { eraseRules, findUncoveredInk, paddedCrop } from './uncovered.js';
+import { eraseRules, findUncoveredInk } from './uncovered.js';
 import { otsuThreshold } from './bands.js';
 import { CHECK_BOX, checkBoxIn, fitWordBoxes, markCheckBoxes } from './word-boxes.js';
 

@@ -1,5 +1,5 @@
 import { otsuThreshold } from './bands.js';
-import type { GreyImage, Region } from './dark-regions.js';
+import { cellGrid, cellGroups, inkPerCell, type Region } from './grey-image.js';
 
 /** Options of {@link findUncoveredInk}. */
 export interface UncoveredOptions {
@@ -41,10 +41,9 @@ export function findUncoveredInk(
   covered: readonly Region[],
   options: UncoveredOptions,
 ): Region[] {
-  const cell = Math.max(1, Math.round(options.cell));
-  const cols = Math.ceil(width / cell);
-  const rows = Math.ceil(height / cell);
-  if (cols === 0 || rows === 0) return [];
+  const grid = cellGrid(width, height, options.cell);
+  if (!grid) return [];
+  const { cell } = grid;
   const threshold = otsuThreshold(pixels);
   const free = new Uint8Array(width * height).fill(1);
   for (const box of covered) {
@@ -55,51 +54,14 @@ export function findUncoveredInk(
       free.fill(0, y * width + x0, y * width + x1);
     }
   }
-  const count = new Int32Array(cols * rows);
-  for (let y = 0; y < height; y++) {
-    const row = Math.floor(y / cell) * cols;
-    for (let x = 0, at = y * width; x < width; x++, at++) {
-      if ((pixels[at] ?? 255) < threshold && free[at] === 1) {
-        const index = row + Math.floor(x / cell);
-        count[index] = (count[index] ?? 0) + 1;
-      }
-    }
-  }
+  const count = inkPerCell(pixels, width, height, grid, threshold, free);
 
-  const seen = new Uint8Array(cols * rows);
   const found: { region: Region; ink: number }[] = [];
-  const stack: number[] = [];
-  for (let start = 0; start < count.length; start++) {
-    if ((count[start] ?? 0) < MIN_CELL_INK || seen[start] === 1) continue;
-    let c0 = cols;
-    let c1 = -1;
-    let r0 = rows;
-    let r1 = -1;
-    let total = 0;
-    seen[start] = 1;
-    stack.push(start);
-    while (stack.length > 0) {
-      const index = stack.pop() ?? 0;
-      const r = Math.floor(index / cols);
-      const c = index - r * cols;
-      c0 = Math.min(c0, c);
-      c1 = Math.max(c1, c);
-      r0 = Math.min(r0, r);
-      r1 = Math.max(r1, r);
-      total += count[index] ?? 0;
-      for (let dr = -1; dr <= 1; dr++) {
-        for (let dc = -BRIDGE_CELLS; dc <= BRIDGE_CELLS; dc++) {
-          const rr = r + dr;
-          const cc = c + dc;
-          if (rr < 0 || rr >= rows || cc < 0 || cc >= cols) continue;
-          const next = rr * cols + cc;
-          if ((count[next] ?? 0) >= MIN_CELL_INK && seen[next] !== 1) {
-            seen[next] = 1;
-            stack.push(next);
-          }
-        }
-      }
-    }
+  const groups = cellGroups(grid, (index) => (count[index] ?? 0) >= MIN_CELL_INK, {
+    rows: 1,
+    cols: BRIDGE_CELLS,
+  });
+  for (const { cells, c0, c1, r0, r1 } of groups) {
     if (c1 - c0 + 1 < MIN_WIDTH_CELLS || r1 - r0 + 1 < MIN_HEIGHT_CELLS) continue;
     const x = Math.max(0, (c0 - 1) * cell);
     const y = Math.max(0, (r0 - 1) * cell);
@@ -110,7 +72,7 @@ export function findUncoveredInk(
       h: Math.min(height, (r1 + 2) * cell) - y,
     };
     if (region.w * region.h > MAX_PAGE_SHARE * width * height) continue;
-    found.push({ region, ink: total });
+    found.push({ region, ink: cells.reduce((sum, index) => sum + (count[index] ?? 0), 0) });
   }
   return found.sort((a, b) => b.ink - a.ink).map((f) => f.region);
 }
@@ -177,21 +139,4 @@ function ruleMask(ink: Uint8Array, width: number, height: number, length: number
   scan(width, height, (y, x) => y * width + x);
   scan(height, width, (x, y) => y * width + x);
   return rule;
-}
-
-/** The pixels of `region` inside a white margin of `pad` pixels. */
-export function paddedCrop(
-  pixels: Uint8Array,
-  width: number,
-  region: Region,
-  pad: number,
-): GreyImage {
-  const outWidth = region.w + 2 * pad;
-  const outHeight = region.h + 2 * pad;
-  const out = new Uint8Array(outWidth * outHeight).fill(255);
-  for (let y = 0; y < region.h; y++) {
-    const from = (region.y + y) * width + region.x;
-    out.set(pixels.subarray(from, from + region.w), (pad + y) * outWidth + pad);
-  }
-  return { pixels: out, width: outWidth, height: outHeight };
 }

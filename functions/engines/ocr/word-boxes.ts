@@ -1,4 +1,4 @@
-import type { GreyImage, Region } from './dark-regions.js';
+import type { GreyImage, Region } from './grey-image.js';
 import type { OcrWord } from './tesseract-ocr.js';
 
 /** A grey image, the level under which a pixel is ink, and its scale to the words' boxes. */

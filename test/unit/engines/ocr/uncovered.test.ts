@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { OcrWord } from '../../../../functions/engines/ocr/tesseract-ocr.js';
 import { isRecovered } from '../../../../functions/engines/ocr/tesseract-ocr.js';
-import {
-  eraseRules,
-  findUncoveredInk,
-  paddedCrop,
-} from '../../../../functions/engines/ocr/uncovered.js';
+import { paddedCrop } from '../../../../functions/engines/ocr/grey-image.js';
+import { eraseRules, findUncoveredInk } from '../../../../functions/engines/ocr/uncovered.js';
 
 /** A white grey image with black rectangles. */
 function image(
