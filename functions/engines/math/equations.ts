@@ -1,6 +1,6 @@
 import type { PageText, Segment, TextRun } from '../layout/types.js';
 import { equationLatex, isMathFont, mathLines, trueBox } from './latex.js';
-import { texFamily } from './tex-fonts.js';
+import { isSansName } from './tex-fonts.js';
 
 /** A box: left, top, right, bottom (pixels). */
 export interface Box {
@@ -67,13 +67,6 @@ interface MathPiece {
 const math = (r: TextRun) => isMathFont(r.fontName);
 
 /**
- * A name set in TeX's upright sans serif (`\\mathsf{AQ}`, `\\mathsf{VaR}`, `\\mathsf{diag}`): a
- * short word of CMSS, not of its bold (headings). Such names are part of the formula.
- */
-const sansName = (r: TextRun): boolean =>
-  texFamily(r.fontName) === 'sans' && !/ssbx/i.test(r.fontName) && !/\p{L}{5,}/u.test(r.text);
-
-/**
  * Whether a piece of a line is mathematics, and its equation runs: it has glyphs in a math
  * font, and what is set in other fonts is digits, operators and punctuation (operator names,
  * and units after a number, allowed), once an item label before it (`150.`) and an equation
@@ -109,7 +102,7 @@ const mathPiece = (runs: readonly TextRun[]): MathPiece | null => {
   const largest = Math.max(...body.map((r) => r.fontSize));
   // Words in scripts are labels of the formula (`θ_MAP`, `x_max`), not prose.
   const other = body
-    .filter((r) => !math(r) && !sansName(r) && r.fontSize >= 0.85 * largest)
+    .filter((r) => !math(r) && !isSansName(r.fontName, r.text) && r.fontSize >= 0.85 * largest)
     .map((r) => r.text)
     .join(' ')
     .replace(FUNCTION_WORDS, '')

@@ -3,6 +3,7 @@ import type { PageText, TextRun } from '../layout/types.js';
 import { findDisplayEquations, type Box, type DisplayEquation } from './equations.js';
 import { katexParses } from './katex-check.js';
 import { isMathFont, lineLatex } from './latex.js';
+import { isSansName } from './tex-fonts.js';
 
 /**
  * Mathematics in the running text of a page: which runs are a formula, and the formulas' LaTeX
@@ -226,7 +227,7 @@ const cut = (run: TextRun, from: number, to: number): TextRun => {
   };
 };
 
-type Role = 'math' | 'connector' | 'script' | 'text';
+type Role = 'math' | 'connector' | 'script' | 'name' | 'text';
 
 /**
  * The parts of a line of running text: formulas (runs in math fonts or of math-only code points,
@@ -279,12 +280,29 @@ export const lineParts = (
       return 'math';
     }
     if (CONNECTOR.test(p.text) || FUNCTION_NAME.test(p.text)) return 'connector';
+    if (/^\S+$/.test(p.text) && isSansName(p.fontName, p.text)) return 'name';
     return 'text';
   });
   const inFormula = roles.map((r) => r === 'math');
-  // Scripts hang on the formula before them; connectors join formulas on either side of them.
+  // Scripts hang on the formula before them; connectors join formulas on either side of them;
+  // a name in sans serif is one with the formula it touches (`\\mathsf{EI}(\\theta)`).
   for (let i = 0; i < pieces.length; i++) {
     if (roles[i] === 'script' && (inFormula[i - 1] || inFormula[i + 1])) inFormula[i] = true;
+  }
+  for (let i = 0; i < pieces.length; i++) {
+    if (roles[i] !== 'name') continue;
+    const piece = pieces[i];
+    const touches = (other: TextRun | undefined): boolean =>
+      piece !== undefined &&
+      other !== undefined &&
+      Math.max(other.x - (piece.x + piece.w), piece.x - (other.x + other.w)) <
+        0.15 * piece.fontSize;
+    if (
+      (inFormula[i + 1] && touches(pieces[i + 1])) ||
+      (inFormula[i - 1] && touches(pieces[i - 1]))
+    ) {
+      inFormula[i] = true;
+    }
   }
   for (let i = 0; i < pieces.length; i++) {
     if (inFormula[i] || roles[i] === 'text') continue;

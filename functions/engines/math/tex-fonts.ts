@@ -46,6 +46,14 @@ export const texFamily = (fontName: string): TexFamily => {
   return 'other';
 };
 
+/**
+ * Whether text of a font is a name set in TeX's upright sans serif (`\\mathsf{AQ}`,
+ * `\\mathsf{VaR}`, `\\mathsf{diag}`): a short word (four letters at most) of CMSS, not of its bold
+ * (headings). Such names are part of a formula, not words of the text.
+ */
+export const isSansName = (fontName: string, text: string): boolean =>
+  texFamily(fontName) === 'sans' && !/ssbx/i.test(fontName) && !/\p{L}{5,}/u.test(text);
+
 /** OML codes below 0x28 (Greek) and the symbols among its ASCII codes. */
 const OML: Readonly<Record<number, string>> = {
   0x00: '\\Gamma',

@@ -39,4 +39,26 @@ describe('inline formulas in running text', () => {
     // Assert
     expect(markdown).toBe('Each cell covers an area of 3 cm$^{2}$ on the detector.');
   });
+
+  it('reads a name set in sans serif with the formula it touches', async () => {
+    // Arrange: `$\\mathsf{EI}(\\theta)$`, EI in CMSS as \\mathsf sets it, then the same word
+    // apart from any formula.
+    const bytes = await texPdf(
+      await line(72, 700, [
+        ['CMR10', 'We stop when '],
+        ['CMSS10', 'EI'],
+        ['CMR10', '('],
+        ['CMMI10', 'x'],
+        ['CMR10', ') is small; '],
+        ['CMSS10', 'EI'],
+        ['CMR10', ' is the expected improvement.'],
+      ]),
+    );
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe(
+      'We stop when $\\mathsf{EI}(x)$ is small; EI is the expected improvement.',
+    );
+  });
 });
