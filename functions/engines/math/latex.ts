@@ -69,6 +69,8 @@ const GLYPHS: Readonly<Record<string, string>> = {
   // Greek upper case that differ from Latin letters.
   Γ: '\\Gamma',
   Δ: '\\Delta',
+  // The increment sign: what a reader gives for CMR's upright Delta (glyph name `Delta`).
+  '\u2206': '\\Delta',
   Θ: '\\Theta',
   Λ: '\\Lambda',
   Ξ: '\\Xi',

@@ -104,6 +104,15 @@ describe('textLatex', () => {
 });
 
 describe('lineLatex', () => {
+  it('reads the increment sign a reader gives for an upright Delta as \\Delta', () => {
+    // Arrange: TeX's upright Delta of CMR10, read through its glyph name as U+2206.
+    const runs = [glyphs('\u2206', 100, 200, 10, 'CMR10'), glyphs('x', 107, 200)];
+    // Act
+    const { latex } = lineLatex(runs);
+    // Assert
+    expect(latex).toBe('\\Delta x');
+  });
+
   it('reads a smaller raised run as a superscript (a² + 8 = 12)', () => {
     // Arrange: as in docling-code_and_formula.pdf, CMMI a, CMR7 2, CMR10 "+ 8 = 12".
     const runs = [
