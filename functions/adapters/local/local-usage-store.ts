@@ -27,15 +27,20 @@ interface Window {
  * Never use it where several processes serve the same keys (Lambda): each would count alone.
  */
 export class LocalUsageStore implements UsageStore {
-  readonly #pages: UsageStore;
   /** Request windows by `<keyHash>#<window start, epoch ms>`. */
   readonly #windows = new Map<string, Window>();
   /** The latest window start seen, epoch ms; expired windows are swept when it moves on. */
   #sweptAt = Number.NEGATIVE_INFINITY;
+  // Page reservations, refunds and counts are those of `pages`, unchanged.
+  readonly reservePages: UsageStore['reservePages'];
+  readonly refundPages: UsageStore['refundPages'];
+  readonly pagesUsed: UsageStore['pagesUsed'];
 
   /** @param pages where page reservations, refunds and counts are kept (e.g. DynamoDbUsageStore). */
   constructor(pages: UsageStore) {
-    this.#pages = pages;
+    this.reservePages = (...args) => pages.reservePages(...args);
+    this.refundPages = (...args) => pages.refundPages(...args);
+    this.pagesUsed = (...args) => pages.pagesUsed(...args);
   }
 
   consumeRequest(
@@ -57,30 +62,6 @@ export class LocalUsageStore implements UsageStore {
     window.count += 1;
     window.expiresAt = Math.max(window.expiresAt, expiresAt.getTime());
     return Promise.resolve({ allowed: true, count: window.count });
-  }
-
-  reservePages(
-    tenant: string,
-    day: string,
-    pages: number,
-    limit: number | null,
-    expiresAt: Date,
-  ): Promise<{ allowed: boolean; used: number }> {
-    return this.#pages.reservePages(tenant, day, pages, limit, expiresAt);
-  }
-
-  refundPages(
-    tenant: string,
-    day: string,
-    pages: number,
-    refundId: string,
-    expiresAt: Date,
-  ): Promise<boolean> {
-    return this.#pages.refundPages(tenant, day, pages, refundId, expiresAt);
-  }
-
-  pagesUsed(tenant: string, day: string): Promise<number> {
-    return this.#pages.pagesUsed(tenant, day);
   }
 
   /** Windows counted, expired ones not yet swept included (for tests and diagnostics). */

@@ -29,6 +29,20 @@ describe('LocalUsageStore', () => {
     expect(await pages.pagesUsed(tenant, DAY)).toBe(7);
   });
 
+  it('refunds and reads page counts in the store it is given', async () => {
+    // Arrange
+    const pages = new InMemoryUsageStore();
+    const store = new LocalUsageStore(pages);
+    const tenant = aTenant();
+    await pages.reservePages(tenant, DAY, 7, 25, EXPIRES);
+    // Act
+    const refunded = await store.refundPages(tenant, DAY, 3, 'refund-1', EXPIRES);
+    // Assert
+    expect(refunded).toBe(true);
+    expect(await pages.pagesUsed(tenant, DAY)).toBe(4);
+    expect(await store.pagesUsed(tenant, DAY)).toBe(4);
+  });
+
   it('forgets request windows once past their expiry, and only then', async () => {
     // Arrange
     const store = new LocalUsageStore(new InMemoryUsageStore());
