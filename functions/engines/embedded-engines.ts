@@ -17,6 +17,7 @@ import { LocalTextProvider } from './pdf/local-text-provider.js';
 import { PdfEngine } from './pdf/pdf-engine.js';
 import { PdfRasterizer } from './pdf/pdf-rasterizer.js';
 import { PdfWorkerClient } from './pdf/pdf-worker-client.js';
+import { pdfReaderOptions } from './pdf-reader-options.js';
 import type { PageRasterizer } from './raster.js';
 
 const IMAGE_FORMATS: readonly DocumentFormat[] = ['png', 'jpeg', 'webp', 'tiff', 'heic'];
@@ -43,15 +44,10 @@ export interface EmbeddedEngines {
  */
 export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngines {
   const pdfSource = new PdfWorkerClient(objects, {
+    ...pdfReaderOptions(config),
     workers:
       config.PDF_WORKERS ??
       (config.RUNTIME_MODE === 'local' ? Math.min(2, availableParallelism()) : 1),
-    maxPagesPerDocument: config.MAX_DOCUMENT_PAGES,
-    textReader: config.PDF_TEXT_READER,
-    timeoutMs: config.PDF_PAGE_TIMEOUT_MS,
-    renderTimeoutMs: config.PDF_PAGE_TIMEOUT_MS,
-    maxMemoryMb: config.PDF_WORKER_MEMORY_MB,
-    idleMs: config.ENGINE_IDLE_MS,
   });
   const pdfEngine = new PdfEngine(pdfSource, { maxPages: 100_000 });
   // A TIFF longer than MAX_DOCUMENT_PAGES is refused from its first header, as a PDF would be.

@@ -5,6 +5,7 @@ import { OCR_RENDER_DPI } from '../ocr/local-ocr-provider.js';
 import { TesseractOcr } from '../ocr/tesseract-ocr.js';
 import { PdfRasterizer } from '../pdf/pdf-rasterizer.js';
 import { PdfWorkerClient } from '../pdf/pdf-worker-client.js';
+import { pdfReaderOptions } from '../pdf-reader-options.js';
 import {
   OfflineStructureExtractor,
   TransientDocumentStore,
@@ -24,14 +25,7 @@ export interface BuiltStructureExtractor {
  */
 export function buildStructureExtractor(config: Config): BuiltStructureExtractor {
   const store = new TransientDocumentStore();
-  const pdf = new PdfWorkerClient(store, {
-    maxPagesPerDocument: config.MAX_DOCUMENT_PAGES,
-    textReader: config.PDF_TEXT_READER,
-    timeoutMs: config.PDF_PAGE_TIMEOUT_MS,
-    renderTimeoutMs: config.PDF_PAGE_TIMEOUT_MS,
-    maxMemoryMb: config.PDF_WORKER_MEMORY_MB,
-    idleMs: config.ENGINE_IDLE_MS,
-  });
+  const pdf = new PdfWorkerClient(store, pdfReaderOptions(config));
   const pdfRasterizer = new PdfRasterizer(pdf, {
     maxPixels: config.MAX_PAGE_PIXELS,
     defaultDpi: OCR_RENDER_DPI,
