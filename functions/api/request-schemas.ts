@@ -140,6 +140,9 @@ export const UploadQuery = z.object({
 /** A URL field (`file_url`, `webhook_url`); its address rules are checked where it is used. */
 const UrlText = z.string().trim().min(1).max(2048);
 
+/** A field naming a configured provider by id or model (`preferred_model`, `compare_provider`). */
+const ProviderOrModel = z.string().trim().min(1).max(200).nullable().default(null);
+
 /** Path parameters of the routes under `/v1/parse/{request_id}`. */
 export const RequestIdParams = z.object({ request_id: z.string().min(1).max(200) });
 
@@ -176,22 +179,8 @@ export const ParseUrlRequest = z.strictObject({
     .nullable()
     .default(null)
     .describe(FIELDS.max_pages),
-  compare_provider: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .nullable()
-    .default(null)
-    .describe(FIELDS.compare_provider),
-  preferred_model: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .nullable()
-    .default(null)
-    .describe(FIELDS.preferred_model),
+  compare_provider: ProviderOrModel.describe(FIELDS.compare_provider),
+  preferred_model: ProviderOrModel.describe(FIELDS.preferred_model),
   enable_verification: z.boolean().nullable().default(null).describe(FIELDS.enable_verification),
   dpi: z.number().int().min(36).max(600).nullable().default(null).describe(FIELDS.dpi),
   invalidate_cache: z.boolean().default(false).describe(FIELDS.invalidate_cache),

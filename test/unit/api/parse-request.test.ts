@@ -7,6 +7,7 @@ import {
   webhookOf,
 } from '../../../functions/api/parse-request.js';
 import { UrlRefusedError } from '../../../functions/core/domain/errors.js';
+import { ParseUrlRequest } from '../../../functions/api/request-schemas.js';
 
 describe('prefersRespondAsync', () => {
   it.each([
@@ -84,4 +85,25 @@ describe('webhookOf', () => {
     expect(refusal).toBeInstanceOf(UrlRefusedError);
     expect((refusal as Error).message).toMatch(/^webhook_url refused: host 10\.0\.0\.7 is /);
   });
+});
+
+describe('ParseUrlRequest', () => {
+  it.each(['compare_provider', 'preferred_model'])(
+    'trims %s, defaults it to null, and refuses it blank or over 200 characters',
+    (field) => {
+      // Act
+      const trimmed = ParseUrlRequest.parse({ file_url: 'https://a.example/d', [field]: ' p1 ' });
+      const absent = ParseUrlRequest.parse({ file_url: 'https://a.example/d' });
+      const blank = ParseUrlRequest.safeParse({ file_url: 'https://a.example/d', [field]: '  ' });
+      const long = ParseUrlRequest.safeParse({
+        file_url: 'https://a.example/d',
+        [field]: 'x'.repeat(201),
+      });
+      // Assert
+      expect(trimmed[field as keyof typeof trimmed]).toBe('p1');
+      expect(absent[field as keyof typeof absent]).toBeNull();
+      expect(blank.error?.issues[0]?.path).toEqual([field]);
+      expect(long.error?.issues[0]?.path).toEqual([field]);
+    },
+  );
 });
