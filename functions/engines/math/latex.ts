@@ -807,6 +807,8 @@ const splitRun = (run: Part, at: RegExp): Part[] => {
 
 /** Characters a run is split at, so that relations stand alone (alignment) and so do glyphs of CMEX. */
 const SPLIT_AT = /[=≤≥<>≈≡∼≃≅∝≠⩽⩾≲≳ˆ˜¯ˉ˙¨ˇ˘´]/;
+/** The same in TeX's symbol font (CMSY), and its arrows and minus: `−→` is a long arrow. */
+const SPLIT_AT_SYMBOLS = /[=≤≥<>≈≡∼≃≅∝≠⩽⩾≲≳ˆ˜¯ˉ˙¨ˇ˘´→←⇒⇐−]/;
 /** The same in TeX's text fonts, whose accents are ASCII and control codes (OT1). */
 // OT1 puts accents at control codes (0x12-0x16 grave to macron, 0x7f dieresis).
 // eslint-disable-next-line no-control-regex
@@ -844,7 +846,12 @@ const prepare = (input: readonly MathRun[]): Part[] => {
     const unicodePieces = Array.from(run.text.trim()).every((c) => UNICODE_PIECES[c]);
     if (!extension && !unicodePieces) {
       // An accent glyph may share a run with its neighbours of the same font.
-      const at = family === 'roman' || family === 'bold' ? SPLIT_AT_ROMAN : SPLIT_AT;
+      const at =
+        family === 'roman' || family === 'bold'
+          ? SPLIT_AT_ROMAN
+          : family === 'symbols'
+            ? SPLIT_AT_SYMBOLS
+            : SPLIT_AT;
       out.push(...splitRun(run, at));
       continue;
     }
@@ -1118,6 +1125,75 @@ const readAccents = (input: Part[]): Part[] => {
 };
 
 /**
+ * Long arrows TeX builds of two glyphs that touch (`\\longrightarrow` is a minus joined to an
+ * arrow, `−→`), by the pair's first and second glyph.
+ */
+const LONG_ARROWS: Readonly<Record<string, string>> = {
+  '−→': '⟶',
+  '←−': '⟵',
+  '=⇒': '⟹',
+  '⇐=': '⟸',
+};
+
+/** Glyphs of two parts that touch on one baseline joined where they make a {@link LONG_ARROWS}. */
+const readLongArrows = (input: Part[]): Part[] => {
+  const out: Part[] = [];
+  for (const run of [...input].sort((a, b) => a.x - b.x)) {
+    // The glyph before, on the run's baseline (a label over the arrow may come between).
+    const at = out.findIndex(
+      (before) =>
+        before.latex === undefined &&
+        run.latex === undefined &&
+        LONG_ARROWS[before.text.trim() + run.text.trim()] !== undefined &&
+        Math.abs(before.baseline - run.baseline) < 0.1 * run.fontSize &&
+        Math.abs(run.x - (before.x + before.w)) < 0.15 * run.fontSize,
+    );
+    const before = out[at];
+    if (before) {
+      const text = LONG_ARROWS[before.text.trim() + run.text.trim()] ?? run.text;
+      out[at] = { ...before, text, w: run.x + run.w - before.x };
+    } else out.push(run);
+  }
+  return out;
+};
+
+/** Relations and arrows that may carry a small label over them (`\\stackrel{d}{\\longrightarrow}`). */
+const STACKABLE = /^(?:=|≈|∼|≃|≡|→|←|⇒|⇐|⟶|⟵|⟹|⟸|↦)$/;
+
+/**
+ * A relation or an arrow with a smaller run set over it, within its width
+ * (`\\stackrel{d}{\\longrightarrow}`, `\\stackrel{\\text{def}}{=}`): read as one relation.
+ */
+const readStackedRelations = (input: Part[], size: number): Part[] => {
+  let runs = input;
+  for (const relation of runs.filter(
+    (r) => r.latex === undefined && r.fontSize >= 0.9 * size && STACKABLE.test(r.text.trim()),
+  )) {
+    const em = relation.fontSize;
+    const over = runs.filter(
+      (r) =>
+        r !== relation &&
+        r.fontSize < 0.9 * em &&
+        r.x >= relation.x - 0.2 * em &&
+        r.x + r.w <= relation.x + relation.w + 0.2 * em &&
+        r.baseline < relation.baseline - 0.25 * em &&
+        r.baseline > relation.baseline - 1.2 * em,
+    );
+    if (over.length === 0) continue;
+    const symbol = tidy(textLatex(relation.text.trim(), relation.fontName).latex);
+    const label = lineLatex(over).latex;
+    const built = builtRun(
+      [relation, ...over],
+      `\\stackrel{${label}}{${symbol}}`,
+      relation.baseline,
+      em,
+    );
+    runs = [...runs.filter((r) => r !== relation && !over.includes(r)), built];
+  }
+  return runs;
+};
+
+/**
  * Operator names with limits stacked under them (`\max_{i}`, `\lim_{n\to\infty}`,
  * `\operatorname*{arg\,max}_{\theta}`): a run of the main size reading as one, and smaller
  * runs centred under it.
@@ -1237,6 +1313,8 @@ export const equationLatex = (
 
   // 4 (first for the letters of fractions and radicands). Accents.
   runs = readAccents(runs);
+  // Long arrows, and labels set over relations.
+  runs = readStackedRelations(readLongArrows(runs), size);
 
   // 1. Radicals (before fractions: a vinculum is a bar too).
   for (const root of runs.filter((r) => r.latex === undefined && r.text.trim() === '√')) {

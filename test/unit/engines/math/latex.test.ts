@@ -162,6 +162,33 @@ describe('mathLines', () => {
 });
 
 describe('equationLatex', () => {
+  it('reads a minus joined to an arrow as a long arrow, and a label over it with \\stackrel', () => {
+    // Arrange: X −→ Y with d over the arrow; CMSY sets −→ as one run, its N as \\mathcal{N}.
+    const runs = [
+      glyphs('X', 100, 200),
+      glyphs('\u2212\u2192N', 110, 200, 10, 'CMSY10'),
+      glyphs('d', 115, 195, 7),
+    ];
+    // Act
+    const { latex } = equationLatex(runs, []);
+    // Assert
+    expect(latex).toBe('X\\stackrel{d}{\\longrightarrow}\\mathcal{N}');
+  });
+
+  it('keeps the superscript of the base before a relation on its base', () => {
+    // Arrange: x² = y, the exponent ending just before the equals sign.
+    const runs = [
+      glyphs('x', 100, 200),
+      glyphs('2', 105, 196, 7, 'CMR7'),
+      glyphs('=', 110, 200, 10, 'CMR10'),
+      glyphs('y', 118, 200),
+    ];
+    // Act
+    const { latex } = equationLatex(runs, []);
+    // Assert
+    expect(latex).toBe('x^{2}=y');
+  });
+
   it('reads runs over and under a bar as a fraction (s(t) = t / (1 + t²))', () => {
     // Arrange: as in olmocr-openstax_caculus_pg_273.pdf, exercise 152.
     const runs = [
