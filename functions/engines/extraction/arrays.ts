@@ -58,11 +58,7 @@ function arrayFromTables(
   for (const table of doc.tables) {
     if (!within(scope, table.line) || table.rows.length === 0) continue;
     const plan = planColumns(table, scalar);
-    const section = sectionAt(doc, table.line);
-    const about = Math.max(
-      scoreHeading(phrases, labelTokens(table.caption)),
-      section ? scoreHeading(phrases, section.tokens) : 0,
-    );
+    const about = captionScore(phrases, doc, table);
     const coverage = plan.score / scalar.length;
     if (plan.columns.size === 0 || (coverage < 0.25 && about < MATCH_THRESHOLD)) continue;
     plans.push({ ...plan, score: coverage + (about >= MATCH_THRESHOLD ? 0.5 * about : 0) });
@@ -96,6 +92,22 @@ function arrayFromTables(
     }
   }
   return rows.length > 0 ? rows : undefined;
+}
+
+/**
+ * How well a table or list is about the array: the better of its caption's match and that of the
+ * heading of the section it stands in.
+ */
+function captionScore(
+  phrases: readonly Phrase[],
+  doc: ParsedDocument,
+  block: { line: number; caption: string },
+): number {
+  const section = sectionAt(doc, block.line);
+  return Math.max(
+    scoreHeading(phrases, labelTokens(block.caption)),
+    section ? scoreHeading(phrases, section.tokens) : 0,
+  );
 }
 
 const signatureOf = (table: Table) => table.header.map((h) => labelTokens(h).join(' ')).join('|');
@@ -180,11 +192,7 @@ function arrayOfScalars(
   const sources: { score: number; values: string[] }[] = [];
   for (const list of doc.lists) {
     if (!within(scope, list.line)) continue;
-    const section = sectionAt(doc, list.line);
-    const score = Math.max(
-      scoreHeading(phrases, labelTokens(list.caption)),
-      section ? scoreHeading(phrases, section.tokens) : 0,
-    );
+    const score = captionScore(phrases, doc, list);
     if (score >= MATCH_THRESHOLD) sources.push({ score, values: list.items });
   }
   for (const table of doc.tables) {

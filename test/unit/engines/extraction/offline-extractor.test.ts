@@ -771,6 +771,27 @@ describe('fillSchema: lists and checkboxes', () => {
     });
   });
 
+  it('fills an array of strings from the list of the section whose heading names it', () => {
+    // Arrange
+    const schema = object({ agenda: { type: 'array', items: string } });
+    const text = md(
+      '# Notes',
+      '',
+      '- Bring a laptop',
+      '',
+      '## Agenda',
+      '',
+      'We will go through these in order.',
+      '',
+      '- Introductions',
+      '- Review of audit agenda',
+    );
+    // Act
+    const data = fill(schema, text);
+    // Assert
+    expect(data).toEqual({ agenda: ['Introductions', 'Review of audit agenda'] });
+  });
+
   it('fills an array of strings from a table column', () => {
     // Arrange
     const schema = object({
