@@ -134,10 +134,7 @@ export class BedrockConverseProvider
       markdown,
       raster,
       model,
-      tokens: {
-        input: response.usage?.inputTokens ?? 0,
-        output: response.usage?.outputTokens ?? 0,
-      },
+      tokens: tokensOf(response),
       ocrScore: null,
     });
   }
@@ -198,10 +195,7 @@ export class BedrockConverseProvider
     return {
       data: extractionObject(id, call.input),
       model,
-      tokens: {
-        input: response.usage?.inputTokens ?? 0,
-        output: response.usage?.outputTokens ?? 0,
-      },
+      tokens: tokensOf(response),
     };
   }
 
@@ -212,6 +206,11 @@ export class BedrockConverseProvider
       BEDROCK_ERRORS,
     );
   }
+}
+
+/** The input and output tokens Bedrock reports; 0 when it reports none. */
+function tokensOf(response: ConverseCommandOutput): { input: number; output: number } {
+  return { input: response.usage?.inputTokens ?? 0, output: response.usage?.outputTokens ?? 0 };
 }
 
 /** The failure a stop reason means, or undefined for a complete answer. */

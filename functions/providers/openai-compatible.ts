@@ -129,10 +129,7 @@ export class OpenAiCompatibleProvider
       markdown,
       raster,
       model: this.model,
-      tokens: {
-        input: completion.usage?.prompt_tokens ?? 0,
-        output: completion.usage?.completion_tokens ?? 0,
-      },
+      tokens: tokensOf(completion),
       ocrScore: meanTokenProbability(logprobs),
     });
   }
@@ -165,10 +162,7 @@ export class OpenAiCompatibleProvider
     return {
       data: extractionFromText(this.id, contentText(choice.message.content)),
       model: this.model,
-      tokens: {
-        input: completion.usage?.prompt_tokens ?? 0,
-        output: completion.usage?.completion_tokens ?? 0,
-      },
+      tokens: tokensOf(completion),
     };
   }
 
@@ -255,11 +249,7 @@ export class OpenAiCompatibleProvider
           ],
         },
       ],
-      // The compatible servers (Ollama, LM Studio, llama.cpp) read max_tokens, not its successor
-      // max_completion_tokens; OpenAI still takes it for the non-reasoning vision models.
-      // eslint-disable-next-line @typescript-eslint/no-deprecated
-      max_tokens: this.settings.maxOutputTokens,
-      temperature: 0,
+      ...this.#answerLimits(),
       response_format: jsonSchema
         ? {
             type: 'json_schema',
@@ -282,12 +272,19 @@ export class OpenAiCompatibleProvider
           ],
         },
       ],
+      ...this.#answerLimits(),
+      ...(logprobs ? { logprobs: true } : {}),
+    };
+  }
+
+  /** The output cap and temperature 0 of every request. */
+  #answerLimits(): Pick<ChatCompletionCreateParamsNonStreaming, 'max_tokens' | 'temperature'> {
+    return {
       // The compatible servers (Ollama, LM Studio, llama.cpp) read max_tokens, not its successor
       // max_completion_tokens; OpenAI still takes it for the non-reasoning vision models.
       // eslint-disable-next-line @typescript-eslint/no-deprecated
       max_tokens: this.settings.maxOutputTokens,
       temperature: 0,
-      ...(logprobs ? { logprobs: true } : {}),
     };
   }
 
@@ -303,6 +300,14 @@ export class OpenAiCompatibleProvider
       about.test(error.message.replace(`provider ${this.id}`, ''))
     );
   }
+}
+
+/** Tokens from `usage`; 0 when the server leaves it out. */
+function tokensOf(completion: ChatCompletion): { input: number; output: number } {
+  return {
+    input: completion.usage?.prompt_tokens ?? 0,
+    output: completion.usage?.completion_tokens ?? 0,
+  };
 }
 
 /** The answer text: a string, or the `text` parts of a content array joined; null when absent. */
