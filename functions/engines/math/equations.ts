@@ -76,15 +76,16 @@ const math = (r: TextRun) => isMathFont(r.fontName);
 const mathPiece = (runs: readonly TextRun[]): MathPiece | null => {
   let from = 0;
   let to = runs.length;
+  // An item label and an equation number are set at the text's size; `(2)` in a script is
+  // part of the formula (`v_t^{(2)}`).
+  const textSize = 0.85 * Math.max(...runs.map((r) => r.fontSize));
   const first = runs[0];
-  if (first && !math(first) && LABEL.test(first.text.trim())) from = 1;
+  if (first && !math(first) && first.fontSize >= textSize && LABEL.test(first.text.trim())) {
+    from = 1;
+  }
   const last = runs[to - 1];
-  // An equation number is set at the text's size; `(2)` in a script is a label (`v_t^{(2)}`).
   const numbered =
-    last &&
-    to - from > 1 &&
-    !math(last) &&
-    last.fontSize >= 0.85 * Math.max(...runs.map((r) => r.fontSize))
+    last && to - from > 1 && !math(last) && last.fontSize >= textSize
       ? NUMBER.exec(last.text.trim())
       : null;
   if (numbered) to -= 1;

@@ -243,6 +243,19 @@ describe('display equations on a generated page', () => {
     expect(displays).toEqual([{ body: 'y=v_{t}^{(1)}', number: null }]);
   });
 
+  it('keeps a script opening a line of a display, which is no item label ((2) before x)', async () => {
+    // Arrange: a prescript (2) set before x = 1; an item label is set at the text's size.
+    const glyphs = [
+      g('(2)', 'CMR7', 60, 103.6, 7),
+      g('x', 'CMMI10', 71, 100),
+      g('= 1', 'CMR10', 79, 100),
+    ];
+    // Act
+    const displays = await displaysOf(glyphs);
+    // Assert
+    expect(displays).toEqual([{ body: '{}^{(2)}x=1', number: null }]);
+  });
+
   it('reads dots set one by one as an ellipsis', async () => {
     // Act
     const displays = await displaysOf([
