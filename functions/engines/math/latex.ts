@@ -505,10 +505,12 @@ const lineBaseline = (runs: readonly Part[], size: number): number => {
 
 /**
  * Where a run sits against the line's baseline: raised and smaller (or raised by a third of an
- * em) is a superscript; lowered and smaller (or by a quarter of an em) a subscript.
+ * em) is a superscript; lowered and smaller (or by a quarter of an em) a subscript. A part read
+ * as LaTeX is a base, unless it is a fraction at scriptscript size (an exponent `^{\\frac{a}{b}}`).
  */
 const positionOf = (run: Part, baseline: number, size: number): Position => {
-  if (!isGlyph(run) || run.ext !== undefined) return 'base';
+  // Parts read as LaTeX stand on the line, but for a fraction set in a script.
+  if ((!isGlyph(run) && run.fontSize >= 0.6 * size) || run.ext !== undefined) return 'base';
   const smaller = run.fontSize < 0.9 * size;
   const shift = (baseline - run.baseline) / size;
   if (shift > 0.15 && (smaller || shift > 0.3)) return 'sup';
@@ -700,7 +702,10 @@ export const mathLines = <R extends TextRun>(runs: readonly R[]): R[][] => {
         .filter((l) => {
           const shift = Math.abs(run.baseline - l.baseline);
           const script = run.fontSize < 0.9 * l.size && run.y < l.bottom && run.y + run.h > l.top;
-          const reach = l.bottom - l.top > 1.6 * l.size ? 1.2 : 0.7;
+          // A script of a tall part may sit as far from the baseline as the part reaches (the
+          // exponent of a \\Bigg delimiter).
+          const height = (l.bottom - l.top) / l.size;
+          const reach = height > 1.6 ? Math.max(1.2, 0.5 * height) : 0.7;
           return script && shift <= reach * l.size;
         })
         .sort(
@@ -1439,7 +1444,9 @@ export const equationLatex = (
       `\\frac{${top.latex}}{${bottom.latex}}`,
       // The bar sits on the math axis, about a quarter of an em over the baseline.
       bar.y + 0.25 * fontSize,
-      Math.max(fontSize, size),
+      // A fraction in text style (parts at script size) stands on the line; one whose parts are
+      // at scriptscript size is itself in a script (the exponent of a \\Bigg delimiter).
+      fontSize < 0.6 * size ? fontSize : Math.max(fontSize, size),
     );
     runs = [...runs.filter((r) => !numerator.includes(r) && !denominator.includes(r)), built];
   }

@@ -175,6 +175,22 @@ describe('equationLatex', () => {
     expect(latex).toBe('X\\stackrel{d}{\\longrightarrow}\\mathcal{N}');
   });
 
+  it('reads a fraction in scriptscript size after a \\Bigg delimiter as its exponent', () => {
+    // Arrange: \\Bigg[ x \\Bigg]^{1/2}, the fraction's bar at the delimiter's top; CMEX's
+    // \\Bigg[ and \\Bigg] are codes 0x22 and 0x23, their origin at their top.
+    const runs = [
+      glyphs('"', 100, 182.8, 10, 'CMEX10'),
+      glyphs('x', 108, 200),
+      glyphs('#', 114, 182.8, 10, 'CMEX10'),
+      glyphs('1', 121, 182, 5, 'CMR5'),
+      glyphs('2', 121, 187.5, 5, 'CMR5'),
+    ];
+    // Act
+    const { latex } = equationLatex(runs, [bar(184, 120.5, 124)]);
+    // Assert
+    expect(latex).toBe('\\Bigg{[}x\\Bigg{]}^{\\frac{1}{2}}');
+  });
+
   it('keeps the superscript of the base before a relation on its base', () => {
     // Arrange: x² = y, the exponent ending just before the equals sign.
     const runs = [
