@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import type { Segment } from '../layout/types.js';
+import { inkRuns, isRun, type Run, type RunRule } from './ink-runs.js';
 
 /** Grey levels at or below this are ink. */
 export const RULE_DARK_THRESHOLD = 160;
@@ -20,12 +21,6 @@ const MAX_PAGE_SHARE = 0.6;
  * divider and sides of a boxed form).
  */
 const MIN_TABLE_CROSSINGS = 4;
-
-/** A dark run along one row (or column), pixels `from`..`to` inclusive. */
-interface Run {
-  from: number;
-  to: number;
-}
 
 /** Runs on consecutive rows (columns) that overlap, merged into one line. */
 interface Band {
@@ -134,37 +129,16 @@ function crosses(row: Band, column: Band): boolean {
 }
 
 /** A dark stretch is a rule when long enough and nearly solid. */
-function isRun(start: number, end: number, ink: number, minLength: number): boolean {
-  const length = end - start + 1;
-  return length >= minLength && ink >= MIN_RUN_FILL * length;
+function runRule(minLength: number): RunRule {
+  return { maxGap: MAX_GAP, minLength, minFill: MIN_RUN_FILL };
 }
 
 /** The runs of every row. */
 function rowRuns(grey: Uint8Array, w: number, h: number, minLength: number): Run[][] {
-  const out: Run[][] = [];
-  for (let y = 0; y < h; y++) {
-    const runs: Run[] = [];
-    const base = y * w;
-    let start = -1;
-    let end = -1;
-    let ink = 0;
-    for (let x = 0; x < w; x++) {
-      if ((grey[base + x] ?? 255) > RULE_DARK_THRESHOLD) continue;
-      if (start >= 0 && x - end - 1 > MAX_GAP) {
-        if (isRun(start, end, ink, minLength)) runs.push({ from: start, to: end });
-        start = -1;
-      }
-      if (start < 0) {
-        start = x;
-        ink = 0;
-      }
-      ink++;
-      end = x;
-    }
-    if (start >= 0 && isRun(start, end, ink, minLength)) runs.push({ from: start, to: end });
-    out.push(runs);
-  }
-  return out;
+  const rule = runRule(minLength);
+  return Array.from({ length: h }, (_, y) =>
+    inkRuns(grey, { first: y * w, step: 1, count: w }, RULE_DARK_THRESHOLD, rule),
+  );
 }
 
 /**
@@ -174,6 +148,7 @@ function rowRuns(grey: Uint8Array, w: number, h: number, minLength: number): Run
  * banner's width, swallow the column rules that meet it into one band too thick to be a line.
  */
 function columnRuns(grey: Uint8Array, w: number, h: number, minLength: number): Run[][] {
+  const rule = runRule(minLength);
   const out: Run[][] = Array.from({ length: w }, () => []);
   const start = new Int32Array(w).fill(-1);
   const end = new Int32Array(w);
@@ -193,7 +168,7 @@ function columnRuns(grey: Uint8Array, w: number, h: number, minLength: number): 
       const s = start[x] ?? -1;
       const e = end[x] ?? 0;
       if (s < 0 || y - e - 1 > MAX_GAP) {
-        if (s >= 0 && isRun(s, e, ink[x] ?? 0, minLength)) out[x]?.push({ from: s, to: e });
+        if (s >= 0 && isRun(s, e, ink[x] ?? 0, rule)) out[x]?.push({ from: s, to: e });
         start[x] = y;
         ink[x] = 0;
       }
@@ -204,7 +179,7 @@ function columnRuns(grey: Uint8Array, w: number, h: number, minLength: number): 
   for (let x = 0; x < w; x++) {
     const s = start[x] ?? -1;
     const e = end[x] ?? 0;
-    if (s >= 0 && isRun(s, e, ink[x] ?? 0, minLength)) out[x]?.push({ from: s, to: e });
+    if (s >= 0 && isRun(s, e, ink[x] ?? 0, rule)) out[x]?.push({ from: s, to: e });
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import { otsuThreshold } from './bands.js';
 import { cellGrid, cellGroups, inkPerCell, type Region } from './grey-image.js';
+import { inkRuns } from './ink-runs.js';
 
 /** Options of {@link findUncoveredInk}. */
 export interface UncoveredOptions {
@@ -89,10 +90,8 @@ export function eraseRules(
   height: number,
   ruleLength: number,
 ): Uint8Array {
-  const threshold = otsuThreshold(pixels);
-  const ink = new Uint8Array(width * height);
-  for (let i = 0; i < ink.length; i++) ink[i] = (pixels[i] ?? 255) < threshold ? 1 : 0;
-  const rule = ruleMask(ink, width, height, ruleLength);
+  // Ink is darker than the threshold: at most one level below it.
+  const rule = ruleMask(pixels, width, height, ruleLength, otsuThreshold(pixels) - 1);
   const out = Uint8Array.from(pixels);
   for (let i = 0; i < out.length; i++) if (rule[i] === 1) out[i] = 255;
   return out;
@@ -107,36 +106,24 @@ const RULE_MIN_FILL = 0.4;
  * Pixels of straight horizontal or vertical ink runs at least `length` long, gaps of up to
  * {@link RULE_MAX_GAP} pixels bridged when at least {@link RULE_MIN_FILL} of the run is ink.
  */
-function ruleMask(ink: Uint8Array, width: number, height: number, length: number): Uint8Array {
-  const rule = new Uint8Array(width * height);
-  const scan = (count: number, lines: number, at: (line: number, k: number) => number): void => {
-    for (let line = 0; line < lines; line++) {
-      let start = -1;
-      let last = -1;
-      let filled = 0;
-      const close = (): void => {
-        const span = last - start + 1;
-        if (span >= length && filled >= RULE_MIN_FILL * span) {
-          for (let k = start; k <= last; k++) rule[at(line, k)] = 1;
-        }
-      };
-      for (let k = 0; k < count; k++) {
-        if (ink[at(line, k)] !== 1) continue;
-        if (start >= 0 && k - last - 1 > RULE_MAX_GAP) {
-          close();
-          start = -1;
-        }
-        if (start < 0) {
-          start = k;
-          filled = 0;
-        }
-        filled++;
-        last = k;
-      }
-      if (start >= 0) close();
+function ruleMask(
+  pixels: Uint8Array,
+  width: number,
+  height: number,
+  length: number,
+  maxInk: number,
+): Uint8Array {
+  const mask = new Uint8Array(width * height);
+  const rule = { maxGap: RULE_MAX_GAP, minLength: length, minFill: RULE_MIN_FILL };
+  for (let y = 0; y < height; y++) {
+    for (const run of inkRuns(pixels, { first: y * width, step: 1, count: width }, maxInk, rule)) {
+      mask.fill(1, y * width + run.from, y * width + run.to + 1);
     }
-  };
-  scan(width, height, (y, x) => y * width + x);
-  scan(height, width, (x, y) => y * width + x);
-  return rule;
+  }
+  for (let x = 0; x < width; x++) {
+    for (const run of inkRuns(pixels, { first: x, step: width, count: height }, maxInk, rule)) {
+      for (let y = run.from; y <= run.to; y++) mask[y * width + x] = 1;
+    }
+  }
+  return mask;
 }
