@@ -29,7 +29,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { resetStorageCalls, storageCalls } from '../functions/adapters/storage-calls.js';
-import { resetStageTimes, stageTimes } from '../functions/engines/stage-timings.js';
+import { PDF_WORKER_CPU, resetStageTimes, stageTimes } from '../functions/engines/stage-timings.js';
 import { corpusPath } from '../test/support/corpus.js';
 import { defineCommand, parseCommandLineOrExit } from './cli.js';
 import { IMAGE_FORMATS, PARSEABLE_FORMATS, ROOT, SCORER } from './corpus.js';
@@ -188,11 +188,39 @@ const isBornDigital = (d: Doc) =>
   d.format === 'pdf' && (d.categories ?? []).includes('born-digital');
 resetStageTimes();
 resetStorageCalls();
-const profiling = await startCpuProfile();
-const runStarted = performance.now();
-let runSeconds = 0;
 /** `--warm-passes n`: born-digital PDFs parsed again n times after the scored pass, timed apart. */
 const warmPasses = flags['warm-passes'];
+// The sampling profiler slows the main thread and keeps V8's background threads busy: it
+// samples the warm passes when there are any, so that the first pass is timed without it.
+const profiling = warmPasses > 0 ? undefined : await startCpuProfile();
+/** Milliseconds of wall time the main thread's profile covers. */
+let profiledMs = 0;
+const runStarted = performance.now();
+let runSeconds = 0;
+/** CPU milliseconds of a pass: the whole process, its main thread, and the PDF workers' calls. */
+interface PassCpu {
+  process: number;
+  main: number;
+  pdfWorkers: number;
+}
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
+const workerCpuMs = () => stageTimes().get(PDF_WORKER_CPU)?.ms ?? 0;
+/** Starts measuring a pass's CPU; the function returned ends it. */
+const measureCpu = (): (() => PassCpu) => {
+  const [processAt, mainAt, workersAt] = [
+    process.cpuUsage(),
+    process.threadCpuUsage(),
+    workerCpuMs(),
+  ];
+  return () => ({
+    process: cpuMs(process.cpuUsage(processAt)),
+    main: cpuMs(process.threadCpuUsage(mainAt)),
+    pdfWorkers: workerCpuMs() - workersAt,
+  });
+};
+const firstPassCpu = measureCpu();
+let firstCpu: PassCpu = { process: 0, main: 0, pdfWorkers: 0 };
+let warmCpu: PassCpu | undefined;
 let warmPages = 0;
 let warmSeconds = 0;
 let cpu: ReturnType<typeof stageCpuTimes> = new Map();
@@ -242,10 +270,15 @@ try {
     console.log(`${String(res.status)} ${seconds.toFixed(2).padStart(6)} s  ${d.id}`);
   }
   runSeconds = (performance.now() - runStarted) / 1000;
-  // The profile is of the first pass.
-  cpu = stageCpuTimes(await profiling.stop());
+  firstCpu = firstPassCpu();
+  if (profiling) {
+    cpu = stageCpuTimes(await profiling.stop());
+    profiledMs = runSeconds * 1000;
+  }
   workerTimes = stageTimes();
   storage = storageCalls();
+  const warmProfiling = warmPasses > 0 ? await startCpuProfile() : undefined;
+  const warmPassesCpu = measureCpu();
   for (let pass = 0; pass < warmPasses; pass++) {
     for (const d of docs.filter(isBornDigital)) {
       // A comment after the end of the file makes the bytes (and their hash) new, so that no
@@ -260,6 +293,11 @@ try {
       warmSeconds += (performance.now() - started) / 1000;
       warmPages += d.pages;
     }
+  }
+  if (warmProfiling) {
+    warmCpu = warmPassesCpu();
+    cpu = stageCpuTimes(await warmProfiling.stop());
+    profiledMs = warmSeconds * 1000;
   }
 } finally {
   await server.close();
@@ -355,12 +393,42 @@ const warmRate = warmSeconds > 0 ? warmPages / warmSeconds : 0;
 console.log(
   `Born-digital PDFs (${String(digitalPages)} pages) through the HTTP API: docparse ${digitalRate.toFixed(1)} pages/s on the first pass${versus(digitalRate)}${warmSeconds > 0 ? `, ${warmRate.toFixed(1)} pages/s warm (${String(warmPasses)} more pass${warmPasses > 1 ? 'es' : ''})${versus(warmRate)}` : ''}; pdftotext ${baselineDigital === undefined ? '–' : baselineDigital.toFixed(1)} pages/s`,
 );
+/** Prints the CPU each kind of thread used per pass. */
+const printCpuByThread = (): void => {
+  // Per pass over the same pages; the warm passes' sum divided by their number.
+  const passes: [string, PassCpu][] = [['first pass', firstCpu]];
+  if (warmCpu) {
+    const n = Math.max(1, warmPasses);
+    passes.push([
+      'warm pass',
+      { process: warmCpu.process / n, main: warmCpu.main / n, pdfWorkers: warmCpu.pdfWorkers / n },
+    ]);
+  }
+  console.log(
+    `\nCPU by thread per pass, in ms (the first pass parses every document, a warm pass the born-digital PDFs${warmPasses > 0 ? '; the warm passes run under the sampling profiler' : ', under the sampling profiler'}):\n`,
+  );
+  console.log(`| thread | ${passes.map(([name]) => name).join(' | ')} |`);
+  console.log(`| --- | ${passes.map(() => '--:').join(' | ')} |`);
+  const rows: [string, (c: PassCpu) => number][] = [
+    ['all threads of the process', (c) => c.process],
+    ['main thread (HTTP, pipeline, storage, scoring)', (c) => c.main],
+    ['PDF workers, on their calls (text layer, inspection, layout)', (c) => c.pdfWorkers],
+    [
+      "other threads (V8's background compiler and garbage collector, libuv's pool; workers between calls)",
+      (c) => c.process - c.main - c.pdfWorkers,
+    ],
+  ];
+  for (const [name, of] of rows) {
+    console.log(`| ${name} | ${passes.map(([, c]) => of(c).toFixed(0)).join(' | ')} |`);
+  }
+};
+printCpuByThread();
 console.log(
-  `\nMain thread CPU by stage over the whole docparse run (${runSeconds.toFixed(1)} s wall; layout stages by module; sampled):\n`,
+  `\nMain thread CPU by stage over ${warmPasses > 0 ? `the warm pass${warmPasses > 1 ? 'es' : ''}` : 'the whole docparse run'} (${(profiledMs / 1000).toFixed(1)} s wall; layout stages by module; sampled):\n`,
 );
 console.log('| stage | calls | ms | share of wall |');
 console.log('| --- | --: | --: | --: |');
-for (const line of profileRows(cpu, runSeconds * 1000)) console.log(line);
+for (const line of profileRows(cpu, profiledMs)) console.log(line);
 console.log(
   '\nEngine workers (time inside the PDF worker per call, and the round trips around it):\n',
 );

@@ -12,6 +12,9 @@ export interface StageTime {
 
 const totals = new Map<string, StageTime>();
 
+/** The stage that sums the CPU time the PDF worker threads used on their calls. */
+export const PDF_WORKER_CPU = 'pdf worker: CPU of the calls';
+
 /**
  * Adds one call of `stage` that took `ms` milliseconds.
  *

@@ -3,7 +3,7 @@ import type { ObjectStore } from '../../core/ports/object-store.js';
 import type { ProviderPageResult } from '../../core/ports/page-provider.js';
 import { ModuleWorker, type RequestBody } from '../module-worker.js';
 import type { RasterPage } from '../raster.js';
-import { recordStageTime } from '../stage-timings.js';
+import { PDF_WORKER_CPU, recordStageTime } from '../stage-timings.js';
 import type { ExtractedPage } from './page-text.js';
 import type { PdfTextReader } from './pdf-document-cache.js';
 import {
@@ -320,6 +320,8 @@ export class PdfWorkerClient implements PdfPageSource {
       const inWorker = Math.min(roundTrip, reply.elapsedMs ?? 0);
       recordStageTime(`pdf worker: ${task.call.op}${bytes ? ' (with open)' : ''}`, inWorker);
       recordStageTime('pdf worker: transfer', roundTrip - inWorker);
+      // CPU time apart from the wall time above: a busy machine stretches the latter only.
+      if (reply.cpuMs !== undefined) recordStageTime(PDF_WORKER_CPU, reply.cpuMs);
       if (reply.status === 'missing') {
         lane.sent.delete(document);
         if (withBytes) throw new Error('the PDF worker did not keep the document it was sent');

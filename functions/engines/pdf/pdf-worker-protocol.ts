@@ -65,6 +65,8 @@ export type WorkerReply = {
   memory?: WorkerMemory;
   /** Milliseconds the worker spent on the call, from receiving it to replying. */
   elapsedMs?: number;
+  /** CPU milliseconds the worker's thread used on the call (`process.threadCpuUsage`). */
+  cpuMs?: number;
 } & (
   | { id: number; status: 'ok'; value: WorkerResults[WorkerOp] }
   | { id: number; status: 'missing' }

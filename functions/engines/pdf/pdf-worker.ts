@@ -151,6 +151,7 @@ const failure = (request: WorkerRequest, error: unknown, overBudget: boolean): W
 
 const handle = async (request: WorkerRequest): Promise<void> => {
   const started = performance.now();
+  const cpuBefore = process.threadCpuUsage();
   const ref: DocumentRef = { key: request.hash, format: 'pdf', hash: request.hash };
   if (!cache.has(ref)) {
     if (!request.bytes) {
@@ -172,7 +173,13 @@ const handle = async (request: WorkerRequest): Promise<void> => {
   } finally {
     incoming.delete(request.hash);
   }
-  send({ ...reply, memory: memory(), elapsedMs: performance.now() - started });
+  const cpu = process.threadCpuUsage(cpuBefore);
+  send({
+    ...reply,
+    memory: memory(),
+    elapsedMs: performance.now() - started,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+  });
 };
 
 port.on('message', (request: WorkerRequest) => {
