@@ -5,6 +5,7 @@ import {
   PutCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../../core/domain/errors.js';
 import type { Page } from '../../core/domain/schemas.js';
@@ -284,25 +285,12 @@ export class DynamoDbRequestStore implements RequestStore {
       condition += '#runs = :previous';
       values[':previous'] = run - 1;
     }
-    try {
-      const { Attributes: attributes } = await this.#client.send(
-        new UpdateCommand({
-          TableName: this.#tableName,
-          Key: this.#metaKey(id),
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      if (attributes) this.#remember(toRecord(attributes));
-      return true;
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-      if ((await this.get(id)) === undefined) throw notFound(id, error);
-      return false;
-    }
+    return this.#updateIf(id, {
+      UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
   }
 
   /**
@@ -408,23 +396,37 @@ export class DynamoDbRequestStore implements RequestStore {
       return false;
     }
     const { condition, names, values } = statusCondition(expectedStatus);
+    return this.#updateIf(id, {
+      UpdateExpression: 'DELETE #charged :page',
+      ConditionExpression: `${condition} AND contains(#charged, :n)`,
+      ExpressionAttributeNames: { ...names, '#charged': CHARGED_PAGES },
+      ExpressionAttributeValues: {
+        ...values,
+        ':page': new Set([pageNumber]),
+        ':n': pageNumber,
+      },
+    });
+  }
+
+  /**
+   * One conditional update of the request's record; the record it leaves is remembered.
+   * @returns true when written, false when the condition failed on an existing record.
+   * @throws {NotFoundError} when the request does not exist.
+   */
+  async #updateIf(
+    id: string,
+    update: Omit<UpdateCommandInput, 'TableName' | 'Key' | 'ReturnValues'>,
+  ): Promise<boolean> {
     try {
-      const { Attributes: updated } = await this.#client.send(
+      const { Attributes: attributes } = await this.#client.send(
         new UpdateCommand({
+          ...update,
           TableName: this.#tableName,
           Key: this.#metaKey(id),
-          UpdateExpression: 'DELETE #charged :page',
-          ConditionExpression: `${condition} AND contains(#charged, :n)`,
-          ExpressionAttributeNames: { ...names, '#charged': CHARGED_PAGES },
-          ExpressionAttributeValues: {
-            ...values,
-            ':page': new Set([pageNumber]),
-            ':n': pageNumber,
-          },
           ReturnValues: 'ALL_NEW',
         }),
       );
-      if (updated) this.#remember(toRecord(updated));
+      if (attributes) this.#remember(toRecord(attributes));
       return true;
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
