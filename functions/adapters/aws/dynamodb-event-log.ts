@@ -14,6 +14,7 @@ import {
 } from './dynamodb-items.js';
 import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from './service-table.js';
 import { RecentlyUsed } from '../recently-used.js';
+import { WriteQueues } from '../write-queues.js';
 
 /** Attempts at claiming a sequence number before an append gives up. */
 const MAX_CLAIM_ATTEMPTS = 50;
@@ -69,11 +70,10 @@ export class DynamoDbEventLog implements EventLog {
   readonly #client: DynamoDBDocumentClient;
   readonly #tableName: string;
   readonly #clock: Clock;
-  readonly #lingerMs: number;
   readonly #retentionDays: number | undefined;
   readonly #lastSeq = new RecentlyUsed<string, number>({ maxEntries: REMEMBERED_REQUESTS });
-  /** Appends waiting for a write, per request; present while the request's writer runs. */
-  readonly #queues = new Map<string, Pending[]>();
+  /** Appends waiting for a write, per request. */
+  readonly #appends: WriteQueues<Pending>;
 
   /**
    * @param client a document client marshalling with `removeUndefinedValues: true`
@@ -88,7 +88,9 @@ export class DynamoDbEventLog implements EventLog {
     this.#client = client;
     this.#tableName = tableName;
     this.#clock = options.clock ?? systemClock;
-    this.#lingerMs = Math.max(0, options.lingerMs ?? 0);
+    this.#appends = new WriteQueues((requestId, queue) => this.#writeGroup(requestId, queue), {
+      lingerMs: options.lingerMs ?? 0,
+    });
     this.#retentionDays = options.retentionDays;
   }
 
@@ -100,32 +102,21 @@ export class DynamoDbEventLog implements EventLog {
         resolve,
         reject,
       };
-      const queue = this.#queues.get(requestId);
-      if (queue) {
-        queue.push(pending);
-        return;
-      }
-      const started = [pending];
-      this.#queues.set(requestId, started);
-      void this.#drain(requestId, started);
+      this.#appends.add(requestId, pending);
     });
   }
 
-  /** Writes the request's queued appends, a group at a time, until none is left. */
-  async #drain(requestId: string, queue: Pending[]): Promise<void> {
-    if (this.#lingerMs > 0) await new Promise((wake) => setTimeout(wake, this.#lingerMs));
-    while (queue.length > 0) {
-      const group = queue.splice(0, MAX_GROUP);
-      try {
-        const first = await this.#claim(requestId, group);
-        group.forEach((pending, i) => {
-          pending.resolve(first + i);
-        });
-      } catch (error) {
-        for (const pending of group) pending.reject(error);
-      }
+  /** Writes the next group of the request's queued appends and settles each. */
+  async #writeGroup(requestId: string, queue: Pending[]): Promise<void> {
+    const group = queue.splice(0, MAX_GROUP);
+    try {
+      const first = await this.#claim(requestId, group);
+      group.forEach((pending, i) => {
+        pending.resolve(first + i);
+      });
+    } catch (error) {
+      for (const pending of group) pending.reject(error);
     }
-    this.#queues.delete(requestId);
   }
 
   /** Writes `group` under the next free sequence numbers; returns the first. */

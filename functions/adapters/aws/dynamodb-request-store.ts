@@ -26,6 +26,7 @@ import {
 import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from './service-table.js';
 import { copyJson } from '../json-copy.js';
 import { RecentlyUsed } from '../recently-used.js';
+import { WriteQueues } from '../write-queues.js';
 
 /** Attribute of the pages counted as parsed (a number set). */
 const CHARGED_PAGES = 'chargedPages';
@@ -90,7 +91,7 @@ export class DynamoDbRequestStore implements RequestStore {
    */
   readonly #pages: RecentlyUsed<string, Map<number, string>> | undefined;
   /** Charges waiting for the charge write in flight of their request, by request id. */
-  readonly #charging = new Map<string, PendingCharge[]>();
+  readonly #charging = new WriteQueues<PendingCharge>((id, queue) => this.#writeCharges(id, queue));
 
   /**
    * @param client a document client marshalling with `removeUndefinedValues: true`
@@ -306,39 +307,29 @@ export class DynamoDbRequestStore implements RequestStore {
     return new Promise<boolean>((resolve, reject) => {
       pageSk(pageNumber); // validates the page number
       const pending: PendingCharge = { pageNumber, expectedStatus, resolve, reject };
-      const queue = this.#charging.get(id);
-      if (queue) {
-        queue.push(pending);
-        return;
-      }
-      const started = [pending];
-      this.#charging.set(id, started);
-      void this.#writeCharges(id, started);
+      this.#charging.add(id, pending);
     });
   }
 
-  /** Writes the request's queued charges, those expecting the same statuses together. */
+  /** Writes the next group of the request's queued charges: those expecting the same statuses. */
   async #writeCharges(id: string, queue: PendingCharge[]): Promise<void> {
-    while (queue.length > 0) {
-      const statuses = queue[0]?.expectedStatus.join() ?? '';
-      const group = queue.filter((p) => p.expectedStatus.join() === statuses);
-      queue.splice(0, queue.length, ...queue.filter((p) => !group.includes(p)));
-      try {
-        const before = await this.#addCharged(
-          id,
-          group.map((p) => p.pageNumber),
-          group[0]?.expectedStatus ?? [],
-        );
-        // A page charged twice in one group is added by its first caller only.
-        for (const p of group) {
-          p.resolve(!before.has(p.pageNumber));
-          before.add(p.pageNumber);
-        }
-      } catch (error) {
-        for (const p of group) p.reject(error);
+    const statuses = queue[0]?.expectedStatus.join() ?? '';
+    const group = queue.filter((p) => p.expectedStatus.join() === statuses);
+    queue.splice(0, queue.length, ...queue.filter((p) => !group.includes(p)));
+    try {
+      const before = await this.#addCharged(
+        id,
+        group.map((p) => p.pageNumber),
+        group[0]?.expectedStatus ?? [],
+      );
+      // A page charged twice in one group is added by its first caller only.
+      for (const p of group) {
+        p.resolve(!before.has(p.pageNumber));
+        before.add(p.pageNumber);
       }
+    } catch (error) {
+      for (const p of group) p.reject(error);
     }
-    this.#charging.delete(id);
   }
 
   /**
