@@ -4,6 +4,7 @@ import { workKeys } from '../domain/object-keys.js';
 import type { RequestRecord } from '../domain/request.js';
 import type { ParseResponse } from '../domain/schemas.js';
 import type { AppDeps } from './app-deps.js';
+import { ownedRecord } from './parse-result-body.js';
 import { failureOf } from './parse-upload.js';
 import { readResult, resultView } from './stored-result.js';
 
@@ -123,19 +124,6 @@ async function startRun(deps: AppDeps, record: RequestRecord): Promise<string> {
     settings: { pageConcurrency: deps.limits.pageConcurrency },
   });
   return executionId;
-}
-
-/** The tenant's request record. @throws {NotFoundError} for unknown and foreign ids alike. */
-async function ownedRecord(
-  deps: Pick<AppDeps, 'requests'>,
-  tenant: string,
-  requestId: string,
-): Promise<RequestRecord> {
-  const record = await deps.requests.get(requestId);
-  if (!record || record.tenant !== tenant) {
-    throw new NotFoundError(`parse request ${requestId} not found`);
-  }
-  return record;
 }
 
 function notInFlight(requestId: string): NotFoundError {

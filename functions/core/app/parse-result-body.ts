@@ -39,6 +39,23 @@ export async function getParseResult(
 }
 
 /**
+ * The tenant's request record.
+ * @throws {NotFoundError} (404) for unknown and foreign ids alike: another tenant's id is never
+ *   disclosed.
+ */
+export async function ownedRecord(
+  deps: Pick<AppDeps, 'requests'>,
+  tenant: string,
+  requestId: string,
+): Promise<RequestRecord> {
+  const record = await deps.requests.get(requestId);
+  if (!record || record.tenant !== tenant) {
+    throw new NotFoundError(`parse request ${requestId} not found`);
+  }
+  return record;
+}
+
+/**
  * The body of `GET /v1/parse/{id}` as JSON text (see {@link getParseResult} for what it holds).
  *
  * The request record is read on every call (ownership, status and webhook are always current);
@@ -58,10 +75,7 @@ export async function getParseResultBody(
   requestId: string,
   includeWarnings: boolean,
 ): Promise<ParseResultBody> {
-  const record = await deps.requests.get(requestId);
-  if (!record || record.tenant !== tenant) {
-    throw new NotFoundError(`parse request ${requestId} not found`);
-  }
+  const record = await ownedRecord(deps, tenant, requestId);
   const delivery = record.webhook ? { webhook: webhookView(record.webhook) } : undefined;
   if (record.status !== 'completed' || !record.resultKey) {
     return { json: JSON.stringify({ ...statusView(record), ...delivery }), utf8: undefined };
