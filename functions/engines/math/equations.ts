@@ -1,6 +1,6 @@
 import type { PageText, Segment, TextRun } from '../layout/types.js';
 import { equationLatex, isMathFont, mathLines, trueBox } from './latex.js';
-import { isSansName } from './tex-fonts.js';
+import { isBracePiece, isSansName } from './tex-fonts.js';
 
 /** A box: left, top, right, bottom (pixels). */
 export interface Box {
@@ -152,7 +152,7 @@ const romanPiece = (runs: readonly TextRun[]): MathPiece | null => {
 
 /**
  * The pieces of a line: its runs split where they are more than three ems apart (columns, or an
- * equation number set at the margin). A piece that is only an equation number is given to the
+ * equation number set at the margin), but for the pieces of a brace. A piece that is only an equation number is given to the
  * piece before it.
  */
 const piecesOf = (line: readonly TextRun[]): TextRun[][] => {
@@ -160,8 +160,14 @@ const piecesOf = (line: readonly TextRun[]): TextRun[][] => {
   let right = -Infinity;
   for (const run of line) {
     const current = pieces[pieces.length - 1];
-    const em = Math.max(run.fontSize, current?.[current.length - 1]?.fontSize ?? 0);
-    if (current && run.x - right <= 3 * em) current.push(run);
+    const previous = current?.[current.length - 1];
+    const em = Math.max(run.fontSize, previous?.fontSize ?? 0);
+    // The pieces of an over- or underbrace are far apart along it, with rules between them.
+    const brace =
+      previous !== undefined &&
+      isBracePiece(run.fontName, run.text) &&
+      isBracePiece(previous.fontName, previous.text);
+    if (current && (run.x - right <= 3 * em || brace)) current.push(run);
     else pieces.push([run]);
     right = Math.max(right, run.x + run.w);
   }
@@ -251,9 +257,11 @@ export const findDisplayEquations = (
     .flatMap(piecesOf)
     .map(mathPiece)
     .filter((r): r is MathPiece => r !== null);
-  // Rows of one equation: under half a line apart, and overlapping across (or side by side on
-  // one line: a fraction next to what precedes it).
+  // Rows of one equation: under half a line apart (a brace's pieces and what it spans or
+  // labels, a line and more), and overlapping across (or side by side on one line: a fraction
+  // next to what precedes it).
   const boxes = rows.map((r) => boxOf(r.runs));
+  const brace = rows.map((r) => r.runs.every((run) => isBracePiece(run.fontName, run.text)));
   const parent = rows.map((_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i] ?? i)));
   for (let i = 0; i < rows.length; i++) {
@@ -263,7 +271,8 @@ export const findDisplayEquations = (
       const em = Math.max(rows[i]?.size ?? 0, rows[j]?.size ?? 0);
       const gapY = Math.max(a.y0, b.y0) - Math.min(a.y1, b.y1);
       const gapX = Math.max(a.x0, b.x0) - Math.min(a.x1, b.x1);
-      if (gapY < 0.5 * em && gapX < (gapY < 0 ? 2.5 : 1) * em) parent[find(j)] = find(i);
+      const reach = brace[i] === true || brace[j] === true ? 1.2 : 0.5;
+      if (gapY < reach * em && gapX < (gapY < 0 ? 2.5 : 1) * em) parent[find(j)] = find(i);
     }
   }
   const groups = new Map<number, MathPiece[]>();

@@ -895,10 +895,10 @@ const prepare = (input: readonly MathRun[]): Part[] => {
         out.push({ ...part, text: GLYPH_OF[glyph.latex] ?? glyph.latex, baseline });
       } else if (glyph.kind === 'radical') {
         out.push({ ...part, text: '√', baseline: y + h });
-      } else if (glyph.kind === 'accent') {
+      } else {
+        // Accents, and pieces of over- and underbraces (read with what they span, readBraces).
         out.push(part);
       }
-      // Pieces of over- and underbraces carry nothing of the formula's text.
     });
   }
   // Pieces of one delimiter: one x, stacked with no gap between them.
@@ -1127,6 +1127,66 @@ const readAccents = (input: Part[]): Part[] => {
     runs = [...runs.filter((r) => r !== accent && !bases.includes(r)), ...rest, built];
   }
   return runs;
+};
+
+/**
+ * Over- and underbraces: the pieces of one brace (on one baseline) span the runs over (or under)
+ * it within two ems and a half, read as `\\underbrace{…}_{label}` (`\\overbrace{…}^{label}`)
+ * with the smaller runs on its other side as the label. TeX's `\\underbrace` opens with the
+ * piece `\\bracelu` (0x7C, `|`), `\\overbrace` with `\\braceld` (0x7A, `z`). Pieces left over
+ * carry nothing of the formula's text.
+ */
+const readBraces = (input: Part[]): Part[] => {
+  let runs = input;
+  const braces: Part[][] = [];
+  for (const piece of runs.filter((r) => r.ext?.kind === 'brace').sort((a, b) => a.x - b.x)) {
+    const brace = braces.find(
+      (b) => Math.abs((b[0] as Part).baseline - piece.baseline) < 0.2 * piece.fontSize,
+    );
+    if (brace) brace.push(piece);
+    else braces.push([piece]);
+  }
+  for (const brace of braces) {
+    const first = brace[0] as Part;
+    const last = brace[brace.length - 1] as Part;
+    const em = first.fontSize;
+    const top = Math.min(...brace.map((p) => p.y));
+    const bottom = Math.max(...brace.map((p) => p.y + p.h));
+    const under = first.text === '|';
+    const spanned = (r: Part) =>
+      r.ext?.kind !== 'brace' && centreX(r) > first.x && centreX(r) < last.x + last.w;
+    const body = runs.filter(
+      (r) =>
+        spanned(r) &&
+        (under
+          ? r.y + r.h <= bottom + 0.2 * em && r.baseline >= top - 2.5 * em
+          : r.y >= top - 0.2 * em && r.baseline <= bottom + 2.5 * em),
+    );
+    if (body.length === 0) continue;
+    const label = runs.filter(
+      (r) =>
+        spanned(r) &&
+        !body.includes(r) &&
+        r.fontSize < 0.9 * Math.max(...body.map((b) => b.fontSize)) &&
+        (under
+          ? r.y >= top - 0.2 * em && r.y <= bottom + 1.5 * em
+          : r.y + r.h <= bottom + 0.2 * em && r.y + r.h >= top - 1.5 * em),
+    );
+    const size = dominantSize(body);
+    const inner = lineLatex(body).latex;
+    const mark = label.length > 0 ? `${under ? '_' : '^'}{${lineLatex(label).latex}}` : '';
+    const built = builtRun(
+      [...brace, ...body, ...label],
+      `\\${under ? 'underbrace' : 'overbrace'}{${inner}}${mark}`,
+      lineBaseline(body, size),
+      size,
+    );
+    runs = [
+      ...runs.filter((r) => !brace.includes(r) && !body.includes(r) && !label.includes(r)),
+      built,
+    ];
+  }
+  return runs.filter((r) => r.ext?.kind !== 'brace');
 };
 
 /**
@@ -1404,6 +1464,17 @@ export const equationLatex = (
       built,
     ];
   }
+  // The rules between the pieces of a brace are no fraction bars.
+  for (const piece of runs.filter((r) => r.ext?.kind === 'brace')) {
+    const em = piece.fontSize;
+    for (const bar of bars) {
+      const along =
+        bar.y >= piece.y - 0.3 * em &&
+        bar.y <= piece.y + piece.h + 0.3 * em &&
+        Math.min(Math.abs(bar.x1 - (piece.x + piece.w)), Math.abs(bar.x2 - piece.x)) < 0.3 * em;
+      if (along) used.add(bar);
+    }
+  }
   // 2. Fractions.
   for (const bar of bars) {
     if (used.has(bar)) continue;
@@ -1459,6 +1530,7 @@ export const equationLatex = (
   }
 
   runs = readNamedLimits(runs, size);
+  runs = readBraces(runs);
 
   // 5. Matrices and cases.
   runs = readArrays(runs, notes);

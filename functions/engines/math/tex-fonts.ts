@@ -54,6 +54,14 @@ export const texFamily = (fontName: string): TexFamily => {
 export const isSansName = (fontName: string, text: string): boolean =>
   texFamily(fontName) === 'sans' && !/ssbx/i.test(fontName) && !/\p{L}{5,}/u.test(text);
 
+/**
+ * Whether text of a font is pieces of an over- or underbrace: codes 0x7A-0x7D of TeX's
+ * extension font (`z` `{` `|` `}` as a reader gives them), set along the brace's length with
+ * rules between them.
+ */
+export const isBracePiece = (fontName: string, text: string): boolean =>
+  texFamily(fontName) === 'extension' && /^[z{|}]+$/.test(text.replace(/\s+/g, ''));
+
 /** OML codes below 0x28 (Greek) and the symbols among its ASCII codes. */
 const OML: Readonly<Record<number, string>> = {
   0x00: '\\Gamma',

@@ -256,6 +256,28 @@ describe('display equations on a generated page', () => {
     expect(displays).toEqual([{ body: '{}^{(2)}x=1', number: null }]);
   });
 
+  it('reads an underbrace whose pieces lie far apart as one display with its label', async () => {
+    // Arrange: \\underbrace{x+y}_{n}, CMEX's brace pieces (0x7C, 0x7B 0x7A, 0x7D) under the
+    // line with rules between them, n under the brace.
+    const glyphs = [
+      g('x', 'CMMI10', 100, 100),
+      g('+', 'CMR10', 108, 100),
+      g('y', 'CMMI10', 117, 100),
+      g('|', 'CMEX10', 60, 92),
+      g('{z', 'CMEX10', 105, 92),
+      g('}', 'CMEX10', 160, 92),
+      g('n', 'CMMI7', 108, 80, 7),
+    ];
+    const rules = [
+      { x1: 65, x2: 105, y: 91.4 },
+      { x1: 115, x2: 160, y: 91.4 },
+    ];
+    // Act
+    const displays = await displaysOf(glyphs, rules);
+    // Assert
+    expect(displays).toEqual([{ body: '\\underbrace{x+y}_{n}', number: null }]);
+  });
+
   it('reads dots set one by one as an ellipsis', async () => {
     // Act
     const displays = await displaysOf([

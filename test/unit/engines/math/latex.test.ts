@@ -191,6 +191,24 @@ describe('equationLatex', () => {
     expect(latex).toBe('\\Bigg{[}x\\Bigg{]}^{\\frac{1}{2}}');
   });
 
+  it('reads an underbrace and the label under it, and its rules as no fraction bars', () => {
+    // Arrange: \\underbrace{x+y}_{n}: CMEX's pieces \\bracelu, \\bracerd \\braceld and
+    // \\braceru (0x7C, 0x7B 0x7A, 0x7D) under x + y with rules between them, n under the brace.
+    const runs = [
+      glyphs('x', 120, 200),
+      glyphs('+', 127, 200, 10, 'CMR10'),
+      glyphs('y', 134, 200),
+      glyphs('|', 100, 203, 10, 'CMEX10'),
+      glyphs('{z', 130, 203, 10, 'CMEX10'),
+      glyphs('}', 165, 203, 10, 'CMEX10'),
+      glyphs('n', 120, 212, 7),
+    ];
+    // Act
+    const { latex } = equationLatex(runs, [bar(203.6, 105, 130), bar(203.6, 140, 165)]);
+    // Assert
+    expect(latex).toBe('\\underbrace{x+y}_{n}');
+  });
+
   it('keeps the superscript of the base before a relation on its base', () => {
     // Arrange: x² = y, the exponent ending just before the equals sign.
     const runs = [
