@@ -220,6 +220,40 @@ describe('findRuleBoundedTables', () => {
     expect(tables).toHaveLength(1);
     expect(tables[0]).toMatchObject({ y0: 100, y1: 140 });
   });
+
+  /** Values in three columns between two long rules, with or without a plot's tick marks. */
+  const plot = (ticks: boolean) => {
+    const rules = [h(100, 50, 400), h(200, 50, 400)];
+    // Ticks: 4 pt stubs standing on the bottom rule, touching it at one end.
+    if (ticks) for (let k = 0; k < 8; k++) rules.push(v(70 + 45 * k, 196, 200));
+    const rows = buildRows(
+      [0, 1, 2].flatMap((r) => [
+        run(`1${String(r)}`, 60, 120 + 25 * r),
+        run(`2${String(r)}`, 200, 120 + 25 * r),
+        run(`3${String(r)}`, 330, 120 + 25 * r),
+      ]),
+    );
+    return { rules, rows };
+  };
+
+  it('leaves the labels of a plot, whose axes carry tick marks, out of tables', () => {
+    // Arrange
+    const { rules, rows } = plot(true);
+    // Act
+    const { tables, used } = findRuleBoundedTables(rules, rows, 612, 792, 1);
+    // Assert
+    expect(tables).toHaveLength(0);
+    expect(used.size).toBe(0);
+  });
+
+  it('still reads the same rules and labels without tick marks as a table', () => {
+    // Arrange
+    const { rules, rows } = plot(false);
+    // Act
+    const { tables } = findRuleBoundedTables(rules, rows, 612, 792, 1);
+    // Assert
+    expect(tables).toHaveLength(1);
+  });
 });
 
 describe('analyzePage', () => {
