@@ -1,4 +1,5 @@
 import { isRotated, joinRuns, makeFragment, rowOf, type Fragment, type Row } from './lines.js';
+import { connectedGroups } from '../connected-groups.js';
 import { isMathLike } from './math-guard.js';
 import { recordStacks } from './table-stack.js';
 import type { Segment, TextRun } from './types.js';
@@ -221,47 +222,24 @@ export const findRuledTables = (
   const tables: Table[] = [];
   const used = new Set<TextRun>();
   if (horizontal.length < 2 || vertical.length < 2) return { tables, used };
-  // Union-find over all lines; an H and a V line are connected when they cross or touch.
+  // Lines connected through crossings: an H and a V line are linked when they cross or touch.
   const all = [
     ...horizontal.map((l) => ({ l, h: true })),
     ...vertical.map((l) => ({ l, h: false })),
   ];
-  const parent = all.map((_, i) => i);
-  const find = (i: number): number => {
-    let r = i;
-    while (parent[r] !== r) r = parent[r] ?? r;
-    let k = i;
-    while (parent[k] !== r) {
-      const next = parent[k] ?? r;
-      parent[k] = r;
-      k = next;
-    }
-    return r;
-  };
-  for (let i = 0; i < horizontal.length; i++) {
-    const h = horizontal[i];
-    if (!h) continue;
-    for (let j = 0; j < vertical.length; j++) {
-      const v = vertical[j];
-      if (!v) continue;
-      if (
-        v.at >= h.from - tolerance &&
-        v.at <= h.to + tolerance &&
-        h.at >= v.from - tolerance &&
-        h.at <= v.to + tolerance
-      ) {
-        parent[find(i)] = find(horizontal.length + j);
-      }
-    }
-  }
-  const groups = new Map<number, { h: Line[]; v: Line[] }>();
-  all.forEach((entry, i) => {
-    const root = find(i);
-    const group = groups.get(root) ?? { h: [], v: [] };
-    (entry.h ? group.h : group.v).push(entry.l);
-    groups.set(root, group);
-  });
-  for (const group of groups.values()) {
+  const crosses = (h: Line, v: Line): boolean =>
+    v.at >= h.from - tolerance &&
+    v.at <= h.to + tolerance &&
+    h.at >= v.from - tolerance &&
+    h.at <= v.to + tolerance;
+  const groups = connectedGroups(
+    all,
+    (a, b) => a.h !== b.h && (a.h ? crosses(a.l, b.l) : crosses(b.l, a.l)),
+  ).map((entries) => ({
+    h: entries.filter((e) => e.h).map((e) => e.l),
+    v: entries.filter((e) => !e.h).map((e) => e.l),
+  }));
+  for (const group of groups) {
     if (group.h.length < 2 || group.v.length < 2) continue;
     let ys = cluster(
       group.h.map((l) => l.at),

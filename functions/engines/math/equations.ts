@@ -1,6 +1,7 @@
 import type { PageText, Segment, TextRun } from '../layout/types.js';
 import { equationLatex, isMathFont, mathLines, trueBox } from './latex.js';
 import { isBracePiece, isSansName } from './tex-fonts.js';
+import { connectedGroups } from '../connected-groups.js';
 
 /** A box: left, top, right, bottom (pixels). */
 export interface Box {
@@ -262,25 +263,16 @@ export const findDisplayEquations = (
   // next to what precedes it).
   const boxes = rows.map((r) => boxOf(r.runs));
   const brace = rows.map((r) => r.runs.every((run) => isBracePiece(run.fontName, run.text)));
-  const parent = rows.map((_, i) => i);
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i] ?? i)));
-  for (let i = 0; i < rows.length; i++) {
-    for (let j = i + 1; j < rows.length; j++) {
-      const a = boxes[i] as Box;
-      const b = boxes[j] as Box;
-      const em = Math.max(rows[i]?.size ?? 0, rows[j]?.size ?? 0);
-      const gapY = Math.max(a.y0, b.y0) - Math.min(a.y1, b.y1);
-      const gapX = Math.max(a.x0, b.x0) - Math.min(a.x1, b.x1);
-      const reach = brace[i] === true || brace[j] === true ? 1.2 : 0.5;
-      if (gapY < reach * em && gapX < (gapY < 0 ? 2.5 : 1) * em) parent[find(j)] = find(i);
-    }
-  }
-  const groups = new Map<number, MathPiece[]>();
-  rows.forEach((row, i) => {
-    const root = find(i);
-    groups.set(root, [...(groups.get(root) ?? []), row]);
+  const groups = connectedGroups(rows, (ra, rb, i, j) => {
+    const a = boxes[i] as Box;
+    const b = boxes[j] as Box;
+    const em = Math.max(ra.size, rb.size);
+    const gapY = Math.max(a.y0, b.y0) - Math.min(a.y1, b.y1);
+    const gapX = Math.max(a.x0, b.x0) - Math.min(a.x1, b.x1);
+    const reach = brace[i] === true || brace[j] === true ? 1.2 : 0.5;
+    return gapY < reach * em && gapX < (gapY < 0 ? 2.5 : 1) * em;
   });
-  const clusters = continuations([...groups.values()]);
+  const clusters = continuations(groups);
   const equations: DisplayEquation[] = [];
   for (const cluster of clusters) {
     if (!cluster.some((r) => r.strong)) continue;

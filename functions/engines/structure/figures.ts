@@ -1,5 +1,6 @@
 import type { TextBlock } from '../layout/layout-page.js';
 import type { Rect } from '../layout/types.js';
+import { connectedGroups } from '../connected-groups.js';
 
 /** A caption that names a figure (or a table set as an image): `Figure 2:`, `Fig. 3.`, `Table 1`. */
 const FIGURE_CAPTION = /^(?:fig(?:ure)?\.?|table)\s*(?:[\dIVX]+|[A-Z]\.?\d*)/i;
@@ -58,23 +59,12 @@ export const matchCaptions = (
  * @returns the figures, top to bottom.
  */
 export const groupFigures = (images: readonly Rect[], tolerance: number): Rect[] => {
-  const parent = images.map((_, i) => i);
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i] ?? i)));
-  for (let i = 0; i < images.length; i++) {
-    for (let j = i + 1; j < images.length; j++) {
-      const a = images[i] as Rect;
-      const b = images[j] as Rect;
-      const gapX = Math.max(a.x, b.x) - Math.min(a.x + a.w, b.x + b.w);
-      const gapY = Math.max(a.y, b.y) - Math.min(a.y + a.h, b.y + b.h);
-      if (gapX <= tolerance && gapY <= tolerance) parent[find(j)] = find(i);
-    }
-  }
-  const groups = new Map<number, Rect[]>();
-  images.forEach((image, i) => {
-    const root = find(i);
-    groups.set(root, [...(groups.get(root) ?? []), image]);
+  const groups = connectedGroups(images, (a, b) => {
+    const gapX = Math.max(a.x, b.x) - Math.min(a.x + a.w, b.x + b.w);
+    const gapY = Math.max(a.y, b.y) - Math.min(a.y + a.h, b.y + b.h);
+    return gapX <= tolerance && gapY <= tolerance;
   });
-  return [...groups.values()]
+  return groups
     .map((group) => {
       const x0 = Math.min(...group.map((r) => r.x));
       const y0 = Math.min(...group.map((r) => r.y));
