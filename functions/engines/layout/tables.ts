@@ -160,7 +160,7 @@ export const ruleLines = (
 const PLOT_TICKS = 8;
 
 /**
- * Tick marks inside a box: short segments (half a point to six points) set square to a long
+ * Tick marks on the rules of a box: short segments (half a point to six points) set square to a long
  * rule (an inch or more) and touching it at one end only, as a plot's axes carry them. A
  * table's rules have none: a cell border meets rules at both ends, a dashed rule's pieces lie
  * along their line. Measured on the test corpora, rule-bounded tables have 0, plots 12 to 336.
@@ -173,12 +173,14 @@ export const plotTicks = (
   scale: number,
 ): number => {
   const tol = 1.5 * scale;
+  // Ticks may point out of the frame: the box reaches one tick length past it.
+  const margin = 6 * scale + tol;
   const within = segments.filter(
     (s) =>
-      Math.min(s.x1, s.x2) >= box.x0 - tol &&
-      Math.max(s.x1, s.x2) <= box.x1 + tol &&
-      Math.min(s.y1, s.y2) >= box.y0 - tol &&
-      Math.max(s.y1, s.y2) <= box.y1 + tol,
+      Math.min(s.x1, s.x2) >= box.x0 - margin &&
+      Math.max(s.x1, s.x2) <= box.x1 + margin &&
+      Math.min(s.y1, s.y2) >= box.y0 - margin &&
+      Math.max(s.y1, s.y2) <= box.y1 + margin,
   );
   const length = (s: Segment) => Math.hypot(s.x2 - s.x1, s.y2 - s.y1);
   const flat = (s: Segment) => Math.abs(s.y1 - s.y2) <= scale / 2;
@@ -257,6 +259,8 @@ export const findRuledTables = (
     const x1 = xs[xs.length - 1] ?? 0;
     const y0 = ys[0] ?? 0;
     const y1 = ys[ys.length - 1] ?? 0;
+    // A plot's frame and grid lines, with tick marks on its axes, are not a table's rules.
+    if (plotTicks(segments, { x0, y0, x1, y1 }, scale) >= PLOT_TICKS) continue;
     const inside = runs.filter((r) => {
       const cx = r.x + r.w / 2;
       const cy = r.y + r.h / 2;

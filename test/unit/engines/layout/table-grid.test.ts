@@ -202,6 +202,42 @@ describe('streamTable (unruled grids)', () => {
   });
 });
 
+describe('findRuledTables on a plot', () => {
+  /** A framed plot with grid lines, a value in each box, with or without tick marks. */
+  const framedPlot = (ticks: boolean) => {
+    const rules = [h(100, 50, 350), h(150, 50, 350), h(200, 50, 350)];
+    rules.push(v(50, 100, 200), v(150, 100, 200), v(250, 100, 200), v(350, 100, 200));
+    // Ticks: 3 pt stubs under the bottom axis and left of the left one, touching them at one end.
+    if (ticks) {
+      for (let k = 0; k < 6; k++) rules.push(v(75 + 50 * k, 200, 203), h(110 + 15 * k, 47, 50));
+    }
+    const runs = [0, 1].flatMap((r) =>
+      [0, 1, 2].map((c) => run(`${String(r)}.${String(c)}`, 80 + 100 * c, 130 + 50 * r)),
+    );
+    return { rules, runs };
+  };
+
+  it("reads no table in a plot's frame and grid lines when its axes carry tick marks", () => {
+    // Arrange
+    const { rules, runs } = framedPlot(true);
+    // Act
+    const { tables, used } = findRuledTables(rules, runs, 1);
+    // Assert
+    expect(tables).toHaveLength(0);
+    expect(used.size).toBe(0);
+  });
+
+  it('reads the same rules without tick marks as a grid table', () => {
+    // Arrange
+    const { rules, runs } = framedPlot(false);
+    // Act
+    const { tables } = findRuledTables(rules, runs, 1);
+    // Assert
+    expect(tables).toHaveLength(1);
+    expect(cellsOf(tables[0])).toHaveLength(6);
+  });
+});
+
 describe('findRuleBoundedTables', () => {
   it('gives a table the box between the rules around its own rows', () => {
     // Arrange: a chain of four rules; only the rows between the first two are left to read.
