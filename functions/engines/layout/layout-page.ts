@@ -9,10 +9,11 @@ import { expandFormulas, inlineFormulaElements, takeFormulas } from './formulas.
 import type { DisplayEquation } from '../math/equations.js';
 import { mayHoldMath, mathTally } from '../math/find-math.js';
 import { dominantFont, markFixedPitch } from './fixed-pitch.js';
-import { buildRows } from './lines.js';
+import { buildRows, type Fragment } from './lines.js';
 import { joinListings } from './listings.js';
 import { nestListItems } from './lists.js';
 import { withoutProseFrames } from './prose-frames.js';
+import { plotLabels } from './plots.js';
 import { pageKind } from './ocr-lines.js';
 import { joinContinuedParagraphs, readingOrder } from './reading-order.js';
 import {
@@ -186,13 +187,21 @@ export const analyzePage = (
     ),
   ];
   const figureText = figureTexts(rows, figures);
-  // Rotated labels of vector drawings (a plot's axis labels) go with the drawing.
-  const drawn = drawnFigureLabels(
+  const placed = (f: Fragment) =>
+    bounded.used.has(f) || rotated.has(f) || figureText.members.has(f);
+  // The labels of plots (axes with tick marks), then rotated labels of other vector drawings,
+  // go with the drawing.
+  const plots = plotLabels(rows, pageRules, placed, scale, body);
+  const rotatedLabels = drawnFigureLabels(
     rows,
     pageRules,
-    (f) => bounded.used.has(f) || rotated.has(f) || figureText.members.has(f),
+    (f) => placed(f) || plots.members.has(f),
     scale,
   );
+  const drawn = {
+    figures: [...plots.figures, ...rotatedLabels.figures],
+    members: new Set([...plots.members, ...rotatedLabels.members]),
+  };
 
   // 5. Reading order by XY-cut over fragments and table boxes.
   const regions = readingOrder(

@@ -1,6 +1,7 @@
 import { isRotated, joinRuns, makeFragment, rowOf, type Fragment, type Row } from './lines.js';
 import { connectedGroups } from '../connected-groups.js';
 import { isMathLike } from './math-guard.js';
+import { PLOT_TICKS, plotTicks } from './plots.js';
 import { recordStacks } from './table-stack.js';
 import type { Segment, TextRun } from './types.js';
 
@@ -154,54 +155,6 @@ export const ruleLines = (
     horizontal: mergeLines(horizontal, tolerance).filter((l) => l.to - l.from >= 6 * scale),
     vertical: mergeLines(vertical, tolerance).filter((l) => l.to - l.from >= 6 * scale),
   };
-};
-
-/** Tick marks that make a region a plot's axes rather than a table's rules. */
-const PLOT_TICKS = 8;
-
-/**
- * Tick marks on the rules of a box: short segments (half a point to six points) set square to a long
- * rule (an inch or more) and touching it at one end only, as a plot's axes carry them. A
- * table's rules have none: a cell border meets rules at both ends, a dashed rule's pieces lie
- * along their line. Measured on the test corpora, rule-bounded tables have 0, plots 12 to 336.
- *
- * @param box the region (pixels of the page image); `scale` is pixels per point.
- */
-export const plotTicks = (
-  segments: readonly Segment[],
-  box: { x0: number; y0: number; x1: number; y1: number },
-  scale: number,
-): number => {
-  const tol = 1.5 * scale;
-  // Ticks may point out of the frame: the box reaches one tick length past it.
-  const margin = 6 * scale + tol;
-  const within = segments.filter(
-    (s) =>
-      Math.min(s.x1, s.x2) >= box.x0 - margin &&
-      Math.max(s.x1, s.x2) <= box.x1 + margin &&
-      Math.min(s.y1, s.y2) >= box.y0 - margin &&
-      Math.max(s.y1, s.y2) <= box.y1 + margin,
-  );
-  const length = (s: Segment) => Math.hypot(s.x2 - s.x1, s.y2 - s.y1);
-  const flat = (s: Segment) => Math.abs(s.y1 - s.y2) <= scale / 2;
-  const upright = (s: Segment) => Math.abs(s.x1 - s.x2) <= scale / 2;
-  const axes = within.filter((s) => length(s) >= 72 * scale && (flat(s) || upright(s)));
-  if (axes.length === 0) return 0;
-  const between = (v: number, a: number, b: number) =>
-    v >= Math.min(a, b) - tol && v <= Math.max(a, b) + tol;
-  const touches = (x: number, y: number, tick: Segment): boolean =>
-    axes.some((axis) =>
-      flat(axis)
-        ? upright(tick) && Math.abs(y - axis.y1) <= tol && between(x, axis.x1, axis.x2)
-        : flat(tick) && Math.abs(x - axis.x1) <= tol && between(y, axis.y1, axis.y2),
-    );
-  let ticks = 0;
-  for (const s of within) {
-    const l = length(s);
-    if (l < 0.5 * scale || l > 6 * scale) continue;
-    if (touches(s.x1, s.y1, s) !== touches(s.x2, s.y2, s)) ticks++;
-  }
-  return ticks;
 };
 
 /**

@@ -83,3 +83,50 @@ describe('text drawn over a figure', () => {
     expect(figure?.text).toBe('Sample Quantiles\n0.5');
   });
 });
+
+describe('the labels of a plot drawn as vector graphics', () => {
+  /** Axes from (200, 420) up to y 220 and right to x 460, five ticks on each, pointing out. */
+  const axes = (ticks: boolean): Segment[] => [
+    { x1: 200, y1: 220, x2: 200, y2: 420 },
+    { x1: 200, y1: 420, x2: 460, y2: 420 },
+    ...(ticks
+      ? [0, 1, 2, 3, 4].flatMap((k) => [
+          { x1: 196, y1: 220 + 50 * k, x2: 200, y2: 220 + 50 * k },
+          { x1: 200 + 65 * k, y1: 420, x2: 200 + 65 * k, y2: 424 },
+        ])
+      : []),
+  ];
+  /** Tick values left of the y axis and under the x axis, an axis title, a legend entry. */
+  const labels = (): TextRun[] => [
+    ...[0, 1, 2, 3, 4].map((k) => run(`0.${String(8 - 2 * k)}`, 180, 224 + 50 * k)),
+    run('0 100 200 300 400', 200, 436),
+    run('no. log-posterior samples', 270, 450),
+    run('estimate', 380, 240),
+  ];
+  const caption = () =>
+    run('Figure 2: The estimate as the number of samples grows, with its error band.', 56, 480);
+
+  it('are the figure entry’s text, kept out of the Markdown with the caption left in', () => {
+    // Arrange
+    const runs = [...body(), ...labels(), caption()];
+    // Act
+    const { markdown, elements } = layout(page(runs, { rules: axes(true) }));
+    // Assert
+    expect(markdown).not.toMatch(/0\.8|100 200|log-posterior|estimate\n/);
+    expect(markdown).toMatch(/^Figure 2: The estimate/m);
+    expect(markdown).toMatch(/Line 5 of the body text/);
+    const figure = elements.find((e) => e.label === 'figure');
+    expect(figure?.text.split('\n')).toEqual(
+      expect.arrayContaining(['0.8', '0 100 200 300 400', 'no. log-posterior samples', 'estimate']),
+    );
+  });
+
+  it('stay page text when the rules carry no tick marks (not a plot)', () => {
+    // Arrange
+    const runs = [...body(), ...labels(), caption()];
+    // Act
+    const { markdown } = layout(page(runs, { rules: axes(false) }));
+    // Assert
+    expect(markdown).toMatch(/no\. log-posterior samples/);
+  });
+});
