@@ -99,7 +99,7 @@ export function speedOf(
   const ids = idsOf(docs);
   const pages = ids.digital.reduce((n, id) => n + service.rows[id]!.pages, 0);
   const seconds = ids.digital.reduce((n, id) => n + service.rows[id]!.seconds, 0);
-  const pdfSeconds = baselines
+  const pdfSeconds = baselines?.ran.pdftotext
     ? ids.digital.reduce((n, id) => n + (baselines.pdfTimes[id] ?? 0), 0)
     : null;
   const ocrMs = ids.ocr.flatMap((id) => service.rows[id]!.ocrPageMs);
@@ -117,7 +117,7 @@ export function speedOf(
       documents: ids.ocr.length,
       pages: ocrMs.length,
       docparseSecondsPerPage: ours === null ? null : ours / 1000,
-      tesseractSecondsPerPage: baselines
+      tesseractSecondsPerPage: baselines?.ran.tesseract
         ? mean(ids.ocr.map((id) => baselines.tessOcrSeconds[id]))
         : null,
     },

@@ -3,7 +3,7 @@
  * (the local server, in this process), `pdftotext` and the `tesseract` CLI read the same PDFs and
  * images, and the shared scorer scores each tool's Markdown.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -52,7 +52,13 @@ export interface Baselines {
   tessTimes: Record<string, number>;
   /** tesseract time per page per document, in seconds. */
   tessOcrSeconds: Record<string, number>;
+  /** The baselines that ran: a tool that is not installed is left out (Debian packages). */
+  ran: { pdftotext: boolean; tesseract: boolean };
 }
+
+/** Whether `command` runs on this machine. */
+const installed = (command: string): boolean =>
+  spawnSync(command, ['-v'], { stdio: 'ignore' }).error === undefined;
 
 /** One document's figures from the scorer's JSON (0–1; null or missing where not applicable). */
 export interface ScoreRow {
@@ -117,9 +123,8 @@ export async function runCorpus(ctx: BenchContext): Promise<CorpusResults> {
   const baselines = ctx.runs.baselines ? runBaselines(ctx.outDir, docs) : undefined;
   const scores = {
     service: score(ctx.outDir, 'service'),
-    ...(baselines
-      ? { pdftotext: score(ctx.outDir, 'pdftotext'), tesseract: score(ctx.outDir, 'tesseract') }
-      : {}),
+    ...(baselines?.ran.pdftotext === true ? { pdftotext: score(ctx.outDir, 'pdftotext') } : {}),
+    ...(baselines?.ran.tesseract === true ? { tesseract: score(ctx.outDir, 'tesseract') } : {}),
   };
   return { service, baselines, scores };
 }
@@ -218,16 +223,22 @@ function runBaselines(outDir: string, list: readonly ManifestDoc[]): Baselines {
   const pdfTimes: Record<string, number> = {};
   const tessTimes: Record<string, number> = {};
   const tessOcrSeconds: Record<string, number> = {};
+  const ran = { pdftotext: installed('pdftotext'), tesseract: installed('tesseract') };
+  // Rasterising scanned PDFs for tesseract takes pdftoppm, of the same package as pdftotext.
+  ran.tesseract &&= ran.pdftotext;
+  for (const [tool, ok] of Object.entries(ran)) {
+    if (!ok) console.error(`${tool} is not installed: its baseline is left out`);
+  }
   const work = mkdtempSync(join(tmpdir(), 'docparse-baseline-'));
   for (const d of list) {
     const file = join(CORPUS_DIR, d.file);
-    if (d.format === 'pdf') {
+    if (d.format === 'pdf' && ran.pdftotext) {
       const t0 = performance.now();
       const text = execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' });
       pdfTimes[d.id] = (performance.now() - t0) / 1000;
       writeFileSync(join(pdfDir, `${d.id}.md`), text);
     }
-    if (!isOcrDoc(d)) continue;
+    if (!isOcrDoc(d) || !ran.tesseract) continue;
     const t0 = performance.now();
     let images = [file];
     if (d.format === 'pdf') {
@@ -254,7 +265,7 @@ function runBaselines(outDir: string, list: readonly ManifestDoc[]): Baselines {
   rmSync(work, { recursive: true, force: true });
   writeFileSync(join(pdfDir, 'timings.json'), JSON.stringify(pdfTimes));
   writeFileSync(join(tessDir, 'timings.json'), JSON.stringify(tessTimes));
-  return { pdfTimes, tessTimes, tessOcrSeconds };
+  return { pdfTimes, tessTimes, tessOcrSeconds, ran };
 }
 
 /** Scores the Markdown under `outDir/name` with the shared scorer. */
