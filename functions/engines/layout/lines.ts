@@ -196,27 +196,39 @@ const besideBase = (script: TextRun, other: TextRun): boolean =>
  * that group's line is within 0.6 em of its baseline. Groups are formed by baseline alone, so an
  * exponent can land in a row of its own (read before its line) or in the row of the other
  * column's line that happens to share its baseline; either way it would come out apart from its
- * base (`t` then `2`).
+ * base (`t` then `2`). A script set in pieces (`−` then `3` of `cm⁻³`) follows its first piece:
+ * a short run touching a script moved already goes where it went.
  * Changes `groups` in place (emptied groups stay, with no runs).
  */
 const rehomeScripts = (groups: RunGroup[]): void => {
-  for (const group of groups) {
-    for (const run of group.runs.slice()) {
-      if (visibleLength(run.text) > 4) continue;
-      if (group.runs.some((other) => besideBase(run, other))) continue;
-      const home = groups.find(
-        (g) =>
-          g !== group &&
-          Math.abs(g.baseline - run.baseline) < 0.6 * g.size &&
-          run.y < g.bottom &&
-          run.baseline > g.top &&
-          g.runs.some((other) => besideBase(run, other)),
-      );
-      if (!home) continue;
-      group.runs.splice(group.runs.indexOf(run), 1);
-      home.runs.push(run);
-      home.top = Math.min(home.top, run.y);
-      home.bottom = Math.max(home.bottom, run.y + run.h);
+  const moved = new Set<TextRun>();
+  const besideMoved = (run: TextRun, other: TextRun): boolean =>
+    other !== run &&
+    moved.has(other) &&
+    Math.abs(other.fontSize - run.fontSize) <= 0.15 * other.fontSize &&
+    gapX(run, other) <= 0.5 * other.fontSize;
+  for (let pass = 0, moving = true; moving && pass < 4; pass++) {
+    moving = false;
+    for (const group of groups) {
+      for (const run of group.runs.slice()) {
+        if (visibleLength(run.text) > 4 || moved.has(run)) continue;
+        if (group.runs.some((other) => besideBase(run, other))) continue;
+        const home = groups.find(
+          (g) =>
+            g !== group &&
+            Math.abs(g.baseline - run.baseline) < 0.6 * g.size &&
+            run.y < g.bottom &&
+            run.baseline > g.top &&
+            g.runs.some((other) => besideBase(run, other) || besideMoved(run, other)),
+        );
+        if (!home) continue;
+        group.runs.splice(group.runs.indexOf(run), 1);
+        home.runs.push(run);
+        home.top = Math.min(home.top, run.y);
+        home.bottom = Math.max(home.bottom, run.y + run.h);
+        moved.add(run);
+        moving = true;
+      }
     }
   }
 };

@@ -30,4 +30,30 @@ describe('rows of superscripts', () => {
     expect(markdown).toContain('The position s(t) = t<sup>3</sup> - 8t gives the value.');
     expect(markdown).not.toMatch(/^[23]$/m);
   });
+
+  it('keeps an exponent set in two pieces (the sign, then the digit) with its base', () => {
+    // Arrange: as on a TeX page, "10^-3 cm^-3": each exponent's minus touches its base, and its
+    // 3 touches only the minus (over half an em from the base); the exponents sit 4 px up and
+    // are read before their line.
+    const size = { fontSize: 10.9, h: 9.7 };
+    const script = (text: string, x: number, w: number) =>
+      run(text, x, 319.1, { fontSize: 8, w, y: 313.1, h: 7.5 });
+    const runs = [
+      run('Before it, the text of the paragraph goes on here.', 72, 309.5, size),
+      run('termine that the gas density drops from 3 ', 72, 323.1, { ...size, w: 380 }),
+      run('10', 452.3, 323.1, { ...size, w: 10.9 }),
+      script('-', 463.2, 6.6),
+      script('3', 469.8, 4.2),
+      run('cm', 478.7, 323.1, { ...size, w: 13.9 }),
+      script('-', 492.7, 6.6),
+      script('3', 499.3, 4.2),
+      run('to a lower density further out in the halo.', 72, 336.6, size),
+    ];
+    // Act
+    const markdown = layout(runs);
+    // Assert
+    expect(markdown).toContain('10<sup>-3</sup>');
+    expect(markdown).toContain('cm<sup>-3</sup>');
+    expect(markdown).not.toMatch(/(^|\s)3\s*$|^3 /m);
+  });
 });
