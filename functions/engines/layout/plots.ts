@@ -31,12 +31,33 @@ const ticksPerAxis = (segments: readonly Segment[], scale: number): Map<Segment,
   );
   const ticks = new Map<Segment, number>(axes.map((a) => [a, 0]));
   if (axes.length === 0) return ticks;
+  // Axes by the band (a tolerance wide) of their y (horizontal) or x (vertical): a tick's end
+  // looks in its own band and the two beside it, not through every rule of the page.
+  const band = (v: number) => Math.floor(v / tol);
+  const flats = new Map<number, Segment[]>();
+  const uprights = new Map<number, Segment[]>();
+  for (const axis of axes) {
+    const [index, at] = flat(axis, scale) ? [flats, axis.y1] : [uprights, axis.x1];
+    const list = index.get(band(at));
+    if (list) list.push(axis);
+    else index.set(band(at), [axis]);
+  }
+  const near = (index: Map<number, Segment[]>, v: number): Segment[] => [
+    ...(index.get(band(v) - 1) ?? []),
+    ...(index.get(band(v)) ?? []),
+    ...(index.get(band(v) + 1) ?? []),
+  ];
   const axisAt = (x: number, y: number, tick: Segment): Segment | undefined =>
-    axes.find((axis) =>
-      flat(axis, scale)
-        ? upright(tick, scale) && Math.abs(y - axis.y1) <= tol && between(x, axis.x1, axis.x2, tol)
-        : flat(tick, scale) && Math.abs(x - axis.x1) <= tol && between(y, axis.y1, axis.y2, tol),
-    );
+    (upright(tick, scale)
+      ? near(flats, y).find(
+          (axis) => Math.abs(y - axis.y1) <= tol && between(x, axis.x1, axis.x2, tol),
+        )
+      : undefined) ??
+    (flat(tick, scale)
+      ? near(uprights, x).find(
+          (axis) => Math.abs(x - axis.x1) <= tol && between(y, axis.y1, axis.y2, tol),
+        )
+      : undefined);
   for (const s of segments) {
     const l = length(s);
     if (l < 0.5 * scale || l > 6 * scale) continue;
