@@ -270,32 +270,28 @@ export const buildRows = (input: readonly TextRun[]): Row[] => {
   const runs = joinDropCaps(visible.filter((r) => !isRotated(r)))
     .slice()
     .sort((a, b) => a.baseline - b.baseline || a.x - b.x);
+  const groups = groupByBaseline(runs);
+  rehomeScripts(groups);
+  const lineDirection = directionsOf(runs);
+  const rows: Row[] = [];
+  for (const group of groups) {
+    if (group.runs.length === 0) continue;
+    const sorted = group.runs.sort((a, b) => a.x - b.x);
+    rows.push(rowOf(fragmentsOf(sorted, lineDirection(sorted))));
+  }
+  rows.push(...rotatedRows(turned));
+  return rows.sort((a, b) => a.baseline - b.baseline);
+};
+
+/** Gathers runs sorted by baseline into groups of one line each (see {@link joinsGroup}). */
+const groupByBaseline = (runs: readonly TextRun[]): RunGroup[] => {
   const groups: RunGroup[] = [];
-  // Runs sorted by baseline: compare with the few most recent groups only.
   for (const run of runs) {
-    let target: (typeof groups)[number] | undefined;
+    // Runs sorted by baseline: compare with the few most recent groups only.
+    let target: RunGroup | undefined;
     for (let g = groups.length - 1; g >= 0 && g >= groups.length - 4; g--) {
       const group = groups[g];
-      if (!group) continue;
-      const tolerance = 0.3 * Math.max(group.size, run.fontSize);
-      const sameBaseline = Math.abs(run.baseline - group.baseline) <= tolerance;
-      // Superscripts and subscripts: smaller and inside the line's vertical extent.
-      const script =
-        run.fontSize < 0.85 * group.size &&
-        run.baseline > group.top &&
-        run.y < group.bottom &&
-        Math.abs(run.baseline - group.baseline) < 0.6 * group.size;
-      // A superscript comes before its line (its baseline is higher): the line takes it in,
-      // when it is set beside one of the superscript's runs (not a larger label elsewhere on
-      // the page whose baseline happens to fall near).
-      const carrier =
-        group.size < 0.85 * run.fontSize &&
-        group.baseline < run.baseline &&
-        run.baseline - group.baseline < 0.6 * run.fontSize &&
-        group.bottom > run.y &&
-        group.runs.every((r) => visibleLength(r.text) <= 8) &&
-        group.runs.some((r) => gapX(r, run) <= 0.5 * run.fontSize);
-      if (sameBaseline || script || carrier) {
+      if (group && joinsGroup(group, run)) {
         target = group;
         break;
       }
@@ -318,32 +314,57 @@ export const buildRows = (input: readonly TextRun[]): Row[] => {
       });
     }
   }
-  rehomeScripts(groups);
-  const lineDirection = directionsOf(runs);
-  const rows: Row[] = [];
-  for (const group of groups) {
-    if (group.runs.length === 0) continue;
-    const sorted = group.runs.sort((a, b) => a.x - b.x);
-    const direction = lineDirection(sorted);
-    const kept = sorted.filter((run, k) => !overprintsBefore(sorted, k));
-    const fragments: Fragment[] = [];
-    let current: TextRun[] = [];
-    let right = -Infinity;
-    for (const run of kept) {
-      const em = Math.max(run.fontSize, current[current.length - 1]?.fontSize ?? 0);
-      if (current.length > 0 && run.x - right > FRAGMENT_GAP_EM * em) {
-        fragments.push(makeFragment(current, direction));
-        current = [];
-        right = -Infinity;
-      }
-      current.push(run);
-      right = Math.max(right, run.x + run.w);
+  return groups;
+};
+
+/**
+ * Whether `run` belongs to the line of `group`: on its baseline (within 0.3 em), a superscript
+ * or subscript inside its extent, or the larger line that the group's superscripts go with.
+ */
+const joinsGroup = (group: RunGroup, run: TextRun): boolean => {
+  const tolerance = 0.3 * Math.max(group.size, run.fontSize);
+  if (Math.abs(run.baseline - group.baseline) <= tolerance) return true;
+  // Superscripts and subscripts: smaller and inside the line's vertical extent.
+  const script =
+    run.fontSize < 0.85 * group.size &&
+    run.baseline > group.top &&
+    run.y < group.bottom &&
+    Math.abs(run.baseline - group.baseline) < 0.6 * group.size;
+  if (script) return true;
+  // A superscript comes before its line (its baseline is higher): the line takes it in, when it
+  // is set beside one of the superscript's runs (not a larger label elsewhere on the page whose
+  // baseline happens to fall near).
+  return (
+    group.size < 0.85 * run.fontSize &&
+    group.baseline < run.baseline &&
+    run.baseline - group.baseline < 0.6 * run.fontSize &&
+    group.bottom > run.y &&
+    group.runs.every((r) => visibleLength(r.text) <= 8) &&
+    group.runs.some((r) => gapX(r, run) <= 0.5 * run.fontSize)
+  );
+};
+
+/**
+ * The fragments of one line's runs (sorted left to right): split at gaps wider than about one
+ * em, runs drawn twice read once.
+ */
+const fragmentsOf = (sorted: TextRun[], direction: Direction): Fragment[] => {
+  const kept = sorted.filter((run, k) => !overprintsBefore(sorted, k));
+  const fragments: Fragment[] = [];
+  let current: TextRun[] = [];
+  let right = -Infinity;
+  for (const run of kept) {
+    const em = Math.max(run.fontSize, current[current.length - 1]?.fontSize ?? 0);
+    if (current.length > 0 && run.x - right > FRAGMENT_GAP_EM * em) {
+      fragments.push(makeFragment(current, direction));
+      current = [];
+      right = -Infinity;
     }
-    if (current.length > 0) fragments.push(makeFragment(current, direction));
-    rows.push(rowOf(fragments));
+    current.push(run);
+    right = Math.max(right, run.x + run.w);
   }
-  rows.push(...rotatedRows(turned));
-  return rows.sort((a, b) => a.baseline - b.baseline);
+  if (current.length > 0) fragments.push(makeFragment(current, direction));
+  return fragments;
 };
 
 /** Builds a row from fragments (sorted left to right here). */
