@@ -2,6 +2,7 @@ import { logicalRuns, type Direction } from './bidi.js';
 import { isBrokenWord, vocabularyOf } from './hyphenation.js';
 import { escapeInline } from './markdown.js';
 import { lineParts, type MathTally } from '../math/find-math.js';
+import { katexParses } from '../math/katex-check.js';
 import type { TextRun } from './types.js';
 
 /**
@@ -234,8 +235,37 @@ export const joinLines = (
   return out;
 };
 
+/** An inline formula closing a line (not a display's `$$`). */
+const FORMULA_LAST = /(?<![$\\])\$([^$]+)\$$/;
+/** An inline formula opening a line. */
+const FORMULA_FIRST = /^\$(?!\$)([^$]+)\$(?!\$)/;
+/** Relations and binary operators, which a formula broken at a line end ends or starts with. */
+const OPERATOR =
+  '(?:[=<>+\\-−×·/:]|\\\\(?:sim|simeq|approx|equiv|cong|propto|neq?|leq?|geq?|ll|gg|lesssim|gtrsim|times|cdot|pm|mp|to|rightarrow|leftarrow|Rightarrow|mapsto|in|notin|subset|subseteq|supset|supseteq)(?![A-Za-z]))';
+const OPERATOR_LAST = new RegExp(`${OPERATOR}$`);
+const OPERATOR_FIRST = new RegExp(`^${OPERATOR}`);
+
+/**
+ * The one formula that two lines of a paragraph break: the first line ends in an inline formula
+ * and the next starts with one, and the break falls after a relation or an operator
+ * (`$M_{500}=$` + `$4\times10^{12}$` is `$M_{500}= 4\times10^{12}$`); undefined otherwise.
+ */
+const joinedFormula = (left: string, right: string): string | undefined => {
+  const last = FORMULA_LAST.exec(left);
+  const first = FORMULA_FIRST.exec(right);
+  if (!last || !first) return undefined;
+  const a = (last[1] ?? '').trim();
+  const b = (first[1] ?? '').trim();
+  if (!OPERATOR_LAST.test(a) && !OPERATOR_FIRST.test(b)) return undefined;
+  const latex = `${a} ${b}`;
+  if (!katexParses(latex)) return undefined;
+  return `${left.slice(0, last.index)}$${latex}$${right.slice(first[0].length)}`;
+};
+
 /** Joins two lines of a paragraph ({@link joinLines}). */
 export const joinTwo = (left: string, right: string, vocabulary: ReadonlySet<string>): string => {
+  const formula = joinedFormula(left, right);
+  if (formula !== undefined) return formula;
   const close = CLOSING.exec(left)?.[1] ?? '';
   const open = OPENING.exec(right)?.[1] ?? '';
   const l = left.slice(0, left.length - close.length);

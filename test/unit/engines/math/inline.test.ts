@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { joinLines } from '../../../../functions/engines/layout/inline.js';
 import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
 import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
 import { extracted, line, texPdf } from '../../../support/tex-pdf.js';
@@ -60,5 +61,40 @@ describe('inline formulas in running text', () => {
     expect(markdown).toBe(
       'We stop when $\\mathsf{EI}(x)$ is small; EI is the expected improvement.',
     );
+  });
+});
+
+describe('inline formulas across a line break', () => {
+  it('reads a formula broken after its relation at a line end as one formula', async () => {
+    // Arrange: `$M_{500}=4\\times10^{12}$` set across two lines of a paragraph, the relation
+    // last on the first line.
+    const bytes = await texPdf([
+      ...(await line(72, 700, [
+        ['CMR10', 'By stacking the signal of many galaxies, it was detected for masses as low as '],
+        ['CMMI10', 'M'],
+        ['CMR7', '500', 7, -1.5],
+        ['CMR10', ' ='],
+      ])),
+      ...(await line(72, 688, [
+        ['CMR10', '4'],
+        ['CMSY10', '×'],
+        ['CMR10', '10'],
+        ['CMR7', '12', 7, 3.6],
+        ['CMR10', ' solar masses, a mass comparable with that of massive galaxies.'],
+      ])),
+    ]);
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe(
+      'By stacking the signal of many galaxies, it was detected for masses as low as ' +
+        '$M_{500}= 4\\times10^{12}$ solar masses, a mass comparable with that of massive galaxies.',
+    );
+  });
+
+  it('joins formulas at a line break only where the break falls at a relation or an operator', () => {
+    expect(joinLines(['so that $x$', '$\\sim y$ holds'])).toBe('so that $x \\sim y$ holds');
+    expect(joinLines(['the values $x$', '$y$ are given'])).toBe('the values $x$ $y$ are given');
+    expect(joinLines(['it costs $5 = $', '$4 more'])).toBe('it costs $5 = $ $4 more');
   });
 });
