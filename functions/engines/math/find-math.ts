@@ -230,6 +230,25 @@ const cut = (run: TextRun, from: number, to: number): TextRun => {
 type Role = 'math' | 'connector' | 'script' | 'name' | 'text';
 
 /**
+ * Whether `runs[i]` is a script of a formula's glyph (the run before it a math run on the line's
+ * baseline) that `next` touches: what `next` opens with is still the formula's (`Y` `5`
+ * `00 from`, TeX's `$Y_500$`). Not the second piece of a script (`cm` `−` `3`).
+ */
+const scriptOfFormula = (
+  runs: readonly TextRun[],
+  i: number,
+  line: LineMetrics,
+  scriptOf: (run: TextRun, line: LineMetrics) => Script,
+  next: TextRun,
+): boolean => {
+  const script = runs[i];
+  const base = runs[i - 1];
+  if (!script || !base || !isMathRun(base) || scriptOf(base, line) !== '') return false;
+  if (scriptOf(script, line) === '') return false;
+  return next.x - (script.x + script.w) < 0.1 * line.size;
+};
+
+/**
  * The parts of a line of running text: formulas (runs in math fonts or of math-only code points,
  * with the digits, brackets, operators and scripts among and around them) read as LaTeX with
  * {@link lineLatex}, and text. A formula KaTeX does not parse stays text and counts in
@@ -256,7 +275,10 @@ export const lineParts = (
     }
     const before = runs[i - 1];
     const after = runs[i + 1];
-    const lead = before && isMathRun(before) ? (LEADING.exec(run.text)?.[0].length ?? 0) : 0;
+    const lead =
+      before && (isMathRun(before) || scriptOfFormula(runs, i - 1, line, scriptOf, run))
+        ? (LEADING.exec(run.text)?.[0].length ?? 0)
+        : 0;
     // A number whose decimal point or exponent is set in a math font is one with it (`0` `.5`).
     const number =
       after &&

@@ -62,6 +62,23 @@ describe('inline formulas in running text', () => {
       'We stop when $\\mathsf{EI}(x)$ is small; EI is the expected improvement.',
     );
   });
+
+  it('keeps the digits set after a subscript, touching it, in the formula ($Y_5 00$)', async () => {
+    // Arrange: `$Y_500$` as TeX sets it: the subscript takes the 5 only, and the 00 that
+    // follows in CMR10 shares its run with the words after it.
+    const bytes = await texPdf(
+      await line(72, 700, [
+        ['CMR10', 'The predictions for '],
+        ['CMMI10', 'Y'],
+        ['CMR7', '5', 7, -1.6],
+        ['CMR10', '00 from both simulations are similar.'],
+      ]),
+    );
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe('The predictions for $Y_{5}00$ from both simulations are similar.');
+  });
 });
 
 describe('inline formulas across a line break', () => {
