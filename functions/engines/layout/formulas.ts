@@ -1,6 +1,7 @@
 import type { ProviderElement } from '../../core/ports/page-provider.js';
 import { type Box, type DisplayEquation } from '../math/equations.js';
 import { displayMarkdown, pageEquations, type MathTally } from '../math/find-math.js';
+import { delimitersOnTheirLines } from '../math/latex.js';
 import type { Block, Edges } from './block.js';
 import { escapeBlockStart } from './markdown.js';
 import type { PageText, Segment, TextRun } from './types.js';
@@ -35,7 +36,8 @@ const within = (s: Segment, b: Box, margin: number): boolean =>
 /**
  * Finds the display equations among `runs` (those KaTeX parses; a failure counts in
  * `tally.failed` and leaves its runs as text) outside the `exclude` boxes (tables, figures), and
- * puts a stand-in run set at `body` size in place of each.
+ * puts a stand-in run set at `body` size in place of each. Sized delimiters left in running text
+ * are put on the baselines of their lines ({@link delimitersOnTheirLines}).
  */
 export const takeFormulas = (
   page: PageText,
@@ -48,7 +50,9 @@ export const takeFormulas = (
   const found = pageEquations({ ...page, runs: [...runs] }, exclude);
   tally.failed += found.failed;
   const { equations } = found;
-  if (equations.length === 0) return { equations, runs: [...runs], rules: [...rules] };
+  if (equations.length === 0) {
+    return { equations, runs: [...delimitersOnTheirLines(runs)], rules: [...rules] };
+  }
   const claimed = new Set(equations.flatMap((e) => e.runs));
   const standIns = equations.map((e, k): TextRun => {
     const baseline = (e.y0 + e.y1) / 2 + 0.35 * body;
@@ -69,7 +73,7 @@ export const takeFormulas = (
   });
   return {
     equations,
-    runs: [...runs.filter((r) => !claimed.has(r)), ...standIns],
+    runs: [...delimitersOnTheirLines(runs.filter((r) => !claimed.has(r))), ...standIns],
     rules: rules.filter((s) => !equations.some((e) => within(s, e, 2))),
   };
 };

@@ -937,6 +937,47 @@ const prepare = (input: readonly MathRun[]): Part[] => {
 };
 
 /**
+ * The runs with each sized delimiter of TeX's extension font set in a line of text (`\big(` of
+ * `$\mathcal{O}\big((K\log K)^{1/2}\big)$`) put on the baseline of that line: such a glyph
+ * hangs from 0.8 em over the line's baseline, and read by its own baseline it would make a line
+ * of its own, with the scripts near it. Its line is that of a body-size run beside it (within
+ * half an em) whose math axis (a quarter em over its baseline) is the glyph's centre, within
+ * 0.3 em. A delimiter moved takes its glyph's true box ({@link trueBox}) and carries its LaTeX
+ * (`\big{(}`), which is no longer to be read from its glyph and baseline. Other runs are kept as
+ * they are, and so is the array when nothing moves.
+ */
+export const delimitersOnTheirLines = (runs: readonly TextRun[]): readonly TextRun[] => {
+  let out: MathRun[] | undefined;
+  runs.forEach((run, i) => {
+    if (texFamily(run.fontName) !== 'extension') return;
+    const text = run.text.trim();
+    const code = text.length === 1 ? text.codePointAt(0) : undefined;
+    if (code === undefined) return;
+    const glyph = omx(code === 0xfffd ? 0 : code);
+    if (!glyph || !['open', 'close', 'middle'].includes(glyph.kind)) return;
+    const box = trueBox(run);
+    const em = run.fontSize;
+    const centre = box.y + box.h / 2;
+    let line: TextRun | undefined;
+    let nearest = Infinity;
+    for (const other of runs) {
+      if (other === run || texFamily(other.fontName) === 'extension') continue;
+      if (other.fontSize < 0.85 * em || other.fontSize > 1.2 * em) continue;
+      const gap = Math.max(other.x - (run.x + run.w), run.x - (other.x + other.w));
+      if (gap > 0.5 * em || gap >= nearest) continue;
+      if (Math.abs(other.baseline - 0.25 * other.fontSize - centre) > 0.3 * em) continue;
+      line = other;
+      nearest = gap;
+    }
+    if (!line || Math.abs(line.baseline - run.baseline) < 0.1 * em) return;
+    const latex = `${glyph.size ?? ''}{${glyph.latex}}`;
+    out ??= [...runs];
+    out[i] = { ...box, baseline: line.baseline, latex };
+  });
+  return out ?? runs;
+};
+
+/**
  * A run with the box its glyphs really cover: a run of TeX's extension font (CMEX) or CMSY's
  * radical hangs below its baseline (a `\\Big(` is 1.8 em deep, a display integral 2.2 em), while
  * a reader's box is made from the font's ascent and sits above the glyph. For finding an

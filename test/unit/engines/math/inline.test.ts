@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { joinLines } from '../../../../functions/engines/layout/inline.js';
 import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
 import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
-import { extracted, line, texPdf } from '../../../support/tex-pdf.js';
+import {
+  extracted,
+  line,
+  texPage,
+  texPdf,
+  widthOf,
+  type Glyphs,
+} from '../../../support/tex-pdf.js';
 
 /** The Markdown of a one-page PDF of `pieces` laid out as the text-layer engine does. */
 const markdownOf = async (bytes: Uint8Array): Promise<string> => {
@@ -113,5 +120,43 @@ describe('inline formulas across a line break', () => {
     expect(joinLines(['so that $x$', '$\\sim y$ holds'])).toBe('so that $x \\sim y$ holds');
     expect(joinLines(['the values $x$', '$y$ are given'])).toBe('the values $x$ $y$ are given');
     expect(joinLines(['it costs $5 = $', '$4 more'])).toBe('it costs $5 = $ $4 more');
+  });
+});
+
+describe('big delimiters in running text', () => {
+  it('reads a sized CMEX delimiter hanging from above a line of text with its formula', async () => {
+    // Arrange: `$\\mathcal{O}\\big((K)^{1/2}\\big)$` in a line of a paragraph, as pdfTeX sets it:
+    // \\big( and \\big) (CMEX codes 0x00, 0x01) hang from 0.81 em over the line's baseline, the
+    // exponent 1/2, in pieces, sits 3.6 pt up (its slash in CMR, whose codes are ASCII).
+    const glyphs: Glyphs[] = [];
+    const words = async (text: string, x: number, y: number): Promise<number> => {
+      glyphs.push({ text, font: 'CMR10', size: 10, x, y });
+      return x + (await widthOf(text, 10));
+    };
+    const g = (text: string, font: string, x: number, y: number, size = 10): void => {
+      glyphs.push({ text, font, size, x, y });
+    };
+    await words('There are few results on how fast the method converges to the mode.', 20, 150);
+    await words('Some theoretical results say that it achieves an optimal rate of', 20, 138);
+    let x = await words('order ', 20, 126);
+    g('O', 'CMSY10', x, 126);
+    g('\u0000', 'CMEX10', x + 7.9, 134.1);
+    g('(', 'CMR10', x + 12.5, 126);
+    g('K', 'CMMI10', x + 16.4, 126);
+    g(')', 'CMR10', x + 25.3, 126);
+    g('1', 'CMR7', x + 29.2, 129.6, 7);
+    g('/', 'CMR7', x + 33.2, 129.6, 7);
+    g('2', 'CMR7', x + 37.3, 129.6, 7);
+    g('\u0001', 'CMEX10', x + 41.8, 134.1);
+    x = await words(' for a smooth log-posterior and a', x + 46.4, 126);
+    await words('covariance function of the right kind, as it is shown in the appendix.', 20, 114);
+    const page = await texPage(glyphs);
+    // Act
+    const { markdown } = layoutPage(page, buildLayoutProfile([page]));
+    // Assert
+    expect(markdown).toContain(
+      'optimal rate of order $\\mathcal{O}\\big{(}(K)^{1/2}\\big{)}$ for a smooth',
+    );
+    expect(markdown).not.toMatch(/^\$\(/m);
   });
 });
