@@ -358,6 +358,22 @@ export const lineParts = (
   return parts;
 };
 
+/**
+ * Whether LaTeX opens with `(` whose matching `)` closes it, with more than a number between
+ * them (`(M_{\text{gas}})`, not `(1)` or `(a)(b)`).
+ */
+const wrappedInParentheses = (latex: string): boolean => {
+  if (!latex.startsWith('(') || !latex.endsWith(')') || /^\(\d*\)$/.test(latex)) return false;
+  let depth = 0;
+  for (let i = 0; i < latex.length; i++) {
+    const c = latex[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    if (depth === 0) return i === latex.length - 1;
+  }
+  return false;
+};
+
 /** Sentence punctuation closing a formula's LaTeX (not `\,` or `\;`). */
 const CLOSING_PUNCTUATION = /(?<!\\)[,.;:]+$/;
 
@@ -376,18 +392,31 @@ const formulaParts = (
   if (!group.some(isMathRun) && !group.some((r) => MATH_SIGN.test(r.text)))
     return [{ runs: group }];
   const full = compactLatex(lineLatex(glyphsOf(group)).latex);
-  const closing = CLOSING_PUNCTUATION.exec(full)?.[0] ?? '';
-  const body = full.slice(0, full.length - closing.length);
+  const punctuation = CLOSING_PUNCTUATION.exec(full)?.[0] ?? '';
+  let body = full.slice(0, full.length - punctuation.length);
+  // Parentheses around the whole formula are the sentence's, as authors write them: `($x$)`.
+  const wrapped = script === '' && wrappedInParentheses(body);
+  if (wrapped) body = body.slice(1, -1);
+  const closing = wrapped ? `)${punctuation}` : punctuation;
   if (body === '' || (script === '' && /^[\d\s]*$/.test(body))) return [{ runs: group }];
   const latex = script === '' ? body : `${script}{${body}}`;
   if (!katexParses(latex)) {
     if (tally) tally.failed++;
     return [{ runs: group }];
   }
+  const first = group[0];
   const last = group[group.length - 1];
-  if (!last) return [];
+  if (!first || !last) return [];
   const spaced = /\s$/.test(last.text);
-  const parts: LinePart[] = [{ runs: group, latex, spaceAfter: spaced && closing === '' }];
+  const plain = { fontName: '', bold: false, italic: false };
+  const parts: LinePart[] = [];
+  // An opening parenthesis left out of the formula is text where its glyphs start, with the space
+  // before it.
+  const lead = wrapped ? (/^\s*/.exec(first.text)?.[0] ?? '') : '';
+  if (wrapped) parts.push({ runs: [{ ...first, ...plain, text: `${lead}(`, w: 0 }] });
+  const runs =
+    lead === '' ? group : [{ ...first, text: first.text.slice(lead.length) }, ...group.slice(1)];
+  parts.push({ runs, latex, spaceAfter: spaced && closing === '' });
   if (tally) {
     tally.inline.push({
       latex,
@@ -400,7 +429,7 @@ const formulaParts = (
   if (closing !== '') {
     const text = spaced ? `${closing} ` : closing;
     parts.push({
-      runs: [{ ...last, text, x: last.x + last.w, w: 0, fontName: '', bold: false, italic: false }],
+      runs: [{ ...last, ...plain, text, x: last.x + last.w, w: 0 }],
     });
   }
   return parts;

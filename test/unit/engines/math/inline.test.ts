@@ -86,6 +86,29 @@ describe('inline formulas in running text', () => {
     // Assert
     expect(markdown).toBe('The predictions for $Y_{5}00$ from both simulations are similar.');
   });
+
+  it('leaves parentheses around a whole formula to the sentence, as authors write them', async () => {
+    // Arrange: `($M_{\\rm gas}$)` and `$\\mathcal{O}(k^3)$`, every parenthesis in CMR10.
+    const bytes = await texPdf(
+      await line(72, 700, [
+        ['CMR10', 'The total gas mass ('],
+        ['CMMI10', 'M'],
+        ['CMR7', 'gas', 7, -1.5],
+        ['CMR10', ') costs '],
+        ['CMSY10', 'O'],
+        ['CMR10', '('],
+        ['CMMI10', 'k'],
+        ['CMR7', '3', 7, 3.6],
+        ['CMR10', ') steps.'],
+      ]),
+    );
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe(
+      'The total gas mass ($M_{\\text{gas}}$) costs $\\mathcal{O}(k^{3})$ steps.',
+    );
+  });
 });
 
 describe('inline formulas across a line break', () => {
