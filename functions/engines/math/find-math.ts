@@ -2,7 +2,7 @@ import type { LineMetrics, Script } from '../layout/inline.js';
 import type { PageText, TextRun } from '../layout/types.js';
 import { findDisplayEquations, type Box, type DisplayEquation } from './equations.js';
 import { katexParses } from './katex-check.js';
-import { isMathFont, lineLatex } from './latex.js';
+import { isMathFont, lineLatex, textLatex } from './latex.js';
 import { isSansName } from './tex-fonts.js';
 
 /**
@@ -197,8 +197,11 @@ const glyphsOf = (runs: readonly TextRun[]): TextRun[] =>
     return text === '' ? [] : [text === r.text ? r : { ...r, text }];
   });
 
-/** Text that may sit among a formula's glyphs in a text font: digits, brackets, operators. */
-const CONNECTOR = /^[\s\d()[\]{}=+<>|/:;,.!'′−×·∗∼≤≥≠≈∈∉⊂⊆⊃⊇→←↔⇒⇔∞∂∇±∓]+$/u;
+/**
+ * Text that may sit among a formula's glyphs in a text font: digits, brackets, operators, a
+ * percent sign (`∼` `15%` `r`).
+ */
+const CONNECTOR = /^[\s\d()[\]{}=+<>|/:;,.!'′−×·∗∼≤≥≠≈∈∉⊂⊆⊃⊇→←↔⇒⇔∞∂∇±∓%]+$/u;
 /** Greek letters and mathematical operators, which a text font may set in a formula. */
 const MATH_SIGN = /^[\s\p{Script=Greek}\u2200-\u22FF\u2190-\u21FF\u27C0-\u27EF\u2A00-\u2AFF]+$/u;
 /** A Greek letter or a mathematical operator. */
@@ -208,13 +211,21 @@ const CONNECTOR_OR_SIGN =
   /^[\s\d()[\]{}=+<>|/:;,.!'′\p{Script=Greek}\u2200-\u22FF\u2190-\u21FF\u27C0-\u27EF\u2A00-\u2AFF]+$/u;
 /** Operator names set upright between a formula's glyphs. */
 const FUNCTION_NAME = /^\s*(?:log|ln|exp|sin|cos|tan|max|min|sup|inf|lim|arg|det|tr|diag)\s*$/;
-/** A text run's start that belongs to a formula before it: `) `, `) = `, not `-stable` or `1st`. */
-const LEADING = /^[\d()[\]{}=+<>|/:;,.!]*(?:\s|$)/;
+/**
+ * A text run's start that belongs to a formula before it: `) `, `) = `, the number before a
+ * percent sign (`−` `20% of`), not `-stable` or `1st`.
+ */
+const LEADING = /^[\d()[\]{}=+<>|/:;,.!]*(?:\s|$|(?=%))/;
 /** A text run's end that belongs to a formula after it: ` (`, ` = `, not `Fig(`. */
 const TRAILING = /(?:^|\s)[(=+<>[{|]+\s*$/;
 
 /** A number ending a text run, touching what follows it. */
 const NUMBER_END = /(?<![\p{L}\d.,])\d+$/u;
+/** A number ending a text run, before the space around a binary operator or a relation. */
+const NUMBER_BEFORE_OPERATOR = /(?<![\p{L}\d.,])[([]?\d+(?:\.\d+)?\s?$/u;
+/** LaTeX opening with a binary operator or a relation (`-`, `\times`, `\sim`). */
+const OPERATOR_LATEX =
+  /^\s*(?:[-+=<>]|\\(?:times|pm|mp|cdot|sim|simeq|approx|propto|leq?|geq?|ll|gg|lesssim|gtrsim)(?![A-Za-z]))/;
 
 /** A run cut at `at` characters, its width shared by characters. */
 const cut = (run: TextRun, from: number, to: number): TextRun => {
@@ -280,12 +291,18 @@ export const lineParts = (
         ? (LEADING.exec(run.text)?.[0].length ?? 0)
         : 0;
     // A number whose decimal point or exponent is set in a math font is one with it (`0` `.5`).
+    // So is a number before a binary operator or a relation in a math font (`30` `−100`).
     const number =
       after &&
       (/^[.,]\d?$/.test(after.text.trim()) || scriptOf(after, line) === 'sup') &&
       (isMathRun(after) || scriptOf(after, line) === 'sup')
         ? NUMBER_END.exec(run.text.slice(lead))
-        : null;
+        : after &&
+            isMathRun(after) &&
+            scriptOf(after, line) === '' &&
+            OPERATOR_LATEX.test(textLatex(after.text, after.fontName).latex)
+          ? NUMBER_BEFORE_OPERATOR.exec(run.text.slice(lead))
+          : null;
     const trail =
       number?.[0].length ??
       (after && isMathRun(after) ? (TRAILING.exec(run.text.slice(lead))?.[0].length ?? 0) : 0);

@@ -109,6 +109,63 @@ describe('inline formulas in running text', () => {
       'The total gas mass ($M_{\\text{gas}}$) costs $\\mathcal{O}(k^{3})$ steps.',
     );
   });
+
+  it('reads a number before a binary operator set in a math font as part of its formula', async () => {
+    // Arrange: `$30-100$`, the digits in CMR10 and the minus in CMSY10 (code 0x00), with the
+    // space TeX sets around a binary operator.
+    const text = 'The hot gas extends to 30 ';
+    const x = 72 + (await widthOf(text, 10));
+    const page = await texPage([
+      { text, font: 'CMR10', size: 10, x: 72, y: 150 },
+      { text: '\u0000', font: 'CMSY10', size: 10, x: x + 0.2, y: 150 },
+      {
+        text: '100 kpc from the centre of the galaxy.',
+        font: 'CMR10',
+        size: 10,
+        x: x + 10,
+        y: 150,
+      },
+    ]);
+    // Act
+    const { markdown } = layoutPage(page, buildLayoutProfile([page]));
+    // Assert
+    expect(markdown).toBe('The hot gas extends to $30-100$ kpc from the centre of the galaxy.');
+  });
+
+  it('reads a range of percentages as a formula before its percent sign ($5-20$%)', async () => {
+    // Arrange: `$5-20$\\%`, the minus in CMSY10 (code 0x00), the rest in CMR10.
+    const text = 'The mass is underestimated by 5 ';
+    const x = 72 + (await widthOf(text, 10));
+    const page = await texPage([
+      { text, font: 'CMR10', size: 10, x: 72, y: 150 },
+      { text: '\u0000', font: 'CMSY10', size: 10, x: x + 0.2, y: 150 },
+      { text: '20% in these simulations.', font: 'CMR10', size: 10, x: x + 10, y: 150 },
+    ]);
+    // Act
+    const { markdown } = layoutPage(page, buildLayoutProfile([page]));
+    // Assert
+    expect(markdown).toBe('The mass is underestimated by $5-20$% in these simulations.');
+  });
+
+  it('reads a percentage between two glyphs of a formula as part of it', async () => {
+    // Arrange: `($\\sim15\\%r_{200}$)`, `∼` in CMSY10 (code 0x18), `15%` in CMR10, `r` in CMMI10.
+    const text = 'The field covers a small fraction of the radius (';
+    const x = 72 + (await widthOf(text, 10));
+    const page = await texPage([
+      { text, font: 'CMR10', size: 10, x: 72, y: 150 },
+      { text: '\u0018', font: 'CMSY10', size: 10, x, y: 150 },
+      { text: '15%', font: 'CMR10', size: 10, x: x + 10.8, y: 150 },
+      { text: 'r', font: 'CMMI10', size: 10, x: x + 24.6, y: 150 },
+      { text: '200', font: 'CMR7', size: 7, x: x + 29.1, y: 148.5 },
+      { text: ') only.', font: 'CMR10', size: 10, x: x + 41, y: 150 },
+    ]);
+    // Act
+    const { markdown } = layoutPage(page, buildLayoutProfile([page]));
+    // Assert
+    expect(markdown).toBe(
+      'The field covers a small fraction of the radius ($\\sim15\\%r_{200}$) only.',
+    );
+  });
 });
 
 describe('inline formulas across a line break', () => {
