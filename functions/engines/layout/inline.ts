@@ -154,9 +154,13 @@ export const styledText = (
         for (const run of part.runs) emit(run);
         continue;
       }
-      // A formula: `$…$`, apart from the words around it as its glyphs are.
+      // A formula: `$…$`, apart from the words around it as its glyphs are. It ends where its
+      // rightmost glyph does (a subscript may end past the superscript read after it).
       const first = part.runs[0];
-      const last = part.runs[part.runs.length - 1];
+      const last = part.runs.reduce<TextRun | undefined>(
+        (a, r) => (a === undefined || r.x + r.w > a.x + a.w ? r : a),
+        undefined,
+      );
       if (!first || !last) continue;
       close();
       space(first, main.size, first.text);

@@ -445,9 +445,9 @@ const formulaParts = (
   }
   if (closing !== '') {
     const text = spaced ? `${closing} ` : closing;
-    parts.push({
-      runs: [{ ...last, ...plain, text, x: last.x + last.w, w: 0 }],
-    });
+    // After the formula's rightmost glyph (a subscript may end past the superscript after it).
+    const end = Math.max(...group.map((r) => r.x + r.w));
+    parts.push({ runs: [{ ...last, ...plain, text, x: end, w: 0 }] });
   }
   return parts;
 };

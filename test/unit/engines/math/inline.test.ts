@@ -166,6 +166,27 @@ describe('inline formulas in running text', () => {
       'The field covers a small fraction of the radius ($\\sim15\\%r_{200}$) only.',
     );
   });
+
+  it('measures the space after a formula from its widest script, not its last', async () => {
+    // Arrange: `$M_{\\rm halo}^{2}$.`, the period touching the subscript, which ends past the
+    // superscript over it.
+    const text = 'The signal scales as ';
+    const x = 72 + (await widthOf(text, 10));
+    const sub = x + 9.5 + (await widthOf('halo', 7));
+    const bytes = await texPdf([
+      ['CMR10', text, 72, 700, 10],
+      ['CMMI10', 'M', x, 700, 10],
+      ['CMR7', '2', x + 10, 703.6, 7],
+      ['CMR7', 'halo', x + 9.5, 697, 7],
+      ['CMR10', '. For this reason the halos are bright.', sub + 0.3, 700, 10],
+    ]);
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe(
+      'The signal scales as $M_{\\text{halo}}^{2}$. For this reason the halos are bright.',
+    );
+  });
 });
 
 describe('inline formulas across a line break', () => {
