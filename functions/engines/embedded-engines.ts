@@ -19,6 +19,7 @@ import { PdfRasterizer } from './pdf/pdf-rasterizer.js';
 import { PdfWorkerClient } from './pdf/pdf-worker-client.js';
 import { pdfReaderOptions } from './pdf-reader-options.js';
 import type { PageRasterizer } from './raster.js';
+import { tuneTiering } from './v8-tiering.js';
 
 const IMAGE_FORMATS: readonly DocumentFormat[] = ['png', 'jpeg', 'webp', 'tiff', 'heic'];
 
@@ -41,8 +42,11 @@ export interface EmbeddedEngines {
  *
  * Office pages have no page image: the rasterizer refuses them, and the router never sends them
  * to a provider that would need one (`hasPageImage: false`).
+ *
+ * V8's tier-up to TurboFan is set for this workload first ({@link tuneTiering}).
  */
 export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngines {
+  tuneTiering();
   const pdfSource = new PdfWorkerClient(objects, {
     ...pdfReaderOptions(config),
     workers:
