@@ -3,7 +3,7 @@ import type { PageText, TextRun } from '../layout/types.js';
 import { findDisplayEquations, type Box, type DisplayEquation } from './equations.js';
 import { katexParses } from './katex-check.js';
 import { isMathFont, lineLatex, textLatex } from './latex.js';
-import { isSansName } from './tex-fonts.js';
+import { isSansName, texFamily } from './tex-fonts.js';
 
 /**
  * Mathematics in the running text of a page: which runs are a formula, and the formulas' LaTeX
@@ -28,10 +28,38 @@ const mathFont = (name: string): boolean => {
   return math;
 };
 
-/** Whether a run is set as mathematics: a math font's glyphs (not its bullets), or 𝑥-like letters. */
+/**
+ * An upright Greek capital (Γ Δ Θ Λ Ξ Π Σ Υ Φ Ψ Ω), or its code in TeX's text fonts (OT1 0–8,
+ * when a reader gives codes), apart from any word: TeX's text fonts set them in mathematics.
+ */
+// eslint-disable-next-line no-control-regex
+const TEX_GREEK = /(?<!\p{L})[ΓΔΘΛΞΠΣΥΦΨΩ\u0000-\u0008](?!\p{L})/u;
+const TEX_GREEK_ALL = new RegExp(TEX_GREEK.source, 'gu');
+// eslint-disable-next-line no-control-regex
+const TEX_GREEK_ONLY = /^\s*[ΓΔΘΛΞΠΣΥΦΨΩ\u0000-\u0008]\s*$/u;
+
+/** Whether a font is one of TeX's text fonts (CMR, CMBX...), by name. */
+const texTextFonts = new Map<string, boolean>();
+const texTextFont = (name: string): boolean => {
+  let text = texTextFonts.get(name);
+  if (text === undefined) {
+    const family = texFamily(name);
+    text = family === 'roman' || family === 'bold';
+    if (texTextFonts.size > 1000) texTextFonts.clear();
+    texTextFonts.set(name, text);
+  }
+  return text;
+};
+
+/**
+ * Whether a run is set as mathematics: a math font's glyphs (not its bullets), 𝑥-like letters,
+ * or an upright Greek capital of TeX's text fonts.
+ */
 export const isMathRun = (run: TextRun): boolean =>
   run.confidence === undefined &&
-  ((mathFont(run.fontName) && !NOT_MATH.test(run.text)) || MATH_ONLY.test(run.text));
+  ((mathFont(run.fontName) && !NOT_MATH.test(run.text)) ||
+    MATH_ONLY.test(run.text) ||
+    (TEX_GREEK_ONLY.test(run.text) && texTextFont(run.fontName)));
 
 /**
  * Whether a page may hold mathematics: a cheap test on fonts and code points, so that pages
@@ -238,6 +266,26 @@ const cut = (run: TextRun, from: number, to: number): TextRun => {
   };
 };
 
+/**
+ * A run of TeX's text font cut around the upright Greek capitals it sets among words
+ * (`Σ) with covariance Σ.`: TeX sets `\Sigma` in CMR, and a reader gives it in one run with
+ * the text after it), so that each is a run of its own ({@link isMathRun}).
+ */
+const cutGreek = (run: TextRun): TextRun[] => {
+  if (run.confidence !== undefined || !TEX_GREEK.test(run.text) || !texTextFont(run.fontName)) {
+    return [run];
+  }
+  const out: TextRun[] = [];
+  let from = 0;
+  for (const m of run.text.matchAll(TEX_GREEK_ALL)) {
+    if (m.index > from) out.push(cut(run, from, m.index));
+    out.push(cut(run, m.index, m.index + m[0].length));
+    from = m.index + m[0].length;
+  }
+  if (from < run.text.length) out.push(cut(run, from, run.text.length));
+  return out;
+};
+
 type Role = 'math' | 'connector' | 'script' | 'name' | 'text';
 
 /**
@@ -266,16 +314,17 @@ const scriptOfFormula = (
  * `tally.failed`; one that is kept adds its box and LaTeX to `tally.inline`. Sentence
  * punctuation closing a formula (`,` `.` `;` `:`) is left to the text after it.
  *
- * @param runs the line's runs left to right.
+ * @param lineRuns the line's runs left to right.
  * @param scriptOf whether a run is a superscript or a subscript of the line.
  * @returns null when the line holds no formula (the line is read as before).
  */
 export const lineParts = (
-  runs: readonly TextRun[],
+  lineRuns: readonly TextRun[],
   line: LineMetrics,
   scriptOf: (run: TextRun, line: LineMetrics) => Script,
   tally?: MathTally,
 ): LinePart[] | null => {
+  const runs = lineRuns.flatMap(cutGreek);
   if (!runs.some(isMathRun)) return null;
   // Text runs next to a formula give it their leading and trailing connectors.
   const pieces: TextRun[] = [];

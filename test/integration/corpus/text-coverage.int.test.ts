@@ -164,17 +164,27 @@ async function unexpectedLosses(corpus: string, doc: CorpusDoc): Promise<string[
     const formulas = result.elements
       .filter((e) => e.label === 'formula')
       .map(({ bbox: b }) => ({ x: b.x * k, y: b.y * k, w: b.w * k, h: b.h * k }));
-    const onPage = text.runs
-      .filter((run) => {
-        const r = trueBox(run);
-        const cx = r.x + r.w / 2;
-        const cy = r.y + r.h / 2;
-        const inFormula = formulas.some(
-          (b) => cx >= b.x && cy >= b.y && cx <= b.x + b.w && cy <= b.y + b.h,
-        );
-        return cx >= 0 && cy >= 0 && cx <= text.width && cy <= text.height && !inFormula;
-      })
-      .map((r) => r.text);
+    const inFormula = (x: number, y: number): boolean =>
+      formulas.some((b) => x >= b.x && y >= b.y && x <= b.x + b.w && y <= b.y + b.h);
+    // A run partly read into a formula (`Σ) with covariance Σ.`: TeX sets Σ in its text font, in
+    // one run with the words) keeps the characters outside the formula, each where its share of
+    // the run's width puts it, as the layout cuts such runs.
+    const onPage = text.runs.flatMap((run) => {
+      const r = trueBox(run);
+      const cx = r.x + r.w / 2;
+      const cy = r.y + r.h / 2;
+      if (cx < 0 || cy < 0 || cx > text.width || cy > text.height || inFormula(cx, cy)) return [];
+      const share = r.w / (run.text.length || 1);
+      const overlaps = formulas.some(
+        (b) => b.x < r.x + r.w && b.x + b.w > r.x && cy >= b.y && cy <= b.y + b.h,
+      );
+      if (!overlaps) return [run.text];
+      let kept = '';
+      for (let i = 0; i < run.text.length; i++) {
+        if (!inFormula(r.x + (i + 0.5) * share, cy)) kept += run.text[i] ?? '';
+      }
+      return [kept];
+    });
     const output = [
       markdownPlainText(result.markdown),
       ...result.elements.filter((e) => TEXT_BESIDE_MARKDOWN.has(e.label)).map((e) => e.text),

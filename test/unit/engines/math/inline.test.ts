@@ -187,6 +187,32 @@ describe('inline formulas in running text', () => {
       'The signal scales as $M_{\\text{halo}}^{2}$. For this reason the halos are bright.',
     );
   });
+
+  it('reads an upright Greek capital set in a text font among prose as a formula', async () => {
+    // Arrange: `$\\mathcal{N}(0,\\Sigma)$ with covariance $\\Sigma$.`: TeX sets Σ in CMR10
+    // (code 0x06), in one run with the words after it.
+    const text = 'We jitter the solution by adding noise ';
+    const x = 72 + (await widthOf(text, 10));
+    const page = await texPage([
+      { text, font: 'CMR10', size: 10, x: 72, y: 150 },
+      { text: 'N', font: 'CMSY10', size: 10, x, y: 150 },
+      { text: '(0,', font: 'CMR10', size: 10, x: x + 8.2, y: 150 },
+      {
+        text: '\u0006) with covariance \u0006. It helps.',
+        font: 'CMR10',
+        size: 10,
+        x: x + 21.4,
+        y: 150,
+      },
+    ]);
+    // Act
+    const { markdown } = layoutPage(page, buildLayoutProfile([page]));
+    // Assert
+    expect(markdown).toBe(
+      'We jitter the solution by adding noise $\\mathcal{N}(0,\\Sigma)$ with covariance ' +
+        '$\\Sigma$. It helps.',
+    );
+  });
 });
 
 describe('inline formulas across a line break', () => {
