@@ -369,11 +369,14 @@ export const lineParts = (
     }
     if (CONNECTOR.test(p.text) || FUNCTION_NAME.test(p.text)) return 'connector';
     if (/^\S+$/.test(p.text) && isSansName(p.fontName, p.text)) return 'name';
+    // A letter of TeX's bold text font is a bold symbol (`\mathbf{I}`) when it touches a formula.
+    if (/^[A-Za-z]$/.test(p.text) && texFamily(p.fontName) === 'bold') return 'name';
     return 'text';
   });
   const inFormula = roles.map((r) => r === 'math');
   // Scripts hang on the formula before them; connectors join formulas on either side of them;
-  // a name in sans serif is one with the formula it touches (`\\mathsf{EI}(\\theta)`).
+  // a name in sans serif or a bold letter is one with the formula it touches
+  // (`\\mathsf{EI}(\\theta)`, `0.01\\mathbf{I}_{p}`).
   for (let i = 0; i < pieces.length; i++) {
     if (roles[i] === 'script' && (inFormula[i - 1] || inFormula[i + 1])) inFormula[i] = true;
   }

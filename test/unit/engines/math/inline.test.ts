@@ -213,6 +213,29 @@ describe('inline formulas in running text', () => {
         '$\\Sigma$. It helps.',
     );
   });
+
+  it('reads a bold letter touching a formula as part of it (\\mathbf{I}_p)', async () => {
+    // Arrange: `$\\Sigma=0.01\\mathbf{I}_{p}$`, the identity matrix in CMBX10 between the
+    // digits and the subscript, and a bold word elsewhere in the line.
+    const bytes = await texPdf(
+      await line(72, 700, [
+        ['CMR10', 'The jitter is '],
+        ['CMMI10', 'x'],
+        ['CMR10', ' = 0'],
+        ['CMMI10', '.'],
+        ['CMR10', '01'],
+        ['CMBX10', 'I'],
+        ['CMMI7', 'p', 7, -1.5],
+        ['CMR10', ' in all runs of the '],
+        ['CMBX10', 'A'],
+        ['CMR10', ' model.'],
+      ]),
+    );
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe('The jitter is $x=0.01\\mathbf{I}_{p}$ in all runs of the A model.');
+  });
 });
 
 describe('inline formulas across a line break', () => {
