@@ -7,6 +7,8 @@ import {
   type DynamoDBDocumentClient,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { promisify } from 'node:util';
+import { gunzip, gzip } from 'node:zlib';
 import { ConflictError, NotFoundError } from '../../core/domain/errors.js';
 import type { Page } from '../../core/domain/schemas.js';
 import type { PageCheckpoint, RequestRecord, RequestStatus } from '../../core/domain/request.js';
@@ -30,6 +32,12 @@ import { WriteQueues } from '../write-queues.js';
 
 /** Attribute of the pages counted as parsed (a number set). */
 const CHARGED_PAGES = 'chargedPages';
+/** A page's JSON, gzip-compressed (binary); items written before it hold `pageJson` (a string). */
+const PAGE_GZIP = 'pageJsonGzip';
+/** gzip level of stored pages: the fastest, about a fifth of the JSON's size on text pages. */
+const PAGE_GZIP_LEVEL = 1;
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
 
 /** BatchWriteItem takes at most 25 requests. */
 const BATCH_WRITE_LIMIT = 25;
@@ -427,18 +435,24 @@ export class DynamoDbRequestStore implements RequestStore {
   }
 
   /**
-   * The page is stored as one JSON string attribute (`pageJson`): a page holds hundreds of
-   * grounding entries, and a nested map costs far more to marshal and validate than a string,
-   * while nothing queries inside it.
+   * The page is stored as its JSON, gzip-compressed, in one binary attribute (`pageJsonGzip`): a
+   * page holds hundreds of grounding entries, and a nested map costs far more to marshal and
+   * validate than one value, while nothing queries inside it. Compressed, a page of text takes
+   * about a fifth of the write capacity and of DynamoDB's 400 KB item limit that its JSON would.
+   * Items written as a JSON string (`pageJson`) are still read.
    */
   async putPage(requestId: string, checkpoint: PageCheckpoint): Promise<void> {
     const { page, ...rest } = checkpoint;
+    const gzipped =
+      page === undefined
+        ? undefined
+        : await gzipAsync(JSON.stringify(page), { level: PAGE_GZIP_LEVEL });
     await this.#client.send(
       new PutCommand({
         TableName: this.#tableName,
         Item: {
           ...rest,
-          ...(page === undefined ? {} : { pageJson: JSON.stringify(page) }),
+          ...(gzipped === undefined ? {} : { [PAGE_GZIP]: gzipped }),
           [PARTITION_KEY]: requestPk(requestId),
           [SORT_KEY]: pageSk(checkpoint.pageNumber),
           // Page text is document content: kept for the retention, like the record.
@@ -457,14 +471,23 @@ export class DynamoDbRequestStore implements RequestStore {
         .sort((a, b) => a.pageNumber - b.pageNumber);
     }
     const items = await this.#queryPages(requestId);
-    return items
-      .map((item) => {
-        const { pageJson, ...rest } = fromItem(item) as Record<string, unknown>;
+    const checkpoints = await Promise.all(
+      items.map(async (item) => {
+        const {
+          pageJson,
+          [PAGE_GZIP]: gzipped,
+          ...rest
+        } = fromItem(item) as Record<string, unknown>;
         const checkpoint = rest as unknown as PageCheckpoint;
-        if (typeof pageJson === 'string') checkpoint.page = JSON.parse(pageJson) as Page;
+        if (gzipped instanceof Uint8Array) {
+          checkpoint.page = JSON.parse((await gunzipAsync(gzipped)).toString('utf8')) as Page;
+        } else if (typeof pageJson === 'string') {
+          checkpoint.page = JSON.parse(pageJson) as Page;
+        }
         return checkpoint;
-      })
-      .sort((a, b) => a.pageNumber - b.pageNumber);
+      }),
+    );
+    return checkpoints.sort((a, b) => a.pageNumber - b.pageNumber);
   }
 
   async deletePages(requestId: string): Promise<void> {

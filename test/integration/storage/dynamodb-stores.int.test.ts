@@ -1,17 +1,26 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoDbApiKeyStore } from '../../../functions/adapters/aws/dynamodb-api-key-store.js';
 import { DynamoDbBatchStore } from '../../../functions/adapters/aws/dynamodb-batch-store.js';
 import { DynamoDbBreakerStore } from '../../../functions/adapters/aws/dynamodb-breaker-store.js';
 import { DynamoDbEventLog } from '../../../functions/adapters/aws/dynamodb-event-log.js';
-import { createDocumentClient } from '../../../functions/adapters/aws/dynamodb-items.js';
+import {
+  createDocumentClient,
+  pageSk,
+  requestPk,
+} from '../../../functions/adapters/aws/dynamodb-items.js';
 import { DynamoDbRequestStore } from '../../../functions/adapters/aws/dynamodb-request-store.js';
 import { DynamoDbUsageStore } from '../../../functions/adapters/aws/dynamodb-usage-store.js';
-import { serviceTable } from '../../../functions/adapters/aws/service-table.js';
+import {
+  PARTITION_KEY,
+  serviceTable,
+  SORT_KEY,
+} from '../../../functions/adapters/aws/service-table.js';
 import { resetStorageCalls, storageCalls } from '../../../functions/adapters/storage-calls.js';
 import {
   startEmbeddedDynamo,
@@ -163,6 +172,59 @@ describe('DynamoDbRequestStore as the only writer', () => {
   });
 });
 
+describe('DynamoDbRequestStore page checkpoints', () => {
+  it('stores a page whose JSON exceeds the 400 KB item limit, compressed, and reads it back', async () => {
+    // Arrange: 3,000 grounding entries of text, about 600 KB of JSON.
+    const store = new DynamoDbRequestStore(ddb.documentClient, TABLE);
+    const record = aRequestRecord();
+    await store.create(record);
+    const page = aPage(1);
+    page.grounding = Array.from({ length: 3000 }, (_, i) => ({
+      text: `Row ${String(i)}: the quarterly revenue of segment ${String(i % 17)} rose by ${String(i % 9)}.${String(i % 10)} %`,
+      bbox: {
+        x: i % 600,
+        y: (i * 7) % 800,
+        w: 120.5,
+        h: 11.25,
+        label: 'paragraph',
+        confidence: 0.97,
+      },
+      element_type: 'paragraph' as const,
+      page_number: 1,
+    }));
+    page.content_markdown = page.grounding.map((g) => g.text).join('\n\n');
+    expect(JSON.stringify(page).length).toBeGreaterThan(400 * 1024);
+    // Act
+    await store.putPage(record.id, { pageNumber: 1, page });
+    const [stored] = await store.listPages(record.id);
+    // Assert
+    expect(stored?.page).toEqual(page);
+  });
+
+  it('reads a page stored as a JSON string by earlier versions', async () => {
+    // Arrange: an item as putPage wrote it before pages were compressed.
+    const store = new DynamoDbRequestStore(ddb.documentClient, TABLE);
+    const record = aRequestRecord();
+    await store.create(record);
+    await ddb.documentClient.send(
+      new PutCommand({
+        TableName: TABLE,
+        Item: {
+          pageNumber: 2,
+          pageJson: JSON.stringify(aPage(2)),
+          [PARTITION_KEY]: requestPk(record.id),
+          [SORT_KEY]: pageSk(2),
+        },
+      }),
+    );
+    await store.putPage(record.id, { pageNumber: 1, page: aPage(1) });
+    // Act
+    const pages = await store.listPages(record.id);
+    // Assert
+    expect(pages.map((c) => c.page)).toEqual([aPage(1), aPage(2)]);
+  });
+});
+
 describe('DynamoDbRequestStore charges', () => {
   it('stores each charged page before its call returns, concurrent charges sharing writes', async () => {
     // Arrange: a second store reads the table itself, as another process would.
@@ -245,7 +307,8 @@ describe('DynamoDB item layout', () => {
     // Arrange
     const requests = new DynamoDbRequestStore(ddb.documentClient, TABLE);
     const requestId = aRequestRecord().id;
-    const markdown = 'x'.repeat(200 * 1024);
+    // Random text: pages are stored compressed, and this does not compress below 1 MB in all.
+    const markdown = randomBytes(150 * 1024).toString('base64');
     for (let pageNumber = 1; pageNumber <= 8; pageNumber++) {
       await requests.putPage(requestId, {
         pageNumber,
