@@ -2,7 +2,7 @@ import type { LineMetrics, Script } from '../layout/inline.js';
 import type { PageText, TextRun } from '../layout/types.js';
 import { findDisplayEquations, type Box, type DisplayEquation } from './equations.js';
 import { katexParses } from './katex-check.js';
-import { isMathFont, lineLatex, textLatex } from './latex.js';
+import { inlineLatex, isMathFont, textLatex } from './latex.js';
 import { isSansName, texFamily } from './tex-fonts.js';
 
 /**
@@ -244,8 +244,11 @@ const FUNCTION_NAME = /^\s*(?:log|ln|exp|sin|cos|tan|max|min|sup|inf|lim|arg|det
  * percent sign (`−` `20% of`), not `-stable` or `1st`.
  */
 const LEADING = /^[\d()[\]{}=+<>|/:;,.!]*(?:\s|$|(?=%))/;
-/** A text run's end that belongs to a formula after it: ` (`, ` = `, not `Fig(`. */
-const TRAILING = /(?:^|\s)[(=+<>[{|]+\s*$/;
+/**
+ * A text run's end that belongs to a formula after it: ` (`, ` = `, an operator name (` log `),
+ * not `Fig(`.
+ */
+const TRAILING = /(?:^|\s)(?:[(=+<>[{|]+|(?:log|ln|exp|sin|cos|tan|max|min|lim|det|arg))\s*$/;
 
 /** A number ending a text run, touching what follows it. */
 const NUMBER_END = /(?<![\p{L}\d.,])\d+$/u;
@@ -460,7 +463,7 @@ const formulaParts = (
   // Connectors that open or close the group without a formula glyph inside are text.
   if (!group.some(isMathRun) && !group.some((r) => MATH_SIGN.test(r.text)))
     return [{ runs: group }];
-  const full = compactLatex(lineLatex(glyphsOf(group)).latex);
+  const full = compactLatex(inlineLatex(glyphsOf(group)).latex);
   const punctuation = CLOSING_PUNCTUATION.exec(full)?.[0] ?? '';
   let body = full.slice(0, full.length - punctuation.length);
   // Parentheses around the whole formula are the sentence's, as authors write them: `($x$)`.

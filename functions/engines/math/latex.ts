@@ -608,6 +608,17 @@ export const lineLatex = (input: readonly MathRun[]): LatexResult => {
   return { latex: balanced(tidy(out)), notes: unique(notes) };
 };
 
+/**
+ * The LaTeX of an inline formula's runs: {@link lineLatex}, after the glyphs of TeX's extension
+ * font are given their meaning and true box and accents are read over their bases, as
+ * {@link equationLatex} does (`\\widehat{p}^{N}` for a CMEX wide hat set over `p`, which read
+ * alone is a bare `\\widehat`). Runs without an extension-font glyph go to lineLatex as they are.
+ */
+export const inlineLatex = (runs: readonly MathRun[]): LatexResult =>
+  runs.some((r) => r.latex === undefined && texFamily(r.fontName) === 'extension')
+    ? lineLatex(readAccents(prepare(runs)))
+    : lineLatex(runs);
+
 /** Commands setting an alphabet, whose neighbours merge (`\mathcal{G}\mathcal{P}` is `\mathcal{GP}`). */
 const ALPHABET_RUN = /\\(mathcal|mathbb|mathfrak|mathsf|mathbf|mathtt|mathscr)\{([^{}]*)\}\\\1\{/g;
 

@@ -236,6 +236,27 @@ describe('inline formulas in running text', () => {
     // Assert
     expect(markdown).toBe('The jitter is $x=0.01\\mathbf{I}_{p}$ in all runs of the A model.');
   });
+
+  it("reads a wide accent of TeX's extension font over its base (\\widehat{p})", async () => {
+    // Arrange: `$\\log\\widehat{p}^{N}(x)$`, the wide hat CMEX10's code 0x62 (`b`) set on the
+    // line's baseline over the p.
+    const text = 'The estimate ';
+    const x = 72 + (await widthOf(text, 10));
+    const bytes = await texPdf([
+      ['CMR10', text, 72, 700, 10],
+      ['CMR10', 'log ', x, 700, 10],
+      ['CMMI10', 'p', x + 14.3, 700, 10],
+      ['CMEX10', 'b', x + 15.1, 700, 10],
+      ['CMMI7', 'N', x + 19.6, 703.6, 7],
+      ['CMR10', '(', x + 27.1, 700, 10],
+      ['CMMI10', 'x', x + 31, 700, 10],
+      ['CMR10', ') is unbiased.', x + 36, 700, 10],
+    ]);
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe('The estimate $\\log\\widehat{p}^{N}(x)$ is unbiased.');
+  });
 });
 
 describe('inline formulas across a line break', () => {
