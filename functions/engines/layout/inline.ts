@@ -102,13 +102,22 @@ export const styledText = (
     out = out.slice(0, out.length - trailing.length) + MARKER[open] + trailing;
     open = '';
   };
+  // Whether the last thing written is a formula: sentence punctuation after it takes no space
+  // (a glyph the text layer does not give, ⊙ of `Z_\odot`, leaves a gap before the comma, which
+  // a reader may give as a space).
+  let afterFormula = false;
   const space = (run: TextRun, em: number, text: string): void => {
     if (!prev) return;
+    if (afterFormula && /^[,.;:!?]/.test(text)) return;
     const gap = run.x - (prev.x + prev.w);
     if (gap > WORD_GAP_EM * em && !/\s$/.test(out) && !/^\s/.test(text)) out += ' ';
   };
   const emit = (run: TextRun): void => {
-    const text = run.text.replace(/\s+/g, ' ');
+    let text = run.text.replace(/\s+/g, ' ');
+    if (afterFormula && /^ ?[,.;:!?]/.test(text)) {
+      text = text.trimStart();
+      out = out.trimEnd();
+    }
     const script = scriptOf(run, main);
     // Scripts hang on the word before them: gaps around them are measured in the line's em.
     space(
@@ -116,6 +125,7 @@ export const styledText = (
       script !== '' || prevScript !== '' ? main.size : Math.min(prev?.fontSize ?? 0, run.fontSize),
       text,
     );
+    afterFormula = false;
     prev = run;
     prevScript = script;
     if (script !== '') {
@@ -169,6 +179,7 @@ export const styledText = (
       if (part.spaceAfter) out += ' ';
       prev = last;
       prevScript = '';
+      afterFormula = true;
     }
   }
   close();

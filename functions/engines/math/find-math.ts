@@ -291,6 +291,29 @@ const cutGreek = (run: TextRun): TextRun[] => {
 
 type Role = 'math' | 'connector' | 'script' | 'name' | 'text';
 
+/** A comma and the word space after it. */
+const TEXT_COMMA = /^,\s+$/;
+const TEXT_COMMAS = /,\s+/g;
+
+/**
+ * A run of TeX's roman font cut around the commas followed by a word space it sets: TeX sets a
+ * formula's own commas in its math italic font (`$(0,1)$`; its semicolons are roman), so a
+ * roman one with a space after it is the sentence's, between two formulas
+ * (`$a=0.001$, $c=0.30$`) or after one.
+ */
+const cutTextCommas = (run: TextRun): TextRun[] => {
+  if (!/,\s/.test(run.text) || texFamily(run.fontName) !== 'roman') return [run];
+  const out: TextRun[] = [];
+  let from = 0;
+  for (const m of run.text.matchAll(TEXT_COMMAS)) {
+    if (m.index > from) out.push(cut(run, from, m.index));
+    out.push(cut(run, m.index, m.index + m[0].length));
+    from = m.index + m[0].length;
+  }
+  if (from < run.text.length) out.push(cut(run, from, run.text.length));
+  return out;
+};
+
 /**
  * Whether `runs[i]` is a script of a formula's glyph (the run before it a math run on the line's
  * baseline) that `next` touches: what `next` opens with is still the formula's (`Y` `5`
@@ -363,8 +386,10 @@ export const lineParts = (
     if (end > lead) pieces.push(lead > 0 || trail > 0 ? cut(run, lead, end) : run);
     if (trail > 0 && end < run.text.length) pieces.push(cut(run, end, run.text.length));
   });
+  pieces.splice(0, pieces.length, ...pieces.flatMap(cutTextCommas));
   const roles: Role[] = pieces.map((p) => {
     if (p.text.trim() === '') return 'connector';
+    if (TEXT_COMMA.test(p.text) && texFamily(p.fontName) === 'roman') return 'text';
     if (isMathRun(p)) return 'math';
     if (scriptOf(p, line) !== '') return 'script';
     if (MATH_SIGN_IN.test(p.text) && !WORD.test(p.text) && CONNECTOR_OR_SIGN.test(p.text)) {

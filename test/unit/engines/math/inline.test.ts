@@ -201,7 +201,7 @@ describe('inline formulas in running text', () => {
         text: '\u0006) with covariance \u0006. It helps.',
         font: 'CMR10',
         size: 10,
-        x: x + 21.4,
+        x: x + 8.2 + (await widthOf('(0,', 10)),
         y: 150,
       },
     ]);
@@ -256,6 +256,48 @@ describe('inline formulas in running text', () => {
     const markdown = await markdownOf(bytes);
     // Assert
     expect(markdown).toBe('The estimate $\\log\\widehat{p}^{N}(x)$ is unbiased.');
+  });
+
+  it('reads formulas apart at a comma of the text font, and together at a math comma', async () => {
+    // Arrange: `$a=0.001$, $c=0.3$ and $x=(0,1)$`: TeX sets the sentence's commas in CMR10 and
+    // a formula's own in CMMI10, as it does the decimal points.
+    const bytes = await texPdf(
+      await line(72, 700, [
+        ['CMR10', 'We set '],
+        ['CMMI10', 'a'],
+        ['CMR10', ' = 0'],
+        ['CMMI10', '.'],
+        ['CMR10', '001, '],
+        ['CMMI10', 'c'],
+        ['CMR10', ' = 0'],
+        ['CMMI10', '.'],
+        ['CMR10', '3 and '],
+        ['CMMI10', 'x'],
+        ['CMR10', ' = (0'],
+        ['CMMI10', ','],
+        ['CMR10', '1), as before.'],
+      ]),
+    );
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe('We set $a=0.001$, $c=0.3$ and $x=(0,1)$, as before.');
+  });
+
+  it('sets no space between a formula and the comma after it', async () => {
+    // Arrange: `$Z_\\odot$,` where the text layer gives no ⊙: the comma in CMR10 stands 3 pt
+    // after the Z.
+    const text = 'The gas has a metallicity of ';
+    const x = 72 + (await widthOf(text, 10));
+    const bytes = await texPdf([
+      ['CMR10', text, 72, 700, 10],
+      ['CMMI10', 'Z', x, 700, 10],
+      ['CMR10', ', as we found before.', x + 10.1, 700, 10],
+    ]);
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe('The gas has a metallicity of $Z$, as we found before.');
   });
 });
 
