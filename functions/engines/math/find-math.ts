@@ -237,6 +237,13 @@ const MATH_SIGN_IN = /[\p{Script=Greek}\u2200-\u22FF\u2190-\u21FF\u27C0-\u27EF\u
 /** Connectors and math signs only. */
 const CONNECTOR_OR_SIGN =
   /^[\s\d()[\]{}=+<>|/:;,.!'′\p{Script=Greek}\u2200-\u22FF\u2190-\u21FF\u27C0-\u27EF\u2A00-\u2AFF]+$/u;
+/**
+ * Connectors with operator names among them (`100[log(`, `) − log(`), each name apart from any
+ * word: text a formula's glyphs are set between.
+ */
+const CONNECTOR_WITH_NAMES =
+  /^(?:[\s\d()[\]{}=+<>|/:;,.!'′−×·∗∼≤≥≠≈±∓%]|(?<!\p{L})(?:log|ln|exp|sin|cos|tan)(?!\p{L}))+$/u;
+
 /** Operator names set upright between a formula's glyphs. */
 const FUNCTION_NAME = /^\s*(?:log|ln|exp|sin|cos|tan|max|min|sup|inf|lim|arg|det|tr|diag)\s*$/;
 /**
@@ -355,7 +362,12 @@ export const lineParts = (
   // Text runs next to a formula give it their leading and trailing connectors.
   const pieces: TextRun[] = [];
   runs.forEach((run, i) => {
-    if (isMathRun(run) || CONNECTOR.test(run.text) || MATH_SIGN.test(run.text)) {
+    if (
+      isMathRun(run) ||
+      CONNECTOR.test(run.text) ||
+      MATH_SIGN.test(run.text) ||
+      CONNECTOR_WITH_NAMES.test(run.text)
+    ) {
       pieces.push(run);
       return;
     }
@@ -396,6 +408,7 @@ export const lineParts = (
       return 'math';
     }
     if (CONNECTOR.test(p.text) || FUNCTION_NAME.test(p.text)) return 'connector';
+    if (CONNECTOR_WITH_NAMES.test(p.text)) return 'connector';
     if (/^\S+$/.test(p.text) && isSansName(p.fontName, p.text)) return 'name';
     // A letter of TeX's bold text font is a bold symbol (`\mathbf{I}`) when it touches a formula.
     if (/^[A-Za-z]$/.test(p.text) && texFamily(p.fontName) === 'bold') return 'name';

@@ -299,6 +299,25 @@ describe('inline formulas in running text', () => {
     // Assert
     expect(markdown).toBe('The gas has a metallicity of $Z$, as we found before.');
   });
+
+  it('reads text of operator names and brackets between formula glyphs as part of it', async () => {
+    // Arrange: `$y=100[\\log(s)+\\log(p)]$`, `log` and the brackets in CMR10 runs of their own.
+    const bytes = await texPdf(
+      await line(72, 700, [
+        ['CMR10', 'The data is '],
+        ['CMMI10', 'y'],
+        ['CMR10', ' = 100[log('],
+        ['CMMI10', 's'],
+        ['CMR10', ') + log('],
+        ['CMMI10', 'p'],
+        ['CMR10', ')], where it is.'],
+      ]),
+    );
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe('The data is $y=100[\\log(s)+\\log(p)]$, where it is.');
+  });
 });
 
 describe('inline formulas across a line break', () => {
