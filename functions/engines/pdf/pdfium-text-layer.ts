@@ -515,20 +515,7 @@ class TextLayerReader {
     this.#open = undefined;
     const text = open.text.replace(COMPATIBILITY, (run) => run.normalize('NFKC'));
     if (text.trim() === '') return;
-    const { info } = open;
-    this.#runs.push({
-      text,
-      x: open.x0,
-      y: open.y0,
-      w: open.x1 - open.x0,
-      h: open.y1 - open.y0,
-      baseline: open.baseline,
-      fontSize: info.fontSize,
-      fontName: info.fontName,
-      bold: info.style.bold,
-      italic: info.style.italic,
-      monospace: info.style.monospace,
-    });
+    this.#runs.push(textRun(text, open, open.baseline, open.info));
   }
 
   /** Ends the open rotated run: kept when it holds more than spaces. */
@@ -538,21 +525,9 @@ class TextLayerReader {
     this.#rotated = undefined;
     const text = rotated.text.replace(COMPATIBILITY, (run) => run.normalize('NFKC')).trim();
     if (text === '') return;
-    const { info } = rotated;
-    this.#runs.push({
-      text: text.replace(/\s+/g, ' '),
-      x: rotated.x0,
-      y: rotated.y0,
-      w: rotated.x1 - rotated.x0,
-      h: rotated.y1 - rotated.y0,
-      baseline: rotated.y1,
-      fontSize: info.fontSize,
-      fontName: info.fontName,
-      bold: info.style.bold,
-      italic: info.style.italic,
-      monospace: info.style.monospace,
-      rotation: info.rotation,
-    });
+    const run = textRun(text.replace(/\s+/g, ' '), rotated, rotated.y1, rotated.info);
+    run.rotation = rotated.info.rotation;
+    this.#runs.push(run);
   }
 
   /** The box of character `index` on the page image (left, right, top, bottom), if any. */
@@ -633,6 +608,26 @@ class TextLayerReader {
     return entry;
   }
 }
+
+/** A run of `text` over `box` (left, top, right, bottom in pixels) in the font of `info`. */
+const textRun = (
+  text: string,
+  box: { x0: number; y0: number; x1: number; y1: number },
+  baseline: number,
+  info: TextObjectInfo,
+): TextRun => ({
+  text,
+  x: box.x0,
+  y: box.y0,
+  w: box.x1 - box.x0,
+  h: box.y1 - box.y0,
+  baseline,
+  fontSize: info.fontSize,
+  fontName: info.fontName,
+  bold: info.style.bold,
+  italic: info.style.italic,
+  monospace: info.style.monospace,
+});
 
 /** What {@link continueRun} did with a glyph. */
 const STEP = {
