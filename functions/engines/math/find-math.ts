@@ -373,8 +373,12 @@ export const lineParts = (
     }
     const before = runs[i - 1];
     const after = runs[i + 1];
+    // After a name in sans serif too (`\mathsf{Exp}(1)`): it is the formula's when it touches one.
     const lead =
-      before && (isMathRun(before) || scriptOfFormula(runs, i - 1, line, scriptOf, run))
+      before &&
+      (isMathRun(before) ||
+        scriptOfFormula(runs, i - 1, line, scriptOf, run) ||
+        isSansName(before.fontName, before.text.trim()))
         ? (LEADING.exec(run.text)?.[0].length ?? 0)
         : 0;
     // A number whose decimal point or exponent is set in a math font is one with it (`0` `.5`).

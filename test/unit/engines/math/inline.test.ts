@@ -70,6 +70,23 @@ describe('inline formulas in running text', () => {
     );
   });
 
+  it('keeps the brackets after a name in sans serif that ends a formula ($v=\\mathsf{Exp}(1)$)', async () => {
+    // Arrange: `(1)` in CMR10, in one run with the words after it.
+    const bytes = await texPdf(
+      await line(72, 700, [
+        ['CMR10', 'First, we sample '],
+        ['CMMI10', 'v'],
+        ['CMR10', ' = '],
+        ['CMSS10', 'Exp'],
+        ['CMR10', '(1) and then the rest.'],
+      ]),
+    );
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe('First, we sample $v=\\mathsf{Exp}(1)$ and then the rest.');
+  });
+
   it('keeps the digits set after a subscript, touching it, in the formula ($Y_5 00$)', async () => {
     // Arrange: `$Y_500$` as TeX sets it: the subscript takes the 5 only, and the 00 that
     // follows in CMR10 shares its run with the words after it.
