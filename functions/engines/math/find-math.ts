@@ -488,6 +488,21 @@ const wrappedInParentheses = (latex: string): boolean => {
   return false;
 };
 
+/**
+ * How many closing parentheses ending LaTeX have no opening one in it (`a_{1})` has one, `(a)`
+ * none).
+ */
+const unopenedParentheses = (latex: string): number => {
+  let depth = 0;
+  let lowest = 0;
+  for (const c of latex) {
+    if (c === '(') depth++;
+    else if (c === ')') lowest = Math.min(lowest, --depth);
+  }
+  const trailing = /\)*$/.exec(latex)?.[0].length ?? 0;
+  return Math.min(trailing, depth < 0 ? -depth : 0, -lowest);
+};
+
 /** Sentence punctuation closing a formula's LaTeX (not `\,` or `\;`). */
 const CLOSING_PUNCTUATION = /(?<!\\)[,.;:]+$/;
 
@@ -511,7 +526,10 @@ const formulaParts = (
   // Parentheses around the whole formula are the sentence's, as authors write them: `($x$)`.
   const wrapped = script === '' && wrappedInParentheses(body);
   if (wrapped) body = body.slice(1, -1);
-  const closing = wrapped ? `)${punctuation}` : punctuation;
+  // So is a closing one the formula does not open (`(` `0.05r_{200}<r<0.15r_{200}` `)`).
+  const unopened = wrapped ? 0 : unopenedParentheses(body);
+  body = body.slice(0, body.length - unopened);
+  const closing = `${wrapped ? ')' : ')'.repeat(unopened)}${punctuation}`;
   if (body === '' || (script === '' && /^[\d\s]*$/.test(body))) return [{ runs: group }];
   const latex = script === '' ? body : `${script}{${body}}`;
   if (!katexParses(latex)) {

@@ -335,6 +335,23 @@ describe('inline formulas in running text', () => {
     // Assert
     expect(markdown).toBe('The data is $y=100[\\log(s)+\\log(p)]$, where it is.');
   });
+
+  it('leaves a closing parenthesis the formula does not open to the sentence', async () => {
+    // Arrange: `($0.05r$)`, the opening parenthesis in the text run before the number.
+    const bytes = await texPdf(
+      await line(72, 700, [
+        ['CMR10', 'The gas of the shell (0'],
+        ['CMMI10', '.'],
+        ['CMR10', '05'],
+        ['CMMI10', 'r'],
+        ['CMR10', ') is hot.'],
+      ]),
+    );
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe('The gas of the shell ($0.05r$) is hot.');
+  });
 });
 
 describe('inline formulas across a line break', () => {
