@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Tracer } from '@aws-lambda-powertools/tracer';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
@@ -234,6 +233,9 @@ export function common(config: Config) {
  */
 async function buildAwsDeps(config: AwsConfig): Promise<Deps> {
   // X-Ray subsegments for every AWS call (Tracer leaves the clients as they are off Lambda).
+  // Loaded here, not at the top: the X-Ray SDK turns on async_hooks with destroy tracking when
+  // it loads (cls-hooked), a cost on every promise that the local runtime has no use for.
+  const { Tracer } = await import('@aws-lambda-powertools/tracer');
   const tracer = new Tracer({ serviceName: 'docparse' });
   useMetrics(powertoolsMetrics());
   const dynamoClient = tracer.captureAWSv3Client(new DynamoDBClient({}));
