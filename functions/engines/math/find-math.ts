@@ -238,11 +238,11 @@ const MATH_SIGN_IN = /[\p{Script=Greek}\u2200-\u22FF\u2190-\u21FF\u27C0-\u27EF\u
 const CONNECTOR_OR_SIGN =
   /^[\s\d()[\]{}=+<>|/:;,.!'′\p{Script=Greek}\u2200-\u22FF\u2190-\u21FF\u27C0-\u27EF\u2A00-\u2AFF]+$/u;
 /**
- * Connectors with operator names among them (`100[log(`, `) − log(`), each name apart from any
- * word: text a formula's glyphs are set between.
+ * Connectors with operator names among them (`100[log(`, `) − log(`, ` = arctan(`), each name
+ * apart from any word: text a formula's glyphs are set between.
  */
 const CONNECTOR_WITH_NAMES =
-  /^(?:[\s\d()[\]{}=+<>|/:;,.!'′−×·∗∼≤≥≠≈±∓%]|(?<!\p{L})(?:log|ln|exp|sin|cos|tan)(?!\p{L}))+$/u;
+  /^(?:[\s\d()[\]{}=+<>|/:;,.!'′−×·∗∼≤≥≠≈±∓%]|(?<!\p{L})(?:log|ln|exp|sin|cos|tan|arcsin|arccos|arctan|sinh|cosh|tanh)(?!\p{L}))+$/u;
 
 /** Operator names set upright between a formula's glyphs. */
 const FUNCTION_NAME = /^\s*(?:log|ln|exp|sin|cos|tan|max|min|sup|inf|lim|arg|det|tr|diag)\s*$/;

@@ -318,14 +318,15 @@ describe('inline formulas in running text', () => {
   });
 
   it('reads text of operator names and brackets between formula glyphs as part of it', async () => {
-    // Arrange: `$y=100[\\log(s)+\\log(p)]$`, `log` and the brackets in CMR10 runs of their own.
+    // Arrange: `$y=100[\\log(s)+\\arctan(p)]$`, the names and brackets in CMR10 runs of their
+    // own.
     const bytes = await texPdf(
       await line(72, 700, [
         ['CMR10', 'The data is '],
         ['CMMI10', 'y'],
         ['CMR10', ' = 100[log('],
         ['CMMI10', 's'],
-        ['CMR10', ') + log('],
+        ['CMR10', ') + arctan('],
         ['CMMI10', 'p'],
         ['CMR10', ')], where it is.'],
       ]),
@@ -333,7 +334,7 @@ describe('inline formulas in running text', () => {
     // Act
     const markdown = await markdownOf(bytes);
     // Assert
-    expect(markdown).toBe('The data is $y=100[\\log(s)+\\log(p)]$, where it is.');
+    expect(markdown).toBe('The data is $y=100[\\log(s)+\\arctan(p)]$, where it is.');
   });
 
   it('leaves a closing parenthesis the formula does not open to the sentence', async () => {
