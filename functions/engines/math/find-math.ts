@@ -503,6 +503,22 @@ const unopenedParentheses = (latex: string): number => {
   return Math.min(trailing, depth < 0 ? -depth : 0, -lowest);
 };
 
+/** How many opening parentheses starting LaTeX have no closing one in it (`(a_{1}` has one). */
+const unclosedParentheses = (latex: string): number => {
+  const open: number[] = [];
+  const closed = new Set<number>();
+  for (let i = 0; i < latex.length; i++) {
+    if (latex[i] === '(') open.push(i);
+    else if (latex[i] === ')') {
+      const at = open.pop();
+      if (at !== undefined) closed.add(at);
+    }
+  }
+  let n = 0;
+  while (latex[n] === '(' && !closed.has(n)) n++;
+  return n;
+};
+
 /** Sentence punctuation closing a formula's LaTeX (not `\,` or `\;`). */
 const CLOSING_PUNCTUATION = /(?<!\\)[,.;:]+$/;
 
@@ -526,9 +542,13 @@ const formulaParts = (
   // Parentheses around the whole formula are the sentence's, as authors write them: `($x$)`.
   const wrapped = script === '' && wrappedInParentheses(body);
   if (wrapped) body = body.slice(1, -1);
-  // So is a closing one the formula does not open (`(` `0.05r_{200}<r<0.15r_{200}` `)`).
+  // So is a closing one the formula does not open (`(` `0.05r_{200}<r<0.15r_{200}` `)`), and an
+  // opening one it does not close (`(M_{\star}=(3-4)\times10^{11}` `M⊙)`).
   const unopened = wrapped ? 0 : unopenedParentheses(body);
   body = body.slice(0, body.length - unopened);
+  const unclosed = wrapped ? 0 : unclosedParentheses(body);
+  body = body.slice(unclosed);
+  const opening = wrapped ? '(' : '('.repeat(unclosed);
   const closing = `${wrapped ? ')' : ')'.repeat(unopened)}${punctuation}`;
   if (body === '' || (script === '' && /^[\d\s]*$/.test(body))) return [{ runs: group }];
   const latex = script === '' ? body : `${script}{${body}}`;
@@ -544,8 +564,10 @@ const formulaParts = (
   const parts: LinePart[] = [];
   // An opening parenthesis left out of the formula is text where its glyphs start, with the space
   // before it.
-  const lead = wrapped ? (/^\s*/.exec(first.text)?.[0] ?? '') : '';
-  if (wrapped) parts.push({ runs: [{ ...first, ...plain, text: `${lead}(`, w: 0 }] });
+  const lead = opening !== '' ? (/^\s*/.exec(first.text)?.[0] ?? '') : '';
+  if (opening !== '') {
+    parts.push({ runs: [{ ...first, ...plain, text: `${lead}${opening}`, w: 0 }] });
+  }
   const runs =
     lead === '' ? group : [{ ...first, text: first.text.slice(lead.length) }, ...group.slice(1)];
   parts.push({ runs, latex, spaceAfter: spaced && closing === '' });

@@ -353,6 +353,23 @@ describe('inline formulas in running text', () => {
     // Assert
     expect(markdown).toBe('The gas of the shell ($0.05r$) is hot.');
   });
+
+  it('leaves an opening parenthesis the formula does not close to the sentence', async () => {
+    // Arrange: `($M=(3.5)10$ units)`, the unit set in text after the formula.
+    const bytes = await texPdf(
+      await line(72, 700, [
+        ['CMR10', 'The galaxy is massive ('],
+        ['CMMI10', 'M'],
+        ['CMR10', ' = (3'],
+        ['CMMI10', '.'],
+        ['CMR10', '5)10 units) and bright.'],
+      ]),
+    );
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe('The galaxy is massive ($M=(3.5)10$ units) and bright.');
+  });
 });
 
 describe('inline formulas across a line break', () => {
