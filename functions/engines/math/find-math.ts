@@ -276,18 +276,11 @@ const cut = (run: TextRun, from: number, to: number): TextRun => {
   };
 };
 
-/**
- * A run of TeX's text font cut around the upright Greek capitals it sets among words
- * (`Σ) with covariance Σ.`: TeX sets `\Sigma` in CMR, and a reader gives it in one run with
- * the text after it), so that each is a run of its own ({@link isMathRun}).
- */
-const cutGreek = (run: TextRun): TextRun[] => {
-  if (run.confidence !== undefined || !TEX_GREEK.test(run.text) || !texTextFont(run.fontName)) {
-    return [run];
-  }
+/** A run cut into pieces around each match of `pattern` (global), the matches pieces of their own. */
+const cutAround = (run: TextRun, pattern: RegExp): TextRun[] => {
   const out: TextRun[] = [];
   let from = 0;
-  for (const m of run.text.matchAll(TEX_GREEK_ALL)) {
+  for (const m of run.text.matchAll(pattern)) {
     if (m.index > from) out.push(cut(run, from, m.index));
     out.push(cut(run, m.index, m.index + m[0].length));
     from = m.index + m[0].length;
@@ -295,6 +288,16 @@ const cutGreek = (run: TextRun): TextRun[] => {
   if (from < run.text.length) out.push(cut(run, from, run.text.length));
   return out;
 };
+
+/**
+ * A run of TeX's text font cut around the upright Greek capitals it sets among words
+ * (`Σ) with covariance Σ.`: TeX sets `\Sigma` in CMR, and a reader gives it in one run with
+ * the text after it), so that each is a run of its own ({@link isMathRun}).
+ */
+const cutGreek = (run: TextRun): TextRun[] =>
+  run.confidence !== undefined || !TEX_GREEK.test(run.text) || !texTextFont(run.fontName)
+    ? [run]
+    : cutAround(run, TEX_GREEK_ALL);
 
 type Role = 'math' | 'connector' | 'script' | 'name' | 'text';
 
@@ -308,18 +311,10 @@ const TEXT_COMMAS = /,\s+/g;
  * roman one with a space after it is the sentence's, between two formulas
  * (`$a=0.001$, $c=0.30$`) or after one.
  */
-const cutTextCommas = (run: TextRun): TextRun[] => {
-  if (!/,\s/.test(run.text) || texFamily(run.fontName) !== 'roman') return [run];
-  const out: TextRun[] = [];
-  let from = 0;
-  for (const m of run.text.matchAll(TEXT_COMMAS)) {
-    if (m.index > from) out.push(cut(run, from, m.index));
-    out.push(cut(run, m.index, m.index + m[0].length));
-    from = m.index + m[0].length;
-  }
-  if (from < run.text.length) out.push(cut(run, from, run.text.length));
-  return out;
-};
+const cutTextCommas = (run: TextRun): TextRun[] =>
+  !/,\s/.test(run.text) || texFamily(run.fontName) !== 'roman'
+    ? [run]
+    : cutAround(run, TEXT_COMMAS);
 
 /**
  * Whether `runs[i]` is a script of a formula's glyph (the run before it a math run on the line's
