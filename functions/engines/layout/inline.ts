@@ -250,9 +250,7 @@ export const joinLines = (
   return out;
 };
 
-/** An inline formula closing a line (not a display's `$$`). */
-const FORMULA_LAST = /(?<![$\\])\$([^$]+)\$$/;
-/** An inline formula opening a line. */
+/** An inline formula opening a line (not a display's `$$`). */
 const FORMULA_FIRST = /^\$(?!\$)([^$]+)\$(?!\$)/;
 /** Relations and binary operators, which a formula broken at a line end ends or starts with. */
 const OPERATOR =
@@ -266,15 +264,21 @@ const OPERATOR_FIRST = new RegExp(`^${OPERATOR}`);
  * (`$M_{500}=$` + `$4\times10^{12}$` is `$M_{500}= 4\times10^{12}$`); undefined otherwise.
  */
 const joinedFormula = (left: string, right: string): string | undefined => {
-  const last = FORMULA_LAST.exec(left);
+  // Cheap tests first: a paragraph joins its lines one by one, and most end in a word.
+  if (!left.endsWith('$') || !right.startsWith('$')) return undefined;
+  // The formula closing the first line: from the `$` before the last one.
+  const start = left.lastIndexOf('$', left.length - 2);
+  if (start < 0 || start === left.length - 2 || /[$\\]/.test(left[start - 1] ?? '')) {
+    return undefined;
+  }
   const first = FORMULA_FIRST.exec(right);
-  if (!last || !first) return undefined;
-  const a = (last[1] ?? '').trim();
+  if (!first) return undefined;
+  const a = left.slice(start + 1, -1).trim();
   const b = (first[1] ?? '').trim();
   if (!OPERATOR_LAST.test(a) && !OPERATOR_FIRST.test(b)) return undefined;
   const latex = `${a} ${b}`;
   if (!katexParses(latex)) return undefined;
-  return `${left.slice(0, last.index)}$${latex}$${right.slice(first[0].length)}`;
+  return `${left.slice(0, start)}$${latex}$${right.slice(first[0].length)}`;
 };
 
 /** Joins two lines of a paragraph ({@link joinLines}). */

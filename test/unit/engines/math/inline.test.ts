@@ -404,6 +404,7 @@ describe('inline formulas across a line break', () => {
     expect(joinLines(['so that $x$', '$\\sim y$ holds'])).toBe('so that $x \\sim y$ holds');
     expect(joinLines(['the values $x$', '$y$ are given'])).toBe('the values $x$ $y$ are given');
     expect(joinLines(['it costs $5 = $', '$4 more'])).toBe('it costs $5 = $ $4 more');
+    expect(joinLines(['$$x=$$', '$y$ and z'])).toBe('$$x=$$ $y$ and z');
   });
 });
 
