@@ -60,10 +60,59 @@ function withoutFurniture(source: string, furniture: readonly string[]): string 
   return rest;
 }
 
-function gramCounts(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (let i = 0; i + GRAM <= text.length; i++) {
-    const g = text.slice(i, i + GRAM);
+/** Bits per character in a gram written as a number (see {@link gramKeys}). */
+const RANK_BITS = 6;
+const GRAM_MASK = (1 << (RANK_BITS * GRAM)) - 1;
+/** Rank of each UTF-16 code unit while {@link gramKeys} runs (-1: not seen); reset after. */
+const RANKS = new Int8Array(0x10000).fill(-1);
+
+/**
+ * The grams of `source` and of `text` (GRAM code units from each offset) as small integers: each
+ * code unit replaced by its rank among the distinct code units of both texts, GRAM ranks of
+ * RANK_BITS bits each. Equal grams get equal keys and different grams different ones; the keys
+ * stay below 2^30, which V8 keeps unboxed in maps. Undefined when the texts hold more distinct
+ * code units than RANK_BITS can number (the grams are then compared as strings).
+ */
+function gramKeys(source: string, text: string): [Int32Array, Int32Array] | undefined {
+  const units: number[] = [];
+  try {
+    const keysOf = (s: string): Int32Array | undefined => {
+      const keys = new Int32Array(Math.max(0, s.length - GRAM + 1));
+      let key = 0;
+      for (let i = 0; i < s.length; i++) {
+        const unit = s.charCodeAt(i);
+        let rank = RANKS[unit] ?? -1;
+        if (rank < 0) {
+          rank = units.length;
+          if (rank >= 1 << RANK_BITS) return undefined;
+          RANKS[unit] = rank;
+          units.push(unit);
+        }
+        // Shift in the new rank; the oldest falls off the top bits.
+        key = ((key << RANK_BITS) | rank) & GRAM_MASK;
+        if (i >= GRAM - 1) keys[i - GRAM + 1] = key;
+      }
+      return keys;
+    };
+    const sourceKeys = keysOf(source);
+    const textKeys = sourceKeys && keysOf(text);
+    return sourceKeys && textKeys ? [sourceKeys, textKeys] : undefined;
+  } finally {
+    for (const unit of units) RANKS[unit] = -1;
+  }
+}
+
+/** The grams of `text` as strings (for texts {@link gramKeys} cannot number). */
+function gramStrings(text: string): string[] {
+  const grams: string[] = [];
+  for (let i = 0; i + GRAM <= text.length; i++) grams.push(text.slice(i, i + GRAM));
+  return grams;
+}
+
+function gramCounts<K>(grams: ArrayLike<K>): Map<K, number> {
+  const counts = new Map<K, number>();
+  for (let i = 0; i < grams.length; i++) {
+    const g = grams[i] as K;
     counts.set(g, (counts.get(g) ?? 0) + 1);
   }
   return counts;
@@ -105,10 +154,11 @@ export function verbatimParts(
   furniture: readonly string[] = [],
 ): VerbatimParts {
   const page = plainText(withoutLinkTargets(markdown));
-  const inOrder = compareGrams(withoutFurniture(canonical(evidence), furniture), canonical(page));
+  const source = canonical(evidence);
+  const inOrder = compareGrams(withoutFurniture(source, furniture), canonical(page));
   // Text layers store right-to-left scripts in visual or in logical order: such pages are also
   // compared word by word, each word read in either direction, and the better reading counts.
-  if ((evidence.match(RTL_LETTER) ?? []).length <= 0.3 * canonical(evidence).length) return inOrder;
+  if ((evidence.match(RTL_LETTER) ?? []).length <= 0.3 * source.length) return inOrder;
   const removed = directionFree(furniture.join(' ')).split(' ');
   const anyDirection = compareGrams(
     canonical(directionFree(evidence, removed)),
@@ -123,25 +173,33 @@ function compareGrams(source: string, text: string): VerbatimParts {
     const same = source === text ? 1 : 0;
     return { coverage: same, excess: 1 - same, order: 1, score: same };
   }
+  const keys = gramKeys(source, text);
+  return keys
+    ? compareGramLists(keys[0], keys[1])
+    : compareGramLists(gramStrings(source), gramStrings(text));
+}
+
+/** Verbatim parts of the page text's grams `text` against the evidence's grams `source`. */
+function compareGramLists<K>(source: ArrayLike<K>, text: ArrayLike<K>): VerbatimParts {
   const want = gramCounts(source);
   const have = gramCounts(text);
   let matched = 0;
   let extra = 0;
-  for (const [g, n] of have) {
+  have.forEach((n, g) => {
     const m = want.get(g) ?? 0;
     matched += Math.min(n, m);
     extra += Math.max(0, n - m);
-  }
-  const coverage = matched / (source.length - GRAM + 1);
-  const excess = extra / (text.length - GRAM + 1);
-  const firstAt = new Map<string, number>();
-  for (let i = 0; i + GRAM <= source.length; i++) {
-    const g = source.slice(i, i + GRAM);
+  });
+  const coverage = matched / source.length;
+  const excess = extra / text.length;
+  const firstAt = new Map<K, number>();
+  for (let i = 0; i < source.length; i++) {
+    const g = source[i] as K;
     if (want.get(g) === 1 && have.get(g) === 1) firstAt.set(g, i);
   }
   const positions: number[] = [];
-  for (let i = 0; i + GRAM <= text.length; i++) {
-    const at = firstAt.get(text.slice(i, i + GRAM));
+  for (let i = 0; i < text.length; i++) {
+    const at = firstAt.get(text[i] as K);
     if (at !== undefined) positions.push(at);
   }
   const order = positions.length === 0 ? 1 : longestIncreasing(positions) / positions.length;
