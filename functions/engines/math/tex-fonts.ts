@@ -284,6 +284,28 @@ const MSAM: Readonly<Record<number, string>> = {
   0x3f: '\\gtrless',
 };
 
+/** OMS codes 0x00–0x1F (CMSY's operators and relations) as Unicode, in code order. */
+const OMS_CONTROL = Array.from('−·×∗÷⋄±∓⊕⊖⊗⊘⊙◯∘•≍≡⊆⊇≤≥⪯⪰∼≈⊂⊃≪≫≺≻');
+/** OML codes 0x00–0x1F (CMMI's Greek) as Unicode, in code order. */
+const OML_CONTROL = Array.from('ΓΔΘΛΞΠΣΥΦΨΩαβγδϵζηθικλμνξπρστυϕχ');
+
+/**
+ * The Unicode character of a code under 0x20 of CMSY (OMS) or CMMI (OML), as a reader without
+ * the font's ToUnicode map gives it: these codes are glyphs (`⊙` is 0x0C of CMSY, `β` of CMMI),
+ * not control characters, and five of them (0x09–0x0D) would otherwise read as white space.
+ * Undefined for other codes and families.
+ *
+ * @example
+ * texControlChar(0x0c, 'symbols'); // '⊙'
+ * texControlChar(0x0b, 'letters'); // 'α'
+ */
+export const texControlChar = (code: number, family: TexFamily): string | undefined => {
+  if (code < 0 || code >= 0x20) return undefined;
+  if (family === 'symbols') return OMS_CONTROL[code];
+  if (family === 'letters' || family === 'bold-letters') return OML_CONTROL[code];
+  return undefined;
+};
+
 /**
  * The LaTeX of one character of a TeX math font, or undefined when the family gives it no
  * meaning of its own (it is then read as Unicode).

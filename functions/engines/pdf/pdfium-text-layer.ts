@@ -1,5 +1,6 @@
 import { flowsLeft, hasRtl } from '../layout/bidi.js';
 import type { TextRun } from '../layout/types.js';
+import { texControlChar, texFamily, type TexFamily } from '../math/tex-fonts.js';
 import { fontStyle, type FontStyle } from './font-style.js';
 import { apply, isGarbage, multiply, type Matrix } from './page-geometry.js';
 import type { Pdfium } from './pdfium.js';
@@ -27,6 +28,8 @@ const WORD_GAP_EM = 0.25;
 interface TextObjectInfo {
   fontName: string;
   style: FontStyle;
+  /** The TeX family of the font (`other` for non-TeX fonts). */
+  texFamily: TexFamily;
   /** Ascent and descent of the font in em (descent negative). */
   ascent: number;
   descent: number;
@@ -47,6 +50,7 @@ interface TextObjectInfo {
 interface FontInfo {
   name: string;
   style: FontStyle;
+  texFamily: TexFamily;
   ascent: number;
   descent: number;
 }
@@ -363,8 +367,15 @@ class TextLayerReader {
     const object = lib.FPDFText_GetTextObject(this.#textPage, i);
     if (object === 0) return;
     const info = this.#infoOf(object, i);
-    // PDFium marks a hyphen that ends a line as U+0002.
-    const unicode = code === 0x02 && lib.FPDFText_IsHyphen(this.#textPage, i) === 1 ? 0x2d : code;
+    // PDFium marks a hyphen that ends a line as U+0002. A TeX math font without a ToUnicode map
+    // gives its glyphs' codes: those that would read as white space (0x09–0x0D: CMSY's ⊙, ⊗...,
+    // CMMI's α, β, γ, Ψ, Ω) are read as their glyphs; the LaTeX is rebuilt from the others' codes.
+    const unicode =
+      code === 0x02 && lib.FPDFText_IsHyphen(this.#textPage, i) === 1
+        ? 0x2d
+        : code >= 0x09 && code <= 0x0d
+          ? (texControlChar(code, info.texFamily)?.codePointAt(0) ?? code)
+          : code;
     // A small-caps font draws its lowercase codes as capitals: read what is printed.
     const original = info.style.smallCaps ? charText(unicode).toUpperCase() : charText(unicode);
     this.#raw.push(original);
@@ -547,7 +558,7 @@ class TextLayerReader {
     if (cached) return cached;
     const pdfium = this.#pdfium;
     const { fn: lib, scratch } = pdfium;
-    const { name, style, ascent, descent } = this.#fontOf(object);
+    const { name, style, texFamily: family, ascent, descent } = this.#fontOf(object);
     const size = lib.FPDFText_GetFontSize(this.#textPage, index);
     let m: Matrix = [1, 0, 0, 1, 0, 0];
     if (lib.FPDFText_GetMatrix(this.#textPage, index, scratch)) {
@@ -560,6 +571,7 @@ class TextLayerReader {
     const info: TextObjectInfo = {
       fontName: name,
       style,
+      texFamily: family,
       ascent,
       descent,
       fontSize: Math.abs(size) * Math.hypot(t[2], t[3]),
@@ -601,6 +613,7 @@ class TextLayerReader {
     const entry: FontInfo = {
       name,
       style,
+      texFamily: texFamily(name),
       ascent: ascent > 0.5 && ascent < 1.5 ? ascent : 0.8,
       descent: descent < 0 && descent > -0.6 ? descent : -0.2,
     };

@@ -221,3 +221,22 @@ describe('equationLatex on a generated PDF', () => {
     expect(latex).toBe('\\Theta\\Lambda');
   });
 });
+
+describe('TeX math glyphs whose codes read as white space', () => {
+  it('reads CMSY 0x0C as ⊙ and CMMI 0x0B, 0x0C as α, β, in the text layer and the LaTeX', async () => {
+    // Arrange: M⊙ as pdfTeX sets it (the sun's symbol a CMSY7 subscript), then α + β in CMMI10.
+    const glyphs = [
+      g('M', 'CMMI10', 50, 100),
+      g('\u000c', 'CMSY7', 59.5, 97.5, 7),
+      g('\u000b', 'CMMI10', 65, 100),
+      g('+', 'CMR10', 73, 100),
+      g('\u000c', 'CMMI10', 82, 100),
+    ];
+    // Act
+    const page = await texPage(glyphs);
+    const latex = await latexOf(glyphs);
+    // Assert
+    expect(page.runs.map((r) => r.text.trim()).join('')).toBe('M⊙α+β');
+    expect(latex).toBe('M_{\\odot}\\alpha+\\beta');
+  });
+});
