@@ -336,6 +336,22 @@ const scriptOfFormula = (
 };
 
 /**
+ * Whether `run` ends with a single Latin letter that `script` (a subscript or superscript)
+ * touches: the letter is the script's base, as in TeX's `\rm M_\odot` (the sun's symbol hangs
+ * on a roman M) or `Z_\odot`.
+ */
+const baseOfScript = (
+  run: TextRun,
+  script: TextRun,
+  line: LineMetrics,
+  scriptOf: (run: TextRun, line: LineMetrics) => Script,
+): boolean =>
+  /(?:^|\s)[A-Za-z]$/.test(run.text) &&
+  scriptOf(run, line) === '' &&
+  scriptOf(script, line) !== '' &&
+  script.x - (run.x + run.w) < 0.1 * line.size;
+
+/**
  * The parts of a line of running text: formulas (runs in math fonts or of math-only code points,
  * with the digits, brackets, operators and scripts among and around them) read as LaTeX with
  * {@link lineLatex}, and text. A formula KaTeX does not parse stays text and counts in
@@ -391,14 +407,18 @@ export const lineParts = (
           : null;
     const trail =
       number?.[0].length ??
-      (after && isMathRun(after) ? (TRAILING.exec(run.text.slice(lead))?.[0].length ?? 0) : 0);
+      (after && isMathRun(after)
+        ? baseOfScript(run, after, line, scriptOf)
+          ? 1
+          : (TRAILING.exec(run.text.slice(lead))?.[0].length ?? 0)
+        : 0);
     const end = run.text.length - trail;
     if (lead > 0 && lead < run.text.length) pieces.push(cut(run, 0, lead));
     if (end > lead) pieces.push(lead > 0 || trail > 0 ? cut(run, lead, end) : run);
     if (trail > 0 && end < run.text.length) pieces.push(cut(run, end, run.text.length));
   });
   pieces.splice(0, pieces.length, ...pieces.flatMap(cutTextCommas));
-  const roles: Role[] = pieces.map((p) => {
+  const roles: Role[] = pieces.map((p, i) => {
     if (p.text.trim() === '') return 'connector';
     if (TEXT_COMMA.test(p.text) && texFamily(p.fontName) === 'roman') return 'text';
     if (isMathRun(p)) return 'math';
@@ -411,6 +431,9 @@ export const lineParts = (
     if (/^\S+$/.test(p.text) && isSansName(p.fontName, p.text)) return 'name';
     // A letter of TeX's bold text font is a bold symbol (`\mathbf{I}`) when it touches a formula.
     if (/^[A-Za-z]$/.test(p.text) && texFamily(p.fontName) === 'bold') return 'name';
+    // A letter carrying a script in a math font is its base (`\rm M_\odot`, `Z_\odot`).
+    const next = pieces[i + 1];
+    if (next && isMathRun(next) && baseOfScript(p, next, line, scriptOf)) return 'name';
     return 'text';
   });
   const inFormula = roles.map((r) => r === 'math');

@@ -23,7 +23,7 @@ import { laidOutPages } from '../../support/laid-out-pages.js';
 /** Text scores reached with formulas written as LaTeX (before: 0.622 and 0.817). */
 const FLOORS: Readonly<Record<string, number>> = {
   'readoc-arxiv-1506.06975': 0.74,
-  'readoc-arxiv-2206.11906': 0.876,
+  'readoc-arxiv-2206.11906': 0.893,
 };
 
 const PAPERS = corpusPath('papers');

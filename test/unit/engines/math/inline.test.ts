@@ -33,6 +33,31 @@ describe('inline formulas in running text', () => {
     expect(markdown).toBe('The emission in the band of $0.5$ keV is faint.');
   });
 
+  it('reads a roman letter carrying a script in a math font as the base of a formula', async () => {
+    // Arrange: TeX's `$10^{12}\\,\\rm M_\\odot$`: 10 and M in CMR, the exponent in CMR7, the
+    // sun's symbol a CMSY7 subscript (code 0x0C, no ToUnicode map); then `Z_\\odot` after a word.
+    const glyphs: Glyphs[] = [];
+    let x = 20;
+    const put = async (font: string, text: string, size = 10, shift = 0): Promise<void> => {
+      glyphs.push({ text, font, size, x, y: 100 + shift });
+      x += text === '\u000c' ? 5 : await widthOf(text, size);
+    };
+    await put('CMR10', 'The halo holds 10');
+    await put('CMR7', '12', 7, 3.6);
+    await put('CMR10', ' M');
+    await put('CMSY7', '\u000c', 7, -1.5);
+    await put('CMR10', ' of gas at solar Z');
+    await put('CMSY7', '\u000c', 7, -1.5);
+    await put('CMR10', '.');
+    const page = await texPage(glyphs);
+    // Act
+    const { markdown } = layoutPage(page, buildLayoutProfile([page]));
+    // Assert
+    expect(markdown).toBe(
+      'The halo holds $10^{12}\\textrm{M}_{\\odot}$ of gas at solar $\\textrm{Z}_{\\odot}$.',
+    );
+  });
+
   it('writes a raised script after a unit set in text as a superscript', async () => {
     // Arrange: `3 cm$^2$`, the exponent in a math font, raised.
     const bytes = await texPdf(
