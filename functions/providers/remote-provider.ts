@@ -215,12 +215,38 @@ export abstract class HttpVisionProvider {
   protected async call<T>(send: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const deadline = AbortSignal.timeout(this.settings.timeoutMs);
     try {
-      return await send(deadline);
+      return await beforeAbort(send(deadline), deadline);
     } catch (error) {
       throw sdkFailure(this.id, error, this.settings.timeoutMs, deadline);
     }
   }
 }
+
+/**
+ * Settles as `work` does, or rejects with the signal's reason as soon as it aborts, whether or
+ * not `work` heeds it. SDKs hand the signal on through a Request, and a Request's signal
+ * follows the one it was given through an AbortController held weakly: once that is collected,
+ * an abort no longer reaches the fetch in flight, which then runs past the deadline.
+ */
+const beforeAbort = <T>(work: Promise<T>, signal: AbortSignal): Promise<T> => {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+};
 
 /**
  * The part of a vendor's answer an adapter reads, checked with `schema`: vendor SDKs do not check
