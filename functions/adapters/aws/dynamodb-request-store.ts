@@ -39,6 +39,12 @@ const PAGE_GZIP = 'pageJsonGzip';
  */
 const PAGE_GZIP_LEVEL = 1;
 
+/** A checkpoint remembered as written: its fields but the page, and the page, as JSON. */
+interface WrittenPage {
+  rest: string;
+  page: string | undefined;
+}
+
 /** BatchWriteItem takes at most 25 requests. */
 const BATCH_WRITE_LIMIT = 25;
 
@@ -97,7 +103,7 @@ export class DynamoDbRequestStore implements RequestStore {
    * Page checkpoints (as JSON) of the requests this store created, when it is the only writer:
    * it then wrote every one of them, so the list is complete.
    */
-  readonly #pages: RecentlyUsed<string, Map<number, string>> | undefined;
+  readonly #pages: RecentlyUsed<string, Map<number, WrittenPage>> | undefined;
   /** Charges waiting for the charge write in flight of their request, by request id. */
   readonly #charging = new WriteQueues<PendingCharge>((id, queue) => this.#writeCharges(id, queue));
 
@@ -443,8 +449,10 @@ export class DynamoDbRequestStore implements RequestStore {
    */
   async putPage(requestId: string, checkpoint: PageCheckpoint): Promise<void> {
     const { page, ...rest } = checkpoint;
+    // The page's JSON is made once, for the item and for the copy remembered as its only writer.
+    const pageJson = page === undefined ? undefined : JSON.stringify(page);
     const gzipped =
-      page === undefined ? undefined : gzipSync(JSON.stringify(page), { level: PAGE_GZIP_LEVEL });
+      pageJson === undefined ? undefined : gzipSync(pageJson, { level: PAGE_GZIP_LEVEL });
     await this.#client.send(
       new PutCommand({
         TableName: this.#tableName,
@@ -458,14 +466,20 @@ export class DynamoDbRequestStore implements RequestStore {
         },
       }),
     );
-    this.#pages?.get(requestId)?.set(checkpoint.pageNumber, JSON.stringify(checkpoint));
+    this.#pages
+      ?.get(requestId)
+      ?.set(checkpoint.pageNumber, { rest: JSON.stringify(rest), page: pageJson });
   }
 
   async listPages(requestId: string): Promise<PageCheckpoint[]> {
     const written = this.#pages?.get(requestId);
     if (written) {
       return [...written.values()]
-        .map((json) => JSON.parse(json) as PageCheckpoint)
+        .map(({ rest, page }) => {
+          const checkpoint = JSON.parse(rest) as PageCheckpoint;
+          if (page !== undefined) checkpoint.page = JSON.parse(page) as Page;
+          return checkpoint;
+        })
         .sort((a, b) => a.pageNumber - b.pageNumber);
     }
     const items = await this.#queryPages(requestId);
