@@ -52,29 +52,20 @@ async function startServer(): Promise<number> {
 }
 
 /**
- * Starts the server while the lock the killed server left looks as fresh as if it had died this
- * instant (its mtime renewed every 200 ms until the new server names itself its holder), so that
- * a slow start on a loaded machine cannot outlast proper-lockfile's 10 s staleness: only the
- * dead holder's pid lets the new server in.
+ * Starts the server while the lock the killed server left cannot look stale: its mtime is set an
+ * hour ahead once, before the start, so that a slow start on a loaded machine cannot outlast
+ * proper-lockfile's 10 s staleness and only the dead holder's pid lets the new server in. (The
+ * lock is never touched after the start: the new server's own lock would then look compromised
+ * to proper-lockfile, and the server stops.)
  */
 async function restartOnFreshLock(deadPid: number): Promise<number> {
-  const lock = join(dataDir, 'server.lock');
-  const owner = join(dataDir, 'server.lock.owner.json');
-  const freshen = setInterval(() => {
-    try {
-      const holder = JSON.parse(readFileSync(owner, 'utf8')) as { pid: number };
-      if (holder.pid !== deadPid) return;
-      const now = new Date();
-      utimesSync(lock, now, now);
-    } catch {
-      // no owner file or no lock: nothing to freshen
-    }
-  }, 200);
-  try {
-    return await startServer();
-  } finally {
-    clearInterval(freshen);
-  }
+  const holder = JSON.parse(readFileSync(join(dataDir, 'server.lock.owner.json'), 'utf8')) as {
+    pid: number;
+  };
+  expect(holder.pid).toBe(deadPid);
+  const ahead = new Date(Date.now() + 3_600_000);
+  utimesSync(join(dataDir, 'server.lock'), ahead, ahead);
+  return startServer();
 }
 
 function kill(): Promise<void> {
