@@ -23,6 +23,12 @@ const RUN_GAP_EM = 0.6;
 const SPACED_GAP_EM = 0.85;
 /** A gap (in em) inside a run with no space character that still separates words. */
 const WORD_GAP_EM = 0.25;
+/**
+ * Narrowest gap (in em) between glyph boxes that a space inferred by PDFium keeps in a
+ * fixed-pitch font, whose space is a whole advance (about 0.5 em): LaTeX listings set tokens
+ * (`console`, `.`, `log`, `(`) a few tenths of a point apart, and PDFium reads each step as a space.
+ */
+const FIXED_PITCH_SPACE_EM = 0.3;
 
 /** What every character of one text object shares. */
 interface TextObjectInfo {
@@ -703,6 +709,14 @@ const continueRun = (
   }
   if (!open.leftward && x0 >= open.lastX0 - 0.1 * em && x0 - open.x1 <= limit) {
     if (!open.spaced && x0 - open.x1 > WORD_GAP_EM * em) open.text += ' ';
+    if (
+      open.spaceGenerated &&
+      info.style.monospace &&
+      x0 - open.x1 < FIXED_PITCH_SPACE_EM * em &&
+      open.text.endsWith(' ')
+    ) {
+      open.text = open.text.slice(0, -1);
+    }
     open.text += visualGlyph(text);
     return STEP.ADDED;
   }
