@@ -178,6 +178,30 @@ const hangingIndents = (
 };
 
 /**
+ * A line of a justified paragraph that happens to open with a dash (`– increases with the total
+ * mass`, a parenthetical dash falling at a line start), not a list item: the line before runs to
+ * the right edge without closing a sentence or a clause, this line starts at its left edge and
+ * runs to the right edge too, its first word is lower-case, and the line after it (if any) starts
+ * at the same left edge with no marker. A dash list set flush with its paragraph has short items,
+ * or wraps them under their text.
+ */
+const dashContinues = (line: Line, prev: Line, next: Line | undefined, leafX1: number): boolean => {
+  const em = line.size;
+  const full = (l: Line): boolean => l.x1 >= leafX1 - 2 * l.size;
+  return (
+    /^[–—-]\s+\p{Ll}/u.test(line.text) &&
+    full(prev) &&
+    full(line) &&
+    !/[.!?:;]$/.test(prev.text.trim()) &&
+    Math.abs(line.x0 - prev.x0) < 0.5 * em &&
+    (next === undefined ||
+      (Math.abs(next.x0 - line.x0) < 0.5 * em &&
+        !BULLET.test(next.text) &&
+        next.baseline > line.baseline))
+  );
+};
+
+/**
  * Block-classification stage: groups the lines of one reading-order region into blocks (unruled
  * tables, code, headings, list items, captions, paragraphs). Lines split into a new block at a
  * size or weight change, a gap wider than 1.45 × the region's line spacing, an indent, a list
@@ -251,7 +275,8 @@ export const linesToBlocks = (
       : !alone &&
           (BULLET.test(line.text) ||
             UNMAPPED_MARKER.test(line.text) ||
-            (ENUMERATOR.test(line.text) && !line.bold))
+            (ENUMERATOR.test(line.text) && !line.bold)) &&
+          !(prev && currentKind === 'paragraph' && dashContinues(line, prev, lines[k + 1], leafX1))
         ? 'list_item'
         : 'paragraph';
     if (!prev) {

@@ -42,4 +42,65 @@ describe('a dash or an asterisk opening a wrapped line', () => {
     expect(markdown).toContain('- Human Resources can see the unmasked TAX\\_ID.');
     expect(markdown).toContain('- Employees can see only their own TAX\\_ID.');
   });
+
+  it('keeps a justified line opening with a parenthetical dash in its paragraph', () => {
+    // Arrange: every line runs to the right edge; the dash falls at the start of the fourth.
+    const runs = [
+      run(
+        'deeper potential well of more massive galaxies: they can retain more gas heated by the',
+        72,
+        100,
+      ),
+      run(
+        'supernova feedback. Hydrodynamical simulations can directly probe the X-ray coupling',
+        72,
+        112,
+      ),
+      run(
+        'efficiency as a function of the total mass of the galaxies. Based on the EAGLE run, they',
+        72,
+        124,
+      ),
+      run(
+        'found that the coupling efficiency, in agreement with what was observed in the past years',
+        72,
+        136,
+      ),
+      run(
+        '– increases with the total mass of galaxies. Upon investigating the evolution of the gas',
+        72,
+        148,
+      ),
+      run(
+        'due to the energetic feedback processes, they concluded that the bulk of the energy is lost.',
+        72,
+        160,
+      ),
+    ];
+    // Act
+    const markdown = markdownOf(runs);
+    // Assert
+    expect(markdown).not.toMatch(/^- /m);
+    expect(markdown.split('\n\n')).toHaveLength(1);
+    expect(markdown).toContain('in the past years – increases with the total mass');
+  });
+
+  it('still reads short dash items after a full line without a colon as a list', () => {
+    // Arrange
+    const runs = [
+      run(
+        'The procedure that the operators follow on every shift consists of three separate steps',
+        72,
+        100,
+      ),
+      run('– the pallet labels are checked against the order', 72, 112),
+      run('– the goods are counted and weighed on the scale', 72, 124),
+      run('– the count is entered into the warehouse system', 72, 136),
+    ];
+    // Act
+    const markdown = markdownOf(runs);
+    // Assert
+    expect(markdown).toContain('- the pallet labels are checked against the order');
+    expect(markdown).toContain('- the count is entered into the warehouse system');
+  });
 });
