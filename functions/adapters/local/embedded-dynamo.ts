@@ -11,6 +11,7 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { HttpRequest, RequestSigner } from '@smithy/types';
 import { createDocumentClient } from '../aws/dynamodb-items.js';
 import { createTableInput, type ServiceTableDefinition } from '../aws/service-table.js';
 import { InProcessHttpHandler, type RequestListener } from './in-process-http-handler.js';
@@ -32,6 +33,21 @@ type Dynalite = (options: DynaliteOptions) => Server;
 const dynalite = createRequire(import.meta.url)('dynalite') as Dynalite;
 
 const HOST = '127.0.0.1';
+
+/**
+ * The signer of requests to the engine in this process: dynalite checks that a request carries a
+ * SigV4 `Authorization` header and an `X-Amz-Date`, never the signature (it holds no secrets), so
+ * the SDK's signing (hashing every body, an HMAC chain per request) is skipped and a header of the
+ * right shape is set instead.
+ */
+const UNSIGNED: RequestSigner = {
+  sign: (request: HttpRequest) => {
+    const date = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
+    request.headers['x-amz-date'] = date;
+    request.headers.authorization = `AWS4-HMAC-SHA256 Credential=local/${date.slice(0, 8)}/local/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=unsigned`;
+    return Promise.resolve(request);
+  },
+};
 
 /** How long {@link EmbeddedDynamo.ensureTable} waits for a table to become ACTIVE. */
 const TABLE_ACTIVE_TIMEOUT_MS = 30_000;
@@ -97,6 +113,7 @@ export async function startEmbeddedDynamo(
     endpoint,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    signer: UNSIGNED,
     requestHandler: new InProcessHttpHandler(server.listeners('request')[0] as RequestListener),
   });
   const documentClient = createDocumentClient(client);
