@@ -5,6 +5,7 @@ import {
   omx,
   OT1_ACCENTS,
   texFamily,
+  omxCode,
   texGlyph,
   UNICODE_PIECES,
   type ExtensionGlyph,
@@ -893,8 +894,7 @@ const prepare = (input: readonly MathRun[]): Part[] => {
             height: 0,
             depth: 0,
           }
-        : // A reader cannot give code 0 (`\big(`) and gives U+FFFD instead.
-          omx(ch === '\ufffd' ? 0 : (ch.codePointAt(0) ?? 0));
+        : omx(omxCode(ch));
       const x = run.x + i * width;
       if (!glyph) {
         // A CMEX glyph already given as Unicode (∑, ∫) keeps its text and box.
@@ -970,9 +970,8 @@ export const delimitersOnTheirLines = (runs: readonly TextRun[]): readonly TextR
   runs.forEach((run, i) => {
     if (texFamily(run.fontName) !== 'extension') return;
     const text = run.text.trim();
-    const code = text.length === 1 ? text.codePointAt(0) : undefined;
-    if (code === undefined) return;
-    const glyph = omx(code === 0xfffd ? 0 : code);
+    if (text.length !== 1) return;
+    const glyph = omx(omxCode(text));
     if (!glyph || !['open', 'close', 'middle'].includes(glyph.kind)) return;
     const box = trueBox(run);
     const em = run.fontSize;
@@ -1015,7 +1014,7 @@ export const trueBox = <R extends TextRun>(run: R): R => {
   let top = Infinity;
   let bottom = -Infinity;
   for (const ch of run.text.replace(/\s+/g, '')) {
-    const glyph = omx(ch === '\ufffd' ? 0 : (ch.codePointAt(0) ?? 0));
+    const glyph = omx(omxCode(ch));
     if (!glyph) return run;
     top = Math.min(top, run.baseline - glyph.height * em);
     bottom = Math.max(bottom, run.baseline + glyph.depth * em);

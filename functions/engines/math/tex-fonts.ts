@@ -289,17 +289,28 @@ const OMS_CONTROL = Array.from('−·×∗÷⋄±∓⊕⊖⊗⊘⊙◯∘•≍�
 /** OML codes 0x00–0x1F (CMMI's Greek) as Unicode, in code order. */
 const OML_CONTROL = Array.from('ΓΔΘΛΞΠΣΥΦΨΩαβγδϵζηθικλμνξπρστυϕχ');
 
+/** Unicode's Control Pictures block: U+2400 + code pictures the control code (U+2420 is ␠). */
+const CONTROL_PICTURES = 0x2400;
+
 /**
  * The Unicode character of a code under 0x20 of CMSY (OMS) or CMMI (OML), as a reader without
  * the font's ToUnicode map gives it: these codes are glyphs (`⊙` is 0x0C of CMSY, `β` of CMMI),
  * not control characters, and five of them (0x09–0x0D) would otherwise read as white space.
- * Undefined for other codes and families.
+ * CMEX (OMX) codes that would read as white space (0x09–0x0D: `\}`, `\langle`, `\rangle`, `|`,
+ * `\|`; 0x20: the largest `(`) are given as their Control Pictures (U+2409..., U+2420), which
+ * {@link omxCode} reads back. Undefined for other codes and families.
  *
  * @example
  * texControlChar(0x0c, 'symbols'); // '⊙'
  * texControlChar(0x0b, 'letters'); // 'α'
+ * texControlChar(0x20, 'extension'); // '␠', read back by omxCode as 0x20
  */
 export const texControlChar = (code: number, family: TexFamily): string | undefined => {
+  if (family === 'extension') {
+    return (code >= 0x09 && code <= 0x0d) || code === 0x20
+      ? String.fromCodePoint(CONTROL_PICTURES + code)
+      : undefined;
+  }
   if (code < 0 || code >= 0x20) return undefined;
   if (family === 'symbols') return OMS_CONTROL[code];
   if (family === 'letters' || family === 'bold-letters') return OML_CONTROL[code];
@@ -329,7 +340,7 @@ export const texGlyph = (ch: string, family: TexFamily): string | undefined => {
       if (code < 0x80 && !/[|{}]/.test(ch)) return OMS[code];
       return undefined;
     case 'extension': {
-      const glyph = omx(code);
+      const glyph = omx(omxCode(ch));
       return glyph ? glyph.latex : undefined;
     }
     case 'ams-a':
@@ -510,6 +521,18 @@ const OPERATORS: Readonly<Record<number, readonly [string, number]>> = {
 };
 
 /** The CMEX glyph with this code (a reader's fallback to the raw code). */
+/**
+ * The OMX code of a character read from a CMEX font: a reader cannot give code 0 (`\big(`) and
+ * gives U+FFFD instead; codes that would read as white space come as Control Pictures (see
+ * {@link texControlChar}).
+ */
+export const omxCode = (ch: string): number => {
+  const code = ch.codePointAt(0) ?? 0;
+  if (code === 0xfffd) return 0;
+  if ((code >= 0x2409 && code <= 0x240d) || code === 0x2420) return code - CONTROL_PICTURES;
+  return code;
+};
+
 export const omx = (code: number): ExtensionGlyph | undefined => {
   const sized = SIZED[code];
   if (sized) return delimiter(sized[0], sized[1]);

@@ -10,10 +10,10 @@ import {
 } from './page-geometry.js';
 import type { ExtractedPage } from './page-text.js';
 import type { Pdfium, PdfiumDocument } from './pdfium.js';
-import { readTextLayer } from './pdfium-text-layer.js';
+import { readTextLayer, type PlacedObject } from './pdfium-text-layer.js';
 
 /** FPDFPageObj_GetType values (fpdf_edit.h). */
-const OBJECT = { PATH: 2, IMAGE: 3, FORM: 5 } as const;
+const OBJECT = { TEXT: 1, PATH: 2, IMAGE: 3, FORM: 5 } as const;
 /** FPDFPathSegment_GetType values. */
 const SEGMENT = { LINETO: 0, BEZIERTO: 1, MOVETO: 2 } as const;
 /** Most page objects (paths, images, forms, nested) visited per page. */
@@ -77,8 +77,9 @@ export const extractPdfiumPage = (
 
     const rules = new RuleCollector(dpi, width * height);
     const images = new ImageCollector(width, height, dpi);
-    const paintedPaths = readObjects(pdfium, page, toPixels, rules, images);
-    const text = readTextLayer(pdfium, page, toPixels);
+    const textObjects: PlacedObject[] = [];
+    const paintedPaths = readObjects(pdfium, page, toPixels, rules, images, textObjects);
+    const text = readTextLayer(pdfium, page, toPixels, textObjects);
     return {
       text: {
         pageNumber,
@@ -119,7 +120,8 @@ const objectMatrix = (pdfium: Pdfium, object: number): Matrix | null => {
 
 /**
  * Walks the page objects (and those of nested forms): rules from painted paths, image
- * placements. Returns the number of painted (filled or stroked) paths.
+ * placements, and text objects with the matrix of their parent (into `textObjects`). Returns the
+ * number of painted (filled or stroked) paths.
  */
 const readObjects = (
   pdfium: Pdfium,
@@ -127,6 +129,7 @@ const readObjects = (
   toPixels: Matrix,
   rules: RuleCollector,
   images: ImageCollector,
+  textObjects: PlacedObject[],
 ): number => {
   const { fn: lib, scratch } = pdfium;
   let visited = 0;
@@ -142,6 +145,10 @@ const readObjects = (
       const object = get(i);
       if (object === 0) continue;
       const type = lib.FPDFPageObj_GetType(object);
+      if (type === OBJECT.TEXT) {
+        textObjects.push({ object, parent });
+        continue;
+      }
       if (type !== OBJECT.PATH && type !== OBJECT.IMAGE && type !== OBJECT.FORM) continue;
       const own = objectMatrix(pdfium, object);
       if (!own) continue;

@@ -272,7 +272,18 @@ type CharBox = [number, number, number, number];
  * page image (`toPixels` maps PDF points to it), glyph counts and the raw text in PDFium's order.
  * An empty result when PDFium cannot load the page's text.
  */
-export const readTextLayer = (pdfium: Pdfium, page: number, toPixels: Matrix): PageTextResult => {
+/** A page object and the matrix of its parent (the page's, into pixels, or a form's). */
+export interface PlacedObject {
+  object: number;
+  parent: Matrix;
+}
+
+export const readTextLayer = (
+  pdfium: Pdfium,
+  page: number,
+  toPixels: Matrix,
+  textObjects: readonly PlacedObject[] = [],
+): PageTextResult => {
   const textPage = pdfium.fn.FPDFText_LoadPage(page);
   if (textPage === 0) {
     return {
@@ -287,7 +298,7 @@ export const readTextLayer = (pdfium: Pdfium, page: number, toPixels: Matrix): P
     };
   }
   try {
-    return new TextLayerReader(pdfium, textPage, toPixels).read();
+    return new TextLayerReader(pdfium, textPage, toPixels).read(textObjects);
   } finally {
     pdfium.fn.FPDFText_ClosePage(textPage);
   }
@@ -321,7 +332,7 @@ class TextLayerReader {
     this.#toPixels = toPixels;
   }
 
-  read(): PageTextResult {
+  read(textObjects: readonly PlacedObject[]): PageTextResult {
     const lib = this.#pdfium.fn;
     const count = lib.FPDFText_CountChars(this.#textPage);
     const codes = new Int32Array(Math.max(0, count));
@@ -338,6 +349,7 @@ class TextLayerReader {
     }
     this.#flush();
     this.#flushRotated();
+    this.#addUnlistedExtensionGlyphs(textObjects);
     return {
       runs: this.#runs,
       chars: this.#chars,
@@ -375,11 +387,12 @@ class TextLayerReader {
     const info = this.#infoOf(object, i);
     // PDFium marks a hyphen that ends a line as U+0002. A TeX math font without a ToUnicode map
     // gives its glyphs' codes: those that would read as white space (0x09–0x0D: CMSY's ⊙, ⊗...,
-    // CMMI's α, β, γ, Ψ, Ω) are read as their glyphs; the LaTeX is rebuilt from the others' codes.
+    // CMMI's α, β, γ, Ψ, Ω; CMEX's 0x20, the largest `(`) are read as their glyphs; the LaTeX is
+    // rebuilt from the others' codes.
     const unicode =
       code === 0x02 && lib.FPDFText_IsHyphen(this.#textPage, i) === 1
         ? 0x2d
-        : code >= 0x09 && code <= 0x0d
+        : (code >= 0x09 && code <= 0x0d) || code === 0x20
           ? (texControlChar(code, info.texFamily)?.codePointAt(0) ?? code)
           : code;
     // A small-caps font draws its lowercase codes as capitals: read what is printed.
@@ -545,6 +558,62 @@ class TextLayerReader {
     const run = textRun(text.replace(/\s+/g, ' '), rotated, rotated.y1, rotated.info);
     run.rotation = rotated.info.rotation;
     this.#runs.push(run);
+  }
+
+  /**
+   * Glyphs of a TeX extension font (CMEX) that the text page leaves out: code 0x20, the largest
+   * `(` (`\Bigg(`), reads as a space, which PDFium keeps as no character. A CMEX text object that
+   * no character of the text page belongs to and whose text is empty or that space becomes a run of
+   * the glyph (U+2420, see `texControlChar`) over the object's bounds, on its origin's baseline.
+   */
+  #addUnlistedExtensionGlyphs(textObjects: readonly PlacedObject[]): void {
+    const pdfium = this.#pdfium;
+    const { fn: lib, scratch } = pdfium;
+    for (const { object, parent } of textObjects) {
+      if (this.#objects.has(object)) continue;
+      const font = this.#fontOf(object);
+      if (font.texFamily !== 'extension') continue;
+      const bytes = lib.FPDFTextObj_GetText(object, this.#textPage, scratch + 64, 64);
+      if (bytes <= 0 || bytes > 64 || pdfium.utf16(scratch + 64, bytes).trim() !== '') continue;
+      if (!lib.FPDFTextObj_GetFontSize(object, scratch)) continue;
+      const size = pdfium.f32(scratch);
+      if (!lib.FPDFPageObj_GetMatrix(object, scratch)) continue;
+      const own = [0, 4, 8, 12, 16, 20].map((o) => pdfium.f32(scratch + o)) as Matrix;
+      if (!lib.FPDFPageObj_GetBounds(object, scratch, scratch + 4, scratch + 8, scratch + 12)) {
+        continue;
+      }
+      const [ax, ay] = apply(parent, pdfium.f32(scratch), pdfium.f32(scratch + 4));
+      const [bx, by] = apply(parent, pdfium.f32(scratch + 8), pdfium.f32(scratch + 12));
+      const t = multiply(parent, own);
+      // Upright text only, as the other glyphs of formulas.
+      if (!(t[0] > 0 && Math.abs(t[1]) <= t[0] * 0.1)) continue;
+      const baseline = apply(t, 0, 0)[1];
+      const box = {
+        x0: Math.min(ax, bx),
+        x1: Math.max(ax, bx),
+        y0: Math.min(ay, by),
+        y1: Math.max(ay, by),
+      };
+      if (![size, baseline, box.x0, box.x1, box.y0, box.y1].every(Number.isFinite)) continue;
+      const info: TextObjectInfo = {
+        fontName: font.name,
+        style: font.style,
+        texFamily: font.texFamily,
+        ascent: font.ascent,
+        descent: font.descent,
+        fontSize: Math.abs(size) * Math.hypot(t[2], t[3]),
+        upright: true,
+        rotation: 0,
+        dx: 1,
+        dy: 0,
+        invisible: false,
+      };
+      const glyph = texControlChar(0x20, 'extension') ?? ' ';
+      this.#runs.push(textRun(glyph, box, baseline, info));
+      this.#glyphs++;
+      this.#chars++;
+      if (font.style.math) this.#mathChars++;
+    }
   }
 
   /** The box of character `index` on the page image (left, right, top, bottom), if any. */

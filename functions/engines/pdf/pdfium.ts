@@ -23,6 +23,7 @@ export interface PdfiumExports {
   FPDFFormObj_CountObjects: Raw;
   FPDFFormObj_GetObject: Raw;
   FPDFImageObj_GetImagePixelSize: Raw;
+  FPDFPageObj_GetBounds: Raw;
   FPDFPageObj_GetMatrix: Raw;
   FPDFPageObj_GetType: Raw;
   FPDFPage_CountObjects: Raw;
@@ -35,6 +36,8 @@ export interface PdfiumExports {
   FPDFPath_GetDrawMode: Raw;
   FPDFPath_GetPathSegment: Raw;
   FPDFTextObj_GetFont: Raw;
+  FPDFTextObj_GetFontSize: Raw;
+  FPDFTextObj_GetText: Raw;
   FPDFTextObj_GetTextRenderMode: Raw;
   FPDFText_ClosePage: Raw;
   FPDFText_CountChars: Raw;
@@ -66,6 +69,7 @@ interface Heap {
 }
 
 const decoder = new TextDecoder();
+const utf16Decoder = new TextDecoder('utf-16le');
 
 /** Bytes of scratch memory reserved once for out-parameters. */
 const SCRATCH_BYTES = 256;
@@ -169,6 +173,11 @@ export class Pdfium {
 
   free(ptr: number): void {
     this.lib.pdfium.wasmExports.free(ptr);
+  }
+
+  /** The UTF-16LE string of `bytes` bytes at `ptr`, up to its first NUL. */
+  utf16(ptr: number, bytes: number): string {
+    return utf16Decoder.decode(this.#heap.HEAPU8.subarray(ptr, ptr + bytes)).replace(/\0.*$/s, '');
   }
 
   /** The NUL-terminated UTF-8 string at `ptr`, read up to `maxBytes`. */

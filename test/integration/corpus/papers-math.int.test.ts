@@ -38,8 +38,19 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+const laidOut = new Map<string, Promise<string>>();
+
 /** The Markdown of a paper, its pages joined by blank lines, as the service lays them out. */
-async function markdownOf(id: string): Promise<string> {
+function markdownOf(id: string): Promise<string> {
+  let markdown = laidOut.get(id);
+  if (!markdown) {
+    markdown = layOut(id);
+    laidOut.set(id, markdown);
+  }
+  return markdown;
+}
+
+async function layOut(id: string): Promise<string> {
   const document: DocumentRef = { key: `papers/files/${id}.pdf`, format: 'pdf', hash: id };
   const pages: string[] = [];
   for await (const { result } of laidOutPages(engine, provider, document)) {
@@ -88,4 +99,13 @@ describe('the arXiv papers of the papers corpus', () => {
       expect(formulas.filter((f) => !katexParses(f.latex, f.display))).toEqual([]);
     }
   }, 120_000);
+
+  it('keep the largest CMEX ( that PDFium leaves out of the text page (1506.06975, eq. 16a)', async () => {
+    // Act
+    const markdown = await markdownOf('readoc-arxiv-1506.06975');
+    // Assert: code 0x20 of CMEX10 is the \Bigg( the page draws before x_0.
+    const line = markdown.split('\n').find((l) => l.endsWith('(16a)')) ?? '';
+    expect(line).toContain('\\mathcal{N}\\Bigg{(}x_{0};\\mu');
+    expect(line).toContain('\\Bigg{)},$$');
+  }, 60_000);
 });

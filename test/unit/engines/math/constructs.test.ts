@@ -239,4 +239,22 @@ describe('TeX math glyphs whose codes read as white space', () => {
     expect(page.runs.map((r) => r.text.trim()).join('')).toBe('M⊙α+β');
     expect(latex).toBe('M_{\\odot}\\alpha+\\beta');
   });
+
+  it('reads CMEX 0x20, the largest (, as its glyph, not as a space', async () => {
+    // Arrange: \Bigg( and \Bigg) (codes 0x20, 0x21), 3 em tall, hanging from the axis.
+    const glyphs = [
+      g('N', 'CMSY10', 38, 100),
+      g(' ', 'CMEX10', 50, 117.1),
+      g('x', 'CMMI10', 58, 100),
+      g('+', 'CMR10', 65, 100),
+      g('y', 'CMMI10', 73, 100),
+      g('!', 'CMEX10', 80, 117.1),
+    ];
+    // Act
+    const page = await texPage(glyphs);
+    const latex = await latexOf(glyphs);
+    // Assert
+    expect(page.runs.filter((r) => r.fontName.endsWith('CMEX10'))).toHaveLength(2);
+    expect(latex).toBe('\\mathcal{N}\\Bigg{(}x+y\\Bigg{)}');
+  });
 });
