@@ -80,7 +80,8 @@ export const mathTally = (): MathTally => ({ inline: [], failed: 0 });
 
 /**
  * LaTeX without the spaces it does not need, as LaTeX sources are written (`x_{t}\in\mathcal{X}`):
- * a space stays after a command followed by a letter (`\sim f`) and inside `\text{…}`-like groups.
+ * a space stays after a command followed by a letter (`\sim f`) or a digit (`\times 10^{5}`, as
+ * authors write it) and inside `\text{…}`-like groups.
  */
 export const compactLatex = (latex: string): string => {
   const kept: string[] = [];
@@ -89,7 +90,7 @@ export const compactLatex = (latex: string): string => {
     return `\uE000${kept.length - 1}\uE000`;
   });
   return held
-    .replace(/(\\[A-Za-z]+)\s+(?=[A-Za-z])/g, '$1\uE001')
+    .replace(/(\\[A-Za-z]+)\s+(?=[A-Za-z0-9])/g, '$1\uE001')
     .replace(/\s+/g, '')
     .replace(/\uE001/g, ' ')
     .replace(/\uE000(\d+)\uE000/g, (_, i: string) => kept[Number(i)] ?? '');

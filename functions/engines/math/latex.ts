@@ -632,7 +632,9 @@ const ALPHABET_RUN = /\\(mathcal|mathbb|mathfrak|mathsf|mathbf|mathtt|mathscr)\{
 
 /**
  * Compact LaTeX, as TeX sources converted by LaTeXML read: no spaces but the one a command word
- * needs before a letter; `\not=` as `\neq`; dots set one by one as `\ldots` or `\cdots`; neighbouring letters of one alphabet in one group.
+ * needs before a letter, and the one authors write between a command word and a digit
+ * (`\sim 0.4`, `\times 10^{5}`); `\not=` as `\neq`; dots set one by one as `\ldots` or `\cdots`;
+ * neighbouring letters of one alphabet in one group.
  */
 const tidy = (latex: string): string => {
   let out = latex
@@ -640,8 +642,8 @@ const tidy = (latex: string): string => {
     .replace(/(?<![.\d])\.\s*\.\s*\.(?![.\d])/g, '\\ldots ')
     .replace(/(?:\\cdot\s*){3}/g, '\\cdots ')
     .replace(/\s+/g, ' ')
-    // A space only where a command word meets a letter (`\\log p`).
-    .split(/(?<=\\[A-Za-z]+) (?=[A-Za-z])/)
+    // A space only where a command word meets a letter or a digit (`\\log p`, `\\times 10`).
+    .split(/(?<=\\[A-Za-z]+) (?=[A-Za-z0-9])/)
     .map((part) => part.replace(/ /g, ''))
     .join(' ')
     .replace(/\\not=/g, '\\neq')

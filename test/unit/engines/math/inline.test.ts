@@ -190,7 +190,7 @@ describe('inline formulas in running text', () => {
   });
 
   it('reads a percentage between two glyphs of a formula as part of it', async () => {
-    // Arrange: `($\\sim15\\%r_{200}$)`, `∼` in CMSY10 (code 0x18), `15%` in CMR10, `r` in CMMI10.
+    // Arrange: `($\\sim 15\\%r_{200}$)`, `∼` in CMSY10 (code 0x18), `15%` in CMR10, `r` in CMMI10.
     const text = 'The field covers a small fraction of the radius (';
     const x = 72 + (await widthOf(text, 10));
     const page = await texPage([
@@ -205,7 +205,7 @@ describe('inline formulas in running text', () => {
     const { markdown } = layoutPage(page, buildLayoutProfile([page]));
     // Assert
     expect(markdown).toBe(
-      'The field covers a small fraction of the radius ($\\sim15\\%r_{200}$) only.',
+      'The field covers a small fraction of the radius ($\\sim 15\\%r_{200}$) only.',
     );
   });
 
@@ -399,7 +399,7 @@ describe('inline formulas in running text', () => {
 
 describe('inline formulas across a line break', () => {
   it('reads a formula broken after its relation at a line end as one formula', async () => {
-    // Arrange: `$M_{500}=4\\times10^{12}$` set across two lines of a paragraph, the relation
+    // Arrange: `$M_{500}=4\\times 10^{12}$` set across two lines of a paragraph, the relation
     // last on the first line.
     const bytes = await texPdf([
       ...(await line(72, 700, [
@@ -421,7 +421,7 @@ describe('inline formulas across a line break', () => {
     // Assert
     expect(markdown).toBe(
       'By stacking the signal of many galaxies, it was detected for masses as low as ' +
-        '$M_{500}= 4\\times10^{12}$ solar masses, a mass comparable with that of massive galaxies.',
+        '$M_{500}= 4\\times 10^{12}$ solar masses, a mass comparable with that of massive galaxies.',
     );
   });
 

@@ -104,6 +104,21 @@ describe('textLatex', () => {
 });
 
 describe('lineLatex', () => {
+  it('writes a space between a command word and a digit after it (\\sim 0.4, \\times 10)', () => {
+    // Arrange: `∼ 0.4 × 10^5` in CMSY10 and CMR10.
+    const runs = [
+      glyphs('\u223c', 100, 200, 10, 'CMSY10'),
+      glyphs('0.4', 110, 200, 10, 'CMR10'),
+      glyphs('\u00d7', 128, 200, 10, 'CMSY10'),
+      glyphs('10', 137, 200, 10, 'CMR10'),
+      glyphs('5', 147, 196, 7, 'CMR7'),
+    ];
+    // Act
+    const { latex } = lineLatex(runs);
+    // Assert
+    expect(latex).toBe('\\sim 0.4\\times 10^{5}');
+  });
+
   it('reads the increment sign a reader gives for an upright Delta as \\Delta', () => {
     // Arrange: TeX's upright Delta of CMR10, read through its glyph name as U+2206.
     const runs = [glyphs('\u2206', 100, 200, 10, 'CMR10'), glyphs('x', 107, 200)];
@@ -272,7 +287,7 @@ describe('equationLatex', () => {
     // Act
     const { latex, notes } = equationLatex([glyphs('√2 = r', 100, 200)], []);
     // Assert
-    expect(latex).toBe('\\sqrt2=r');
+    expect(latex).toBe('\\sqrt 2=r');
     expect(notes).toEqual([
       'a radical without a visible vinculum: its extent is a guess (\\sqrt applies to the next symbol)',
     ]);
