@@ -81,14 +81,20 @@ export const mathTally = (): MathTally => ({ inline: [], failed: 0 });
 /**
  * LaTeX without the spaces it does not need, as LaTeX sources are written (`x_{t}\in\mathcal{X}`):
  * a space stays after a command followed by a letter (`\sim f`) or a digit (`\times 10^{5}`, as
- * authors write it) and inside `\text{…}`-like groups.
+ * authors write it), a control space (`\ \mathrm{km\ s^{-1}}`) and spaces inside `\text{…}`-like
+ * groups.
  */
 export const compactLatex = (latex: string): string => {
   const kept: string[] = [];
-  const held = latex.replace(/\\(?:text|mathrm|operatorname)\{[^{}]*\}/g, (m) => {
+  const hold = (m: string): string => {
     kept.push(m);
     return `\uE000${kept.length - 1}\uE000`;
-  });
+  };
+  // A control space (`\ `) stays; a line break (`\\`) is read first, so its second backslash
+  // is not taken for one.
+  const held = latex
+    .replace(/\\(?:text|mathrm|operatorname)\{[^{}]*\}/g, hold)
+    .replace(/\\[\\ ]/g, (m) => (m === '\\ ' ? hold(m) : m));
   return held
     .replace(/(\\[A-Za-z]+)\s+(?=[A-Za-z0-9])/g, '$1\uE001')
     .replace(/\s+/g, '')

@@ -8,6 +8,7 @@ import {
   textLatex,
   trueBox,
 } from '../../../../functions/engines/math/latex.js';
+import { compactLatex } from '../../../../functions/engines/math/find-math.js';
 import { glyphs } from './glyphs.js';
 
 const bar = (y: number, x1: number, x2: number): Segment => ({ x1, y1: y, x2, y2: y });
@@ -117,6 +118,19 @@ describe('lineLatex', () => {
     const { latex } = lineLatex(runs);
     // Assert
     expect(latex).toBe('\\sim 0.4\\times 10^{5}');
+  });
+
+  it('writes units after a number as one \\mathrm, the exponent on its last word', () => {
+    // Arrange: `100 km s^{-1}` in CMR10, the exponent in CMSY7 and CMR7, raised.
+    const runs = [
+      glyphs('100 km s', 100, 200, 10, 'CMR10'),
+      glyphs('\u2212', 140, 196, 7, 'CMSY7'),
+      glyphs('1', 144, 196, 7, 'CMR7'),
+    ];
+    // Act
+    const { latex } = lineLatex(runs);
+    // Assert
+    expect(latex).toBe('100\\ \\mathrm{km\\ s^{-1}}');
   });
 
   it('reads the increment sign a reader gives for an upright Delta as \\Delta', () => {
@@ -354,5 +368,14 @@ describe('trueBox', () => {
     expect(box.y).toBeCloseTo(199.6);
     expect(box.h).toBeCloseTo(18);
     expect(same).toBe(letter);
+  });
+});
+
+describe('compactLatex', () => {
+  it('keeps control spaces and the space after a command word, and drops the others', () => {
+    // Act
+    const latex = compactLatex('\\sim 6 \\times 10 ^{40}\\ \\mathrm{erg\\ s^{-1}} \\\\ x');
+    // Assert
+    expect(latex).toBe('\\sim 6\\times 10^{40}\\ \\mathrm{erg\\ s^{-1}}\\\\x');
   });
 });
