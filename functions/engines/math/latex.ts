@@ -361,6 +361,9 @@ const fontInfo = (fontName: string): FontInfo => {
   return info;
 };
 
+/** Whether a font sets upright text: TeX's roman fonts, other upright fonts that are not math. */
+export const isUprightTextFont = (fontName: string): boolean => fontInfo(fontName).words;
+
 /** The LaTeX of one character (without its accents) in a font of `family`. */
 const charLatex = (ch: string, family: TexFamily, notes: string[]): string => {
   const tex = texGlyph(ch, family);
