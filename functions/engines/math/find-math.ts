@@ -377,6 +377,12 @@ const isUnitWord = (word: string): boolean =>
 const NUMBER_AND_WORDS =
   /(?<![\p{L}\d.,])(\d+(?:\.\d+)?(?:\s?[–−-]\s?\d+(?:\.\d+)?)?)((?:\s+[A-Za-z]{1,3})*)\s*$/u;
 
+/**
+ * The LaTeX of a unit's script, or of a piece of one: signs and digits (`-1`, `2`) or the sun's or
+ * the Earth's symbol (`\odot`, `\oplus`); not a footnote mark (`*`, `\dagger`, `a`).
+ */
+const UNIT_SCRIPT = /^(?:[-+\d.\s]|\\odot|\\oplus)+$/;
+
 /** What a piece of a unit is: a base of unit words, or a script carried by the last word. */
 type UnitPiece = 'word' | 'sup' | 'sub';
 
@@ -422,7 +428,13 @@ const unitsAfterQuantities = (
       }
       const script = scriptOf(piece, line);
       if (script !== '') {
-        if (!prev || !touches(prev, piece) || /\p{L}/u.test(text)) break;
+        if (
+          !prev ||
+          !touches(prev, piece) ||
+          !UNIT_SCRIPT.test(textLatex(text, piece.fontName).latex)
+        ) {
+          break;
+        }
         math ||= isMathRun(piece);
         kinds.push(script);
         end = j;

@@ -549,6 +549,21 @@ describe('units after a quantity', () => {
     );
   });
 
+  it('leaves a footnote mark in a math font after a number and a word to the text', async () => {
+    // Arrange: `$\\sim 2$ yr$^{*}$`, the footnote mark TeX's asterisk of CMSY7 (code 3), raised.
+    const pieces: [string, string, number?, number?][] = [
+      ['CMR10', 'The flare lasts '],
+      ['CMSY10', '\u0018'],
+      ['CMR10', ' 2 yr'],
+      ['CMSY7', '\u0003', 7, 3.6],
+      ['CMR10', ' in total.'],
+    ];
+    // Act
+    const markdown = await markdownOfLine(pieces);
+    // Assert
+    expect(markdown).toBe('The flare lasts $\\sim 2$ yr$^{\\ast}$ in total.');
+  });
+
   it('leaves words of prose after a formula, and units without a script, as text', async () => {
     // Arrange: `$\\sim60$ kpc and the density in cm$^{-3}$`: `kpc` carries no script, and the
     // words before `cm` are prose.
