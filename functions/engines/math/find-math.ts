@@ -2,7 +2,7 @@ import type { LineMetrics, Script } from '../layout/inline.js';
 import type { PageText, TextRun } from '../layout/types.js';
 import { findDisplayEquations, type Box, type DisplayEquation } from './equations.js';
 import { katexParses } from './katex-check.js';
-import { inlineLatex, isMathFont, textLatex } from './latex.js';
+import { inlineLatex, isMathFont, isUprightTextFont, textLatex } from './latex.js';
 import { isSansName, texFamily } from './tex-fonts.js';
 
 /**
@@ -80,16 +80,23 @@ export const mathTally = (): MathTally => ({ inline: [], failed: 0 });
 
 /**
  * LaTeX without the spaces it does not need, as LaTeX sources are written (`x_{t}\in\mathcal{X}`):
- * a space stays after a command followed by a letter (`\sim f`) and inside `\text{…}`-like groups.
+ * a space stays after a command followed by a letter (`\sim f`) or a digit (`\times 10^{5}`, as
+ * authors write it), a control space (`\ \mathrm{km\ s^{-1}}`) and spaces inside `\text{…}`-like
+ * groups.
  */
 export const compactLatex = (latex: string): string => {
   const kept: string[] = [];
-  const held = latex.replace(/\\(?:text|mathrm|operatorname)\{[^{}]*\}/g, (m) => {
+  const hold = (m: string): string => {
     kept.push(m);
     return `\uE000${kept.length - 1}\uE000`;
-  });
+  };
+  // A control space (`\ `) stays; a line break (`\\`) is read first, so its second backslash
+  // is not taken for one.
+  const held = latex
+    .replace(/\\(?:text|mathrm|operatorname)\{[^{}]*\}/g, hold)
+    .replace(/\\[\\ ]/g, (m) => (m === '\\ ' ? hold(m) : m));
   return held
-    .replace(/(\\[A-Za-z]+)\s+(?=[A-Za-z])/g, '$1\uE001')
+    .replace(/(\\[A-Za-z]+)\s+(?=[A-Za-z0-9])/g, '$1\uE001')
     .replace(/\s+/g, '')
     .replace(/\uE001/g, ' ')
     .replace(/\uE000(\d+)\uE000/g, (_, i: string) => kept[Number(i)] ?? '');
@@ -351,6 +358,159 @@ const baseOfScript = (
   scriptOf(script, line) !== '' &&
   script.x - (run.x + run.w) < 0.1 * line.size;
 
+/** Short words of prose, never a unit after a number (`10 of`, `3 in the`). */
+const PROSE_WORDS = new Set(
+  (
+    'a an the of in on at to by for and or nor but not so as is are was be it its we our if ' +
+    'all any one two few per via vs'
+  ).split(' '),
+);
+
+/** A word that may be a unit: one to three Latin letters (`erg`, `km`, `s`, `M`), not prose. */
+const isUnitWord = (word: string): boolean =>
+  /^[A-Za-z]{1,3}$/.test(word) && !PROSE_WORDS.has(word.toLowerCase());
+
+/**
+ * A number ending a text run, and the unit words after it (`should be 100–1000 `, `of 3 cm`):
+ * group 1 the number, group 2 the words.
+ */
+const NUMBER_AND_WORDS =
+  /(?<![\p{L}\d.,])(\d+(?:\.\d+)?(?:\s?[–−-]\s?\d+(?:\.\d+)?)?)((?:\s+[A-Za-z]{1,3})*)\s*$/u;
+
+/**
+ * The LaTeX of a unit's script, or of a piece of one: signs and digits (`-1`, `2`) or the sun's or
+ * the Earth's symbol (`\odot`, `\oplus`); not a footnote mark (`*`, `\dagger`, `a`).
+ */
+const UNIT_SCRIPT = /^(?:[-+\d.\s]|\\odot|\\oplus)+$/;
+
+/** What a piece of a unit is: a base of unit words, or a script carried by the last word. */
+type UnitPiece = 'word' | 'sup' | 'sub';
+
+/**
+ * Units set after a quantity, taken into its formula: a formula ending in a digit (`10^{40}`,
+ * `0.02`) or a number ending a text run (`100–1000`), followed on the line by up to four short
+ * words of an upright text font (`erg`, `km`, `M`) of which one carries a script set in a math
+ * font (`s^{-1}`, `M_\odot`: TeX sets the minus and the sun in CMSY). The stretch ends with the
+ * last script; a word of prose or a word of more than three letters ends it earlier. Each such
+ * stretch, and the number before it, is marked in `inFormula` (a number ending a text run is cut
+ * off as a piece of its own) and its pieces in the map returned, as words or scripts.
+ */
+const unitsAfterQuantities = (
+  pieces: TextRun[],
+  roles: Role[],
+  inFormula: boolean[],
+  line: LineMetrics,
+  scriptOf: (run: TextRun, line: LineMetrics) => Script,
+): Map<TextRun, UnitPiece> => {
+  const units = new Map<TextRun, UnitPiece>();
+  const touches = (a: TextRun, b: TextRun): boolean => b.x - (a.x + a.w) < 0.15 * line.size;
+  /**
+   * The unit pieces from `from` on, after `before` (a text run ending in unit words, or none),
+   * and the index of the last one; undefined when no word carries a script in a math font.
+   */
+  const stretch = (
+    from: number,
+    before: TextRun | undefined,
+    words: number,
+  ): { end: number; kinds: UnitPiece[] } | undefined => {
+    let prev = before;
+    let count = words;
+    let math = false;
+    let end = -1;
+    const kinds: UnitPiece[] = [];
+    for (let j = from; j < pieces.length; j++) {
+      const piece = pieces[j];
+      if (!piece) break;
+      const text = piece.text.trim();
+      if (text === '') {
+        kinds.push('word');
+        continue;
+      }
+      const script = scriptOf(piece, line);
+      if (script !== '') {
+        if (
+          !prev ||
+          !touches(prev, piece) ||
+          !UNIT_SCRIPT.test(textLatex(text, piece.fontName).latex)
+        ) {
+          break;
+        }
+        math ||= isMathRun(piece);
+        kinds.push(script);
+        end = j;
+        prev = piece;
+        continue;
+      }
+      const role = roles[j];
+      const base =
+        (role === 'text' || role === 'name') &&
+        !isMathRun(piece) &&
+        isUprightTextFont(piece.fontName) &&
+        text.split(/\s+/).every(isUnitWord);
+      count += text.split(/\s+/).length;
+      if (!base || count > 4) break;
+      kinds.push('word');
+      prev = piece;
+    }
+    return math && end >= from ? { end, kinds: kinds.slice(0, end - from + 1) } : undefined;
+  };
+  const found: {
+    at: number;
+    end: number;
+    kinds: UnitPiece[];
+    tail?: { number: number; words: number };
+  }[] = [];
+  for (let i = 0; i < pieces.length; i++) {
+    const piece = pieces[i];
+    if (!piece) continue;
+    let unit: ReturnType<typeof stretch>;
+    let tail: { number: number; words: number } | undefined;
+    // A number on the line or an exponent's (`10^{40}`), not an index (`v_{200}`).
+    if (inFormula[i] && /\d$/.test(piece.text.trim()) && scriptOf(piece, line) !== 'sub') {
+      unit = stretch(i + 1, undefined, 0);
+    } else if (
+      roles[i] === 'text' &&
+      !inFormula[i] &&
+      isUprightTextFont(piece.fontName) &&
+      !isMathRun(piece)
+    ) {
+      const m = NUMBER_AND_WORDS.exec(piece.text);
+      const words = m?.[2]?.trim() ?? '';
+      if (m && words.split(/\s+/).every((w) => w === '' || isUnitWord(w))) {
+        const count = words === '' ? 0 : words.split(/\s+/).length;
+        unit = stretch(i + 1, count > 0 ? piece : undefined, count);
+        tail = { number: m.index, words: m.index + (m[1]?.length ?? 0) };
+      }
+    }
+    if (!unit) continue;
+    found.push({ at: i, end: unit.end, kinds: unit.kinds, tail });
+    i = unit.end;
+  }
+  for (const { at, end, kinds, tail } of found.reverse()) {
+    for (let k = at + 1; k <= end; k++) {
+      const piece = pieces[k];
+      const kind = kinds[k - at - 1];
+      if (piece && kind) units.set(piece, kind);
+      inFormula[k] = true;
+    }
+    const piece = pieces[at];
+    if (!tail || !piece) continue;
+    // The number (and the unit words after it) cut off the text before them.
+    const split: [TextRun, Role, boolean][] = [];
+    if (tail.number > 0) split.push([cut(piece, 0, tail.number), 'text', false]);
+    split.push([cut(piece, tail.number, tail.words), 'connector', true]);
+    if (piece.text.slice(tail.words).trim() !== '') {
+      const words = cut(piece, tail.words, piece.text.length);
+      units.set(words, 'word');
+      split.push([words, 'text', true]);
+    }
+    pieces.splice(at, 1, ...split.map(([p]) => p));
+    roles.splice(at, 1, ...split.map(([, r]) => r));
+    inFormula.splice(at, 1, ...split.map(([, , f]) => f));
+  }
+  return units;
+};
+
 /**
  * The parts of a line of running text: formulas (runs in math fonts or of math-only code points,
  * with the digits, brackets, operators and scripts among and around them) read as LaTeX with
@@ -468,6 +628,7 @@ export const lineParts = (
     if (left || right) for (let k = i; k < j; k++) inFormula[k] = true;
     i = j - 1;
   }
+  const units = unitsAfterQuantities(pieces, roles, inFormula, line, scriptOf);
   const parts: LinePart[] = [];
   let k = 0;
   while (k < pieces.length) {
@@ -485,7 +646,9 @@ export const lineParts = (
     const glyphs = group.filter((r) => r.text.trim() !== '');
     const scripts = new Set(glyphs.map((r) => scriptOf(r, line)));
     const script = scripts.size === 1 && !scripts.has('') ? [...scripts][0] : undefined;
-    parts.push(...formulaParts(group, tally, script === 'sup' ? '^' : script === 'sub' ? '_' : ''));
+    parts.push(
+      ...formulaParts(group, tally, script === 'sup' ? '^' : script === 'sub' ? '_' : '', units),
+    );
   }
   return parts;
 };
@@ -537,6 +700,47 @@ const unclosedParentheses = (latex: string): number => {
   return n;
 };
 
+/**
+ * The LaTeX of a unit's pieces ({@link unitsAfterQuantities}), for `\mathrm{…}`: its words a
+ * space apart, each with the scripts it carries (`erg\ s^{-1}`, `M_{\odot}\ yr^{-1}`).
+ */
+const unitLatex = (runs: readonly TextRun[], units: ReadonlyMap<TextRun, UnitPiece>): string => {
+  const words: { word: string; sub: TextRun[]; sup: TextRun[] }[] = [];
+  for (const run of runs) {
+    const kind = units.get(run);
+    if (kind === 'word') {
+      for (const word of run.text.split(/\s+/).filter(Boolean))
+        words.push({ word, sub: [], sup: [] });
+    } else if (kind) words.at(-1)?.[kind].push(run);
+  }
+  const script = (mark: string, parts: readonly TextRun[]): string =>
+    parts.length === 0 ? '' : `${mark}{${compactLatex(inlineLatex(glyphsOf(parts)).latex)}}`;
+  return words.map((w) => w.word + script('_', w.sub) + script('^', w.sup)).join('\\ ');
+};
+
+/**
+ * The LaTeX of a formula's runs: {@link inlineLatex}, compacted; units after a quantity as one
+ * `\mathrm{…}` a word space after it (`5\times 10^{-4}\ \mathrm{cm^{-3}}`), as authors write them.
+ */
+const groupLatex = (group: readonly TextRun[], units: ReadonlyMap<TextRun, UnitPiece>): string => {
+  const stretches: { unit: boolean; runs: TextRun[] }[] = [];
+  for (const run of group) {
+    const unit = units.has(run);
+    const last = stretches.at(-1);
+    if (last?.unit === unit) last.runs.push(run);
+    else stretches.push({ unit, runs: [run] });
+  }
+  let out = '';
+  for (const { unit, runs } of stretches) {
+    if (!unit) out += compactLatex(inlineLatex(glyphsOf(runs)).latex);
+    else {
+      const latex = unitLatex(runs, units);
+      if (latex !== '') out += `${out === '' ? '' : '\\ '}\\mathrm{${latex}}`;
+    }
+  }
+  return out;
+};
+
 /** Sentence punctuation closing a formula's LaTeX (not `\,` or `\;`). */
 const CLOSING_PUNCTUATION = /(?<!\\)[,.;:]+$/;
 
@@ -550,11 +754,12 @@ const formulaParts = (
   group: TextRun[],
   tally: MathTally | undefined,
   script: '^' | '_' | '',
+  units: ReadonlyMap<TextRun, UnitPiece> = new Map(),
 ): LinePart[] => {
   // Connectors that open or close the group without a formula glyph inside are text.
   if (!group.some(isMathRun) && !group.some((r) => MATH_SIGN.test(r.text)))
     return [{ runs: group }];
-  const full = compactLatex(inlineLatex(glyphsOf(group)).latex);
+  const full = groupLatex(group, units);
   const punctuation = CLOSING_PUNCTUATION.exec(full)?.[0] ?? '';
   let body = full.slice(0, full.length - punctuation.length);
   // Parentheses around the whole formula are the sentence's, as authors write them: `($x$)`.

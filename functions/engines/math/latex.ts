@@ -362,6 +362,9 @@ const fontInfo = (fontName: string): FontInfo => {
   return info;
 };
 
+/** Whether a font sets upright text: TeX's roman fonts, other upright fonts that are not math. */
+export const isUprightTextFont = (fontName: string): boolean => fontInfo(fontName).words;
+
 /** The LaTeX of one character (without its accents) in a font of `family`. */
 const charLatex = (ch: string, family: TexFamily, notes: string[]): string => {
   const tex = texGlyph(ch, family);
@@ -614,7 +617,7 @@ export const lineLatex = (input: readonly MathRun[]): LatexResult => {
     right = Math.max(right, run.x + run.w);
   }
   closeGroup();
-  return { latex: balanced(tidy(out)), notes: unique(notes) };
+  return { latex: balanced(unitsAfterNumbers(tidy(out))), notes: unique(notes) };
 };
 
 /**
@@ -633,7 +636,9 @@ const ALPHABET_RUN = /\\(mathcal|mathbb|mathfrak|mathsf|mathbf|mathtt|mathscr)\{
 
 /**
  * Compact LaTeX, as TeX sources converted by LaTeXML read: no spaces but the one a command word
- * needs before a letter; `\not=` as `\neq`; dots set one by one as `\ldots` or `\cdots`; neighbouring letters of one alphabet in one group.
+ * needs before a letter, the one authors write between a command word and a digit (`\sim 0.4`,
+ * `\times 10^{5}`) and control spaces (`\ `); `\not=` as `\neq`; dots set one by one as `\ldots`
+ * or `\cdots`; neighbouring letters of one alphabet in one group.
  */
 const tidy = (latex: string): string => {
   let out = latex
@@ -641,9 +646,10 @@ const tidy = (latex: string): string => {
     .replace(/(?<![.\d])\.\s*\.\s*\.(?![.\d])/g, '\\ldots ')
     .replace(/(?:\\cdot\s*){3}/g, '\\cdots ')
     .replace(/\s+/g, ' ')
-    // A space only where a command word meets a letter (`\\log p`).
-    .split(/(?<=\\[A-Za-z]+) (?=[A-Za-z])/)
-    .map((part) => part.replace(/ /g, ''))
+    // A space only where a command word meets a letter or a digit (`\\log p`, `\\times 10`).
+    .split(/(?<=\\[A-Za-z]+) (?=[A-Za-z0-9])/)
+    // A control space (`\ `: an odd number of backslashes before it) stays.
+    .map((part) => part.replace(/(?<=(?:^|[^\\])(?:\\\\)*) /g, ''))
     .join(' ')
     .replace(/\\not=/g, '\\neq')
     .replace(/\\not\\in(?![A-Za-z])/g, '\\notin');
@@ -653,6 +659,23 @@ const tidy = (latex: string): string => {
   }
   return out.trim();
 };
+
+/**
+ * Units after a number set in an upright text font (`10^{5}\,\textrm{K}`,
+ * `100\,\text{km\,s}^{-1}`), with the scripts on their last word: one `\mathrm{…}` a word space
+ * after the number, its words a space apart, as authors write them (`100\ \mathrm{km\ s^{-1}}`).
+ */
+const UNITS_AFTER_NUMBER =
+  /(?<=\d|\^\{[-\d.]+\})\\,\\text(?:rm)?\{([A-Za-z]+(?:\\,[A-Za-z]+)*)\}((?:[_^]\{[^{}]*\})*)/g;
+
+const unitsAfterNumbers = (latex: string): string =>
+  latex.includes('\\,')
+    ? latex.replace(
+        UNITS_AFTER_NUMBER,
+        (_, words: string, scripts: string) =>
+          `\\ \\mathrm{${words.split('\\,').join('\\ ')}${scripts}}`,
+      )
+    : latex;
 
 const unique = (notes: readonly string[]): string[] => [...new Set(notes)];
 

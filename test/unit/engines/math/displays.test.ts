@@ -51,7 +51,7 @@ describe('display equations on a generated page', () => {
     // Assert
     expect(displays).toEqual([
       {
-        body: 'T_{200}=3.6\\times10^{5}\\,\\textrm{K}\\Big{(}\\frac{\\textrm{v}_{200}}{100\\,\\text{km\\,s}^{-1}}\\Big{)}^{2},',
+        body: 'T_{200}=3.6\\times 10^{5}\\ \\mathrm{K}\\Big{(}\\frac{\\textrm{v}_{200}}{100\\ \\mathrm{km\\ s^{-1}}}\\Big{)}^{2},',
         number: '1',
       },
     ]);
@@ -90,7 +90,7 @@ describe('display equations on a generated page', () => {
     // Assert
     expect(displays).toEqual([
       {
-        body: 'M_{\\text{gas}}=6\\times10^{10}\\,\\textrm{M}\\Big{(}\\frac{0.5}{\\textrm{f}_{\\text{O\\,VII}}}\\Big{)}\\Big{(}\\frac{\\textrm{R}}{500\\,\\text{kpc}}\\Big{)}^{2},',
+        body: 'M_{\\text{gas}}=6\\times 10^{10}\\ \\mathrm{M}\\Big{(}\\frac{0.5}{\\textrm{f}_{\\text{O\\,VII}}}\\Big{)}\\Big{(}\\frac{\\textrm{R}}{500\\ \\mathrm{kpc}}\\Big{)}^{2},',
         number: '4',
       },
     ]);

@@ -36,6 +36,7 @@ describe('inline formulas in running text', () => {
   it('reads a roman letter carrying a script in a math font as the base of a formula', async () => {
     // Arrange: TeX's `$10^{12}\\,\\rm M_\\odot$`: 10 and M in CMR, the exponent in CMR7, the
     // sun's symbol a CMSY7 subscript (code 0x0C, no ToUnicode map); then `Z_\\odot` after a word.
+    // The unit after the number is one formula with it.
     const glyphs: Glyphs[] = [];
     let x = 20;
     const put = async (font: string, text: string, size = 10, shift = 0): Promise<void> => {
@@ -54,15 +55,15 @@ describe('inline formulas in running text', () => {
     const { markdown } = layoutPage(page, buildLayoutProfile([page]));
     // Assert
     expect(markdown).toBe(
-      'The halo holds $10^{12}\\textrm{M}_{\\odot}$ of gas at solar $\\textrm{Z}_{\\odot}$.',
+      'The halo holds $10^{12}\\ \\mathrm{M_{\\odot}}$ of gas at solar $\\textrm{Z}_{\\odot}$.',
     );
   });
 
   it('writes a raised script after a unit set in text as a superscript', async () => {
-    // Arrange: `3 cm$^2$`, the exponent in a math font, raised.
+    // Arrange: `cm$^2$` after a word, not a number; the exponent in a math font, raised.
     const bytes = await texPdf(
       await line(72, 700, [
-        ['CMR10', 'Each cell covers an area of 3 cm'],
+        ['CMR10', 'Each cell covers an area given in cm'],
         ['CMMI7', '2', 7, 3.6],
         ['CMR10', ' on the detector.'],
       ]),
@@ -70,7 +71,7 @@ describe('inline formulas in running text', () => {
     // Act
     const markdown = await markdownOf(bytes);
     // Assert
-    expect(markdown).toBe('Each cell covers an area of 3 cm$^{2}$ on the detector.');
+    expect(markdown).toBe('Each cell covers an area given in cm$^{2}$ on the detector.');
   });
 
   it('reads a name set in sans serif with the formula it touches', async () => {
@@ -190,7 +191,7 @@ describe('inline formulas in running text', () => {
   });
 
   it('reads a percentage between two glyphs of a formula as part of it', async () => {
-    // Arrange: `($\\sim15\\%r_{200}$)`, `∼` in CMSY10 (code 0x18), `15%` in CMR10, `r` in CMMI10.
+    // Arrange: `($\\sim 15\\%r_{200}$)`, `∼` in CMSY10 (code 0x18), `15%` in CMR10, `r` in CMMI10.
     const text = 'The field covers a small fraction of the radius (';
     const x = 72 + (await widthOf(text, 10));
     const page = await texPage([
@@ -205,7 +206,7 @@ describe('inline formulas in running text', () => {
     const { markdown } = layoutPage(page, buildLayoutProfile([page]));
     // Assert
     expect(markdown).toBe(
-      'The field covers a small fraction of the radius ($\\sim15\\%r_{200}$) only.',
+      'The field covers a small fraction of the radius ($\\sim 15\\%r_{200}$) only.',
     );
   });
 
@@ -399,7 +400,7 @@ describe('inline formulas in running text', () => {
 
 describe('inline formulas across a line break', () => {
   it('reads a formula broken after its relation at a line end as one formula', async () => {
-    // Arrange: `$M_{500}=4\\times10^{12}$` set across two lines of a paragraph, the relation
+    // Arrange: `$M_{500}=4\\times 10^{12}$` set across two lines of a paragraph, the relation
     // last on the first line.
     const bytes = await texPdf([
       ...(await line(72, 700, [
@@ -421,7 +422,7 @@ describe('inline formulas across a line break', () => {
     // Assert
     expect(markdown).toBe(
       'By stacking the signal of many galaxies, it was detected for masses as low as ' +
-        '$M_{500}= 4\\times10^{12}$ solar masses, a mass comparable with that of massive galaxies.',
+        '$M_{500}= 4\\times 10^{12}$ solar masses, a mass comparable with that of massive galaxies.',
     );
   });
 
@@ -468,5 +469,115 @@ describe('big delimiters in running text', () => {
       'optimal rate of order $\\mathcal{O}\\big{(}(K)^{1/2}\\big{)}$ for a smooth',
     );
     expect(markdown).not.toMatch(/^\$\(/m);
+  });
+});
+
+describe('units after a quantity', () => {
+  /**
+   * The Markdown of one line of glyphs set one after the other from x = 20 on baseline 100 (a
+   * raise of `shift` points); a character code of CMSY (no ToUnicode map) is 6 points wide.
+   */
+  const markdownOfLine = async (
+    pieces: readonly [font: string, text: string, size?: number, shift?: number][],
+  ): Promise<string> => {
+    const glyphs: Glyphs[] = [];
+    let x = 20;
+    for (const [font, text, size = 10, shift = 0] of pieces) {
+      glyphs.push({ text, font, size, x, y: 100 + shift });
+      x += font.startsWith('CMSY') ? 6 * (size / 10) : await widthOf(text, size);
+    }
+    const page = await texPage(glyphs);
+    return layoutPage(page, buildLayoutProfile([page])).markdown;
+  };
+
+  it('takes a unit with an exponent into the formula of the quantity before it', async () => {
+    // Arrange: TeX's `$5\\times10^{-4}$ cm$^{-3}$`: the minus signs in CMSY7 (code 0), raised.
+    const pieces: [string, string, number?, number?][] = [
+      ['CMR10', 'The density is 5 '],
+      ['CMSY10', '\u0002'],
+      ['CMR10', ' 10'],
+      ['CMSY7', '\u0000', 7, 3.6],
+      ['CMR7', '4', 7, 3.6],
+      ['CMR10', ' cm'],
+      ['CMSY7', '\u0000', 7, 3.6],
+      ['CMR7', '3', 7, 3.6],
+      ['CMR10', '. The gas is hot.'],
+    ];
+    // Act
+    const markdown = await markdownOfLine(pieces);
+    // Assert
+    expect(markdown).toBe('The density is $5\\times 10^{-4}\\ \\mathrm{cm^{-3}}$. The gas is hot.');
+  });
+
+  it('takes units of two words, the last carrying the exponent, into the formula', async () => {
+    // Arrange: `$\\sim6\\times10^{40}$ erg s$^{-1}$`, `erg s` in one run of CMR10.
+    const pieces: [string, string, number?, number?][] = [
+      ['CMR10', 'It has a luminosity of '],
+      ['CMSY10', '\u0018'],
+      ['CMR10', ' 6 '],
+      ['CMSY10', '\u0002'],
+      ['CMR10', ' 10'],
+      ['CMR7', '40', 7, 3.6],
+      ['CMR10', ' erg s'],
+      ['CMSY7', '\u0000', 7, 3.6],
+      ['CMR7', '1', 7, 3.6],
+      ['CMR10', ' beyond the disk.'],
+    ];
+    // Act
+    const markdown = await markdownOfLine(pieces);
+    // Assert
+    expect(markdown).toBe(
+      'It has a luminosity of $\\sim 6\\times 10^{40}\\ \\mathrm{erg\\ s^{-1}}$ beyond the disk.',
+    );
+  });
+
+  it('reads a number set in text and the units after it as one formula', async () => {
+    // Arrange: `100-1000 M$_\\odot$ yr$^{-1}$`: the number in the run of the words before it.
+    const pieces: [string, string, number?, number?][] = [
+      ['CMR10', 'The cooling rate is 100-1000 M'],
+      ['CMSY7', '\u000c', 7, -1.5],
+      ['CMR10', ' yr'],
+      ['CMSY7', '\u0000', 7, 3.6],
+      ['CMR7', '1', 7, 3.6],
+      ['CMR10', '. This is high.'],
+    ];
+    // Act
+    const markdown = await markdownOfLine(pieces);
+    // Assert
+    expect(markdown).toBe(
+      'The cooling rate is $100-1000\\ \\mathrm{M_{\\odot}\\ yr^{-1}}$. This is high.',
+    );
+  });
+
+  it('leaves a footnote mark in a math font after a number and a word to the text', async () => {
+    // Arrange: `$\\sim 2$ yr$^{*}$`, the footnote mark TeX's asterisk of CMSY7 (code 3), raised.
+    const pieces: [string, string, number?, number?][] = [
+      ['CMR10', 'The flare lasts '],
+      ['CMSY10', '\u0018'],
+      ['CMR10', ' 2 yr'],
+      ['CMSY7', '\u0003', 7, 3.6],
+      ['CMR10', ' in total.'],
+    ];
+    // Act
+    const markdown = await markdownOfLine(pieces);
+    // Assert
+    expect(markdown).toBe('The flare lasts $\\sim 2$ yr$^{\\ast}$ in total.');
+  });
+
+  it('leaves words of prose after a formula, and units without a script, as text', async () => {
+    // Arrange: `$\\sim60$ kpc and the density in cm$^{-3}$`: `kpc` carries no script, and the
+    // words before `cm` are prose.
+    const pieces: [string, string, number?, number?][] = [
+      ['CMR10', 'The gas reaches '],
+      ['CMSY10', '\u0018'],
+      ['CMR10', ' 60 kpc and the density in cm'],
+      ['CMSY7', '\u0000', 7, 3.6],
+      ['CMR7', '3', 7, 3.6],
+      ['CMR10', ' is low.'],
+    ];
+    // Act
+    const markdown = await markdownOfLine(pieces);
+    // Assert
+    expect(markdown).toBe('The gas reaches $\\sim 60$ kpc and the density in cm$^{-3}$ is low.');
   });
 });

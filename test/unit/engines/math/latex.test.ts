@@ -8,6 +8,7 @@ import {
   textLatex,
   trueBox,
 } from '../../../../functions/engines/math/latex.js';
+import { compactLatex } from '../../../../functions/engines/math/find-math.js';
 import { glyphs } from './glyphs.js';
 
 const bar = (y: number, x1: number, x2: number): Segment => ({ x1, y1: y, x2, y2: y });
@@ -104,6 +105,34 @@ describe('textLatex', () => {
 });
 
 describe('lineLatex', () => {
+  it('writes a space between a command word and a digit after it (\\sim 0.4, \\times 10)', () => {
+    // Arrange: `∼ 0.4 × 10^5` in CMSY10 and CMR10.
+    const runs = [
+      glyphs('\u223c', 100, 200, 10, 'CMSY10'),
+      glyphs('0.4', 110, 200, 10, 'CMR10'),
+      glyphs('\u00d7', 128, 200, 10, 'CMSY10'),
+      glyphs('10', 137, 200, 10, 'CMR10'),
+      glyphs('5', 147, 196, 7, 'CMR7'),
+    ];
+    // Act
+    const { latex } = lineLatex(runs);
+    // Assert
+    expect(latex).toBe('\\sim 0.4\\times 10^{5}');
+  });
+
+  it('writes units after a number as one \\mathrm, the exponent on its last word', () => {
+    // Arrange: `100 km s^{-1}` in CMR10, the exponent in CMSY7 and CMR7, raised.
+    const runs = [
+      glyphs('100 km s', 100, 200, 10, 'CMR10'),
+      glyphs('\u2212', 140, 196, 7, 'CMSY7'),
+      glyphs('1', 144, 196, 7, 'CMR7'),
+    ];
+    // Act
+    const { latex } = lineLatex(runs);
+    // Assert
+    expect(latex).toBe('100\\ \\mathrm{km\\ s^{-1}}');
+  });
+
   it('reads the increment sign a reader gives for an upright Delta as \\Delta', () => {
     // Arrange: TeX's upright Delta of CMR10, read through its glyph name as U+2206.
     const runs = [glyphs('\u2206', 100, 200, 10, 'CMR10'), glyphs('x', 107, 200)];
@@ -272,7 +301,7 @@ describe('equationLatex', () => {
     // Act
     const { latex, notes } = equationLatex([glyphs('√2 = r', 100, 200)], []);
     // Assert
-    expect(latex).toBe('\\sqrt2=r');
+    expect(latex).toBe('\\sqrt 2=r');
     expect(notes).toEqual([
       'a radical without a visible vinculum: its extent is a guess (\\sqrt applies to the next symbol)',
     ]);
@@ -339,5 +368,14 @@ describe('trueBox', () => {
     expect(box.y).toBeCloseTo(199.6);
     expect(box.h).toBeCloseTo(18);
     expect(same).toBe(letter);
+  });
+});
+
+describe('compactLatex', () => {
+  it('keeps control spaces and the space after a command word, and drops the others', () => {
+    // Act
+    const latex = compactLatex('\\sim 6 \\times 10 ^{40}\\ \\mathrm{erg\\ s^{-1}} \\\\ x');
+    // Assert
+    expect(latex).toBe('\\sim 6\\times 10^{40}\\ \\mathrm{erg\\ s^{-1}}\\\\x');
   });
 });
