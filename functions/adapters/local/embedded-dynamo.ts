@@ -76,7 +76,10 @@ export interface EmbeddedDynamo {
   readonly documentClient: DynamoDBDocumentClient;
   /** Creates the table unless it exists, then waits until it is ACTIVE. */
   ensureTable(definition: ServiceTableDefinition): Promise<void>;
-  /** Closes the clients and the server (flushing the on-disk store). Safe to call twice. */
+  /**
+   * Closes the clients and the server (flushing the on-disk store) once the requests in flight
+   * are answered; a request made after the call fails. Safe to call twice.
+   */
   stop(): Promise<void>;
 }
 
@@ -109,12 +112,13 @@ export async function startEmbeddedDynamo(
 
   const { port } = server.address() as AddressInfo;
   const endpoint = `http://${HOST}:${port}`;
+  const handler = new InProcessHttpHandler(server.listeners('request')[0] as RequestListener);
   const client = new DynamoDBClient({
     endpoint,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     signer: UNSIGNED,
-    requestHandler: new InProcessHttpHandler(server.listeners('request')[0] as RequestListener),
+    requestHandler: handler,
   });
   const documentClient = createDocumentClient(client);
 
@@ -126,6 +130,8 @@ export async function startEmbeddedDynamo(
     ensureTable: (definition) => ensureTable(client, definition),
     stop: () =>
       (stopping ??= (async () => {
+        // Requests already inside dynalite are answered before its store closes; later ones fail.
+        await handler.close();
         documentClient.destroy();
         client.destroy();
         await new Promise<void>((done, fail) => {

@@ -21,12 +21,42 @@ export type RequestListener = (request: IncomingMessage, response: ServerRespons
  */
 export class InProcessHttpHandler implements RequestHandler<HttpRequest, HttpResponse> {
   readonly #listener: RequestListener;
+  /** Requests handed to the listener and not answered yet. */
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #closed = false;
 
   constructor(listener: RequestListener) {
     this.#listener = listener;
   }
 
+  /**
+   * Hands `request` to the listener and resolves with its answer.
+   * @throws Error once {@link close} was called: the engine behind the listener is stopping.
+   */
   handle(request: HttpRequest): Promise<{ response: HttpResponse }> {
+    if (this.#closed) {
+      return Promise.reject(
+        new Error('the embedded engine is stopping: no further request is taken'),
+      );
+    }
+    const answer = this.#send(request);
+    this.#inFlight.add(answer);
+    const forget = () => this.#inFlight.delete(answer);
+    answer.then(forget, forget);
+    return answer;
+  }
+
+  /**
+   * Takes no further request and resolves once every request handed to the listener is answered,
+   * so that the engine behind it can be stopped without a request still inside it (dynalite
+   * throws, outside any caller, when its store closes under a running request).
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  #send(request: HttpRequest): Promise<{ response: HttpResponse }> {
     // `DynamoDB_20120810.PutItem` → `DynamoDB PutItem`.
     const target = request.headers['x-amz-target'] ?? request.headers['X-Amz-Target'];
     if (target) countStorageCall(target.replace(/_\d+\./, ' '));

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceTable } from '../../../functions/adapters/aws/service-table.js';
@@ -48,4 +51,35 @@ describe('the embedded DynamoDB client', () => {
       expect(header).not.toMatch(/Signature=[0-9a-f]{64}/);
     }
   });
+
+  it('answers the requests in flight when stopped, and refuses those made after', async () => {
+    // Arrange: a store of its own on disk, stopped while 50 writes run.
+    const dir = mkdtempSync(join(tmpdir(), 'embedded-dynamo-'));
+    const own = await startEmbeddedDynamo({ path: dir });
+    await own.ensureTable(serviceTable(TABLE));
+    const put = (n: number) =>
+      own.documentClient.send(
+        new PutCommand({ TableName: TABLE, Item: { pk: `REQ#${String(n)}`, sk: 'META', n } }),
+      );
+    try {
+      // Act: stopped once the first write is answered, the others on their way or inside.
+      const writes = Array.from({ length: 50 }, (_, n) => put(n));
+      await writes[0];
+      const stopped = own.stop();
+      const outcomes = await Promise.allSettled(writes);
+      await stopped;
+      const late = await put(99).then(
+        () => 'written',
+        (error: unknown) => String(error),
+      );
+      // Assert: each write is written or refused as the engine stops; nothing is thrown outside
+      // the callers (vitest would report it).
+      const refusals = outcomes.flatMap((o) => (o.status === 'rejected' ? [String(o.reason)] : []));
+      expect(refusals.filter((r) => !/stopping/.test(r))).toEqual([]);
+      expect(refusals.length).toBeLessThan(50);
+      expect(late).toMatch(/stopping|destroyed/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
 });
