@@ -53,7 +53,48 @@ export interface TexFontOptions {
   lastChar?: number;
   /** Says bold as some TeX PDFs say of every embedded font: ForceBold, a wide stem, weight 700. */
   forceBold?: boolean;
+  /**
+   * A ToUnicode map: the text of character codes (`{ 1: '\u2206' }` for CMR's `Delta`, as the
+   * Adobe Glyph List gives it); the printable ASCII codes map to themselves.
+   */
+  toUnicode?: Readonly<Record<number, string>>;
 }
+
+/** A ToUnicode CMap giving `codes` their text, and printable ASCII codes themselves. */
+const toUnicodeCmap = (codes: Readonly<Record<number, string>>): string => {
+  const map = new Map<number, string>();
+  for (let c = 32; c < 127; c++) map.set(c, String.fromCharCode(c));
+  for (const [code, text] of Object.entries(codes)) map.set(Number(code), text);
+  const hex4 = (text: string): string =>
+    Array.from(text)
+      .map((c) => (c.codePointAt(0) ?? 0).toString(16).padStart(4, '0'))
+      .join('');
+  const entries = [...map].map(
+    ([code, text]) => `<${code.toString(16).padStart(2, '0')}> <${hex4(text)}>`,
+  );
+  // A bfchar block holds at most 100 entries.
+  const blocks: string[] = [];
+  for (let i = 0; i < entries.length; i += 100) {
+    const block = entries.slice(i, i + 100);
+    blocks.push(`${block.length} beginbfchar\n${block.join('\n')}\nendbfchar`);
+  }
+  return [
+    '/CIDInit /ProcSet findresource begin',
+    '12 dict begin',
+    'begincmap',
+    '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def',
+    '/CMapName /Adobe-Identity-UCS def',
+    '/CMapType 2 def',
+    '1 begincodespacerange',
+    '<00> <FF>',
+    'endcodespacerange',
+    ...blocks,
+    'endcmap',
+    'CMapName currentdict /CMap defineresource pop',
+    'end',
+    'end',
+  ].join('\n');
+};
 
 /**
  * Registers on `page` a Type 1 font named `baseFont` (a TeX name: `CMMI10`, `ABCDEF+CMR10`),
@@ -100,6 +141,11 @@ export const texFont = (
       Widths: widths,
       ...(encoding ? { Encoding: encoding } : {}),
       FontDescriptor: descriptor,
+      ...(options.toUnicode
+        ? {
+            ToUnicode: doc.context.register(doc.context.stream(toUnicodeCmap(options.toUnicode))),
+          }
+        : {}),
     }),
   );
   const key = options.key ?? `F${baseFont}`;
@@ -117,18 +163,23 @@ const hex = (text: string): PDFHexString =>
 /**
  * The text layer of a one-page PDF holding `glyphs` (each in its TeX font, drawn by character
  * code) and `rules`, read with PDFium at 72 DPI as the text-layer engine reads a page (pixels
- * are points, y down).
+ * are points, y down). `toUnicode` gives fonts (by name) a ToUnicode map ({@link TexFontOptions}).
  */
 export const texPage = async (
   glyphs: readonly Glyphs[],
   rules: readonly Rule[] = [],
+  toUnicode: Readonly<Record<string, Readonly<Record<number, string>>>> = {},
 ): Promise<PageText> => {
   const doc = await PDFDocument.create();
   const times = await doc.embedFont(StandardFonts.TimesRoman);
   const page = doc.addPage([400, 200]);
   const keys = new Map<string, string>();
-  for (const g of glyphs)
-    if (!keys.has(g.font)) keys.set(g.font, texFont(doc, page, g.font, { metrics: times }));
+  for (const g of glyphs) {
+    if (!keys.has(g.font)) {
+      const map = toUnicode[g.font];
+      keys.set(g.font, texFont(doc, page, g.font, { metrics: times, toUnicode: map }));
+    }
+  }
   page.pushOperators(
     beginText(),
     ...glyphs.flatMap((g) => [

@@ -31,12 +31,14 @@ const mathFont = (name: string): boolean => {
 /**
  * An upright Greek capital (Γ Δ Θ Λ Ξ Π Σ Υ Φ Ψ Ω), or its code in TeX's text fonts (OT1 0–8,
  * when a reader gives codes), apart from any word: TeX's text fonts set them in mathematics.
+ * The increment and ohm signs (∆ U+2206, Ω U+2126) count too: a ToUnicode map made from the
+ * Adobe Glyph List gives them for CMR's `Delta` and `Omega`.
  */
 // eslint-disable-next-line no-control-regex
-const TEX_GREEK = /(?<!\p{L})[ΓΔΘΛΞΠΣΥΦΨΩ\u0000-\u0008](?!\p{L})/u;
+const TEX_GREEK = /(?<!\p{L})[ΓΔΘΛΞΠΣΥΦΨΩ\u2206\u2126\u0000-\u0008](?!\p{L})/u;
 const TEX_GREEK_ALL = new RegExp(TEX_GREEK.source, 'gu');
 // eslint-disable-next-line no-control-regex
-const TEX_GREEK_ONLY = /^\s*[ΓΔΘΛΞΠΣΥΦΨΩ\u0000-\u0008]\s*$/u;
+const TEX_GREEK_ONLY = /^\s*[ΓΔΘΛΞΠΣΥΦΨΩ\u2206\u2126\u0000-\u0008]\s*$/u;
 
 /** Whether a font is one of TeX's text fonts (CMR, CMBX...), by name. */
 const texTextFonts = new Map<string, boolean>();

@@ -472,6 +472,29 @@ describe('big delimiters in running text', () => {
   });
 });
 
+describe('a roman glyph touching the formula after it', () => {
+  it('takes an upright Delta read as the increment sign into the formula it starts', async () => {
+    // Arrange: TeX's `$\\Delta T_{\\rm AGN}$`: the Delta in CMR10 (code 0x01), which its
+    // ToUnicode map gives as U+2206, in one run with the words before it; T in CMMI10.
+    const text = 'each event leads to a change of ';
+    const x = 20 + (await widthOf(text, 10));
+    const page = await texPage(
+      [
+        { text: `${text}\u0001`, font: 'CMR10', size: 10, x: 20, y: 100 },
+        { text: 'T', font: 'CMMI10', size: 10, x: x + 8.3, y: 100 },
+        { text: 'AGN', font: 'CMR7', size: 7, x: x + 14.1, y: 98.5 },
+        { text: ' in the gas.', font: 'CMR10', size: 10, x: x + 28, y: 100 },
+      ],
+      [],
+      { CMR10: { 1: '\u2206' } },
+    );
+    // Act
+    const { markdown } = layoutPage(page, buildLayoutProfile([page]));
+    // Assert
+    expect(markdown).toBe('each event leads to a change of $\\Delta T_{\\text{AGN}}$ in the gas.');
+  });
+});
+
 describe('units after a quantity', () => {
   /**
    * The Markdown of one line of glyphs set one after the other from x = 20 on baseline 100 (a
