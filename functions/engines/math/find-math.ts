@@ -555,7 +555,9 @@ export const lineParts = (
         ? (LEADING.exec(run.text)?.[0].length ?? 0)
         : 0;
     // A number whose decimal point or exponent is set in a math font is one with it (`0` `.5`).
-    // So is a number before a binary operator or a relation in a math font (`30` `−100`).
+    // So is a number before a binary operator or a relation in a math font (`30` `−100`), and
+    // one touching a letter of a math font, its coefficient (`1` `σ`: TeX sets `$1\sigma$`'s
+    // digit in roman, and a reader gives it in one run with the words before it).
     const number =
       after &&
       (/^[.,]\d?$/.test(after.text.trim()) || scriptOf(after, line) === 'sup') &&
@@ -566,7 +568,14 @@ export const lineParts = (
             scriptOf(after, line) === '' &&
             OPERATOR_LATEX.test(textLatex(after.text, after.fontName).latex)
           ? NUMBER_BEFORE_OPERATOR.exec(run.text.slice(lead))
-          : null;
+          : after &&
+              isMathRun(after) &&
+              scriptOf(after, line) === '' &&
+              scriptOf(run, line) === '' &&
+              /^\p{L}/u.test(after.text) &&
+              after.x - (run.x + run.w) < 0.1 * line.size
+            ? NUMBER_END.exec(run.text.slice(lead))
+            : null;
     const trail =
       number?.[0].length ??
       (after && isMathRun(after)

@@ -493,6 +493,22 @@ describe('a roman glyph touching the formula after it', () => {
     // Assert
     expect(markdown).toBe('each event leads to a change of $\\Delta T_{\\text{AGN}}$ in the gas.');
   });
+
+  it('takes a number touching a letter in math italic into its formula (`$1\\sigma$`)', async () => {
+    // Arrange: `the $1\\sigma$ interval` typed as `the 1$\\sigma$ interval` or set so: the 1
+    // in CMR10 ends the run of words before it, touching the sigma in CMMI10.
+    const bytes = await texPdf(
+      await line(72, 700, [
+        ['CMR10', 'The shaded band is the 1'],
+        ['CMMI10', 's'],
+        ['CMR10', ' confidence interval of the fit.'],
+      ]),
+    );
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe('The shaded band is the $1s$ confidence interval of the fit.');
+  });
 });
 
 describe('units after a quantity', () => {
