@@ -513,6 +513,32 @@ const unitsAfterQuantities = (
   return units;
 };
 
+/** Where an ordinary atom may end or start: a letter, a digit, a closing bracket or a prime. */
+const ORDINARY_END = /[\p{L}\p{N})\]}′']\s+$/u;
+const ORDINARY_START = /^[\p{L}\p{N}]/u;
+
+/**
+ * Whether a word space parts two formulas set one after the other (`$L_X-M_{200}$ $L_X-SFR$`):
+ * `prev` ends with a space the reader found and an ordinary glyph (a letter, a digit, a closing
+ * bracket), `next` is a math run on the line's baseline starting with a letter or a digit, and
+ * the gap is over 0.3 em. TeX sets no space between two ordinary atoms, a thin one after an
+ * operator name and a thick one (5/18 em) at most around a relation, which the glyph on either
+ * side then shows.
+ */
+const wordSpaceBetween = (
+  prev: TextRun | undefined,
+  next: TextRun | undefined,
+  line: LineMetrics,
+  scriptOf: (run: TextRun, line: LineMetrics) => Script,
+): boolean =>
+  prev !== undefined &&
+  next !== undefined &&
+  ORDINARY_END.test(prev.text) &&
+  ORDINARY_START.test(next.text) &&
+  isMathRun(next) &&
+  scriptOf(next, line) === '' &&
+  next.x - (prev.x + prev.w) > 0.3 * line.size;
+
 /**
  * The parts of a line of running text: formulas (runs in math fonts or of math-only code points,
  * with the digits, brackets, operators and scripts among and around them) read as LaTeX with
@@ -647,6 +673,7 @@ export const lineParts = (
     const group: TextRun[] = [];
     for (; k < pieces.length && (inFormula[k] === true) === formula; k++) {
       const piece = pieces[k];
+      if (formula && wordSpaceBetween(group.at(-1), piece, line, scriptOf)) break;
       if (piece) group.push(piece);
     }
     if (!formula) {

@@ -511,6 +511,39 @@ describe('a roman glyph touching the formula after it', () => {
   });
 });
 
+describe('formulas one after the other', () => {
+  it('reads two formulas a word space apart as two formulas ($L_X-M_{200}$ $L_X-SFR$)', async () => {
+    // Arrange: TeX's `$L_{\\rm X}-M_{200}$ $L_{\\rm X}-SFR$`: letters in CMMI10, the subscripts
+    // in CMR7, the minus signs in CMSY10 (code 0x00) with the medium space around them, and a
+    // word space (4 pt) between the 200 and the second L.
+    const text = 'The scatter in the ';
+    const glyphs: Glyphs[] = [{ text, font: 'CMR10', size: 10, x: 20, y: 100 }];
+    let x = 20 + (await widthOf(text, 10));
+    const put = async (font: string, t: string, after: number, size = 10, y = 100) => {
+      glyphs.push({ text: t, font, size, x, y });
+      x += (font === 'CMSY10' ? 7.8 : await widthOf(t, size)) + after;
+    };
+    for (const [i, last] of [
+      ['M', '200'],
+      ['SFR', ''],
+    ] as const) {
+      await put('CMMI10', 'L', 0);
+      await put('CMR7', 'X', 2.2, 7, 98.5);
+      await put('CMSY10', '\u0000', 2.2);
+      await put('CMMI10', i, 0);
+      if (last !== '') await put('CMR7', last, 4, 7, 98.5);
+    }
+    glyphs.push({ text: ' was small.', font: 'CMR10', size: 10, x, y: 100 });
+    const page = await texPage(glyphs);
+    // Act
+    const { markdown } = layoutPage(page, buildLayoutProfile([page]));
+    // Assert
+    expect(markdown).toBe(
+      'The scatter in the $L_{\\textrm{X}}-M_{200}$ $L_{\\textrm{X}}-SFR$ was small.',
+    );
+  });
+});
+
 describe('units after a quantity', () => {
   /**
    * The Markdown of one line of glyphs set one after the other from x = 20 on baseline 100 (a
