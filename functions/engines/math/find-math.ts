@@ -513,6 +513,30 @@ const unitsAfterQuantities = (
   return units;
 };
 
+/** The base of a power of ten ending a run, apart from any word or number. */
+const POWER_BASE = /(?<![\p{L}\d.,])10$/u;
+/** An exponent of ten: an integer, its sign in the same font. */
+const POWER_EXPONENT = /^\s*[-−+]?\d{1,3}\s*$/u;
+
+/**
+ * Whether `base` ends with `10` on the line's baseline and `exponent`, a superscript of digits,
+ * touches it: a power of ten (`$10^6$`), whose digits TeX sets in roman fonts, so that no glyph
+ * of it is a math font's.
+ */
+const powerOfTen = (
+  base: TextRun | undefined,
+  exponent: TextRun | undefined,
+  line: LineMetrics,
+  scriptOf: (run: TextRun, line: LineMetrics) => Script,
+): boolean =>
+  base !== undefined &&
+  exponent !== undefined &&
+  POWER_BASE.test(base.text) &&
+  POWER_EXPONENT.test(exponent.text) &&
+  scriptOf(base, line) === '' &&
+  scriptOf(exponent, line) === 'sup' &&
+  exponent.x - (base.x + base.w) < 0.1 * line.size;
+
 /** Where an ordinary atom may end or start: a letter, a digit, a closing bracket or a prime. */
 const ORDINARY_END = /[\p{L}\p{N})\]}′']\s+$/u;
 const ORDINARY_START = /^[\p{L}\p{N}]/u;
@@ -557,7 +581,9 @@ export const lineParts = (
   tally?: MathTally,
 ): LinePart[] | null => {
   const runs = lineRuns.flatMap(cutGreek);
-  if (!runs.some(isMathRun)) return null;
+  if (!runs.some((r, i) => isMathRun(r) || powerOfTen(r, runs[i + 1], line, scriptOf))) {
+    return null;
+  }
   // Text runs next to a formula give it their leading and trailing connectors.
   const pieces: TextRun[] = [];
   runs.forEach((run, i) => {
@@ -634,6 +660,15 @@ export const lineParts = (
     return 'text';
   });
   const inFormula = roles.map((r) => r === 'math');
+  // A power of ten is a formula, though set in roman fonts (`10` `6`).
+  const powers = new Set<TextRun>();
+  for (let i = 0; i + 1 < pieces.length; i++) {
+    const [base, exponent] = [pieces[i], pieces[i + 1]];
+    if (!base || !exponent || !powerOfTen(base, exponent, line, scriptOf)) continue;
+    inFormula[i] = true;
+    inFormula[i + 1] = true;
+    powers.add(base);
+  }
   // Scripts hang on the formula before them; connectors join formulas on either side of them;
   // a name in sans serif or a bold letter is one with the formula it touches
   // (`\\mathsf{EI}(\\theta)`, `0.01\\mathbf{I}_{p}`).
@@ -685,7 +720,13 @@ export const lineParts = (
     const scripts = new Set(glyphs.map((r) => scriptOf(r, line)));
     const script = scripts.size === 1 && !scripts.has('') ? [...scripts][0] : undefined;
     parts.push(
-      ...formulaParts(group, tally, script === 'sup' ? '^' : script === 'sub' ? '_' : '', units),
+      ...formulaParts(
+        group,
+        tally,
+        script === 'sup' ? '^' : script === 'sub' ? '_' : '',
+        units,
+        powers,
+      ),
     );
   }
   return parts;
@@ -786,17 +827,25 @@ const CLOSING_PUNCTUATION = /(?<!\\)[,.;:]+$/;
  * The parts of a formula's runs: the formula and, after it, its closing punctuation as text; the
  * runs as text when they are only punctuation and digits (but for a script: `^{2}` after a unit
  * set in text), or when KaTeX does not parse the LaTeX. `script` marks runs that are all a
- * superscript (`^`) or a subscript (`_`) of the text before them.
+ * superscript (`^`) or a subscript (`_`) of the text before them; `powers` holds the bases of
+ * powers of ten set in roman fonts, each a formula with its exponent.
  */
 const formulaParts = (
   group: TextRun[],
   tally: MathTally | undefined,
   script: '^' | '_' | '',
   units: ReadonlyMap<TextRun, UnitPiece> = new Map(),
+  powers: ReadonlySet<TextRun> = new Set(),
 ): LinePart[] => {
-  // Connectors that open or close the group without a formula glyph inside are text.
-  if (!group.some(isMathRun) && !group.some((r) => MATH_SIGN.test(r.text)))
+  // Connectors that open or close the group without a formula glyph (or a power of ten's base)
+  // inside are text.
+  if (
+    !group.some(isMathRun) &&
+    !group.some((r) => MATH_SIGN.test(r.text)) &&
+    !group.some((r) => powers.has(r))
+  ) {
     return [{ runs: group }];
+  }
   const full = groupLatex(group, units);
   const punctuation = CLOSING_PUNCTUATION.exec(full)?.[0] ?? '';
   let body = full.slice(0, full.length - punctuation.length);

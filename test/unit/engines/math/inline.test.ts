@@ -544,6 +544,35 @@ describe('formulas one after the other', () => {
   });
 });
 
+describe('powers of ten', () => {
+  it('reads a power of ten set in roman fonts as a formula ($10^6$)', async () => {
+    // Arrange: TeX's `$10^6$ K`: 10 in CMR10 at the end of a run of words, 6 in CMR8 raised
+    // 4 pt, touching it; no glyph on its line is a math font's (the next line's `n` is). Then
+    // a footnote mark in CMR8 after a word, which stays a superscript of the text.
+    const bytes = await texPdf([
+      ...(await line(72, 700, [
+        ['CMR10', 'The halo would have a temperature of 10'],
+        ['CMR8', '6', 8, 4],
+        ['CMR10', ' K, as Spitzer suggested'],
+        ['CMR8', '2', 8, 4],
+        ['CMR10', ', and'],
+      ])),
+      ...(await line(72, 686, [
+        ['CMR10', 'a density '],
+        ['CMMI10', 'n'],
+        ['CMR10', ' that is low.'],
+      ])),
+    ]);
+    // Act
+    const markdown = await markdownOf(bytes);
+    // Assert
+    expect(markdown).toBe(
+      'The halo would have a temperature of $10^{6}$ K, as Spitzer suggested<sup>2</sup>, and ' +
+        'a density $n$ that is low.',
+    );
+  });
+});
+
 describe('units after a quantity', () => {
   /**
    * The Markdown of one line of glyphs set one after the other from x = 20 on baseline 100 (a
