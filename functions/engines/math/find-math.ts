@@ -651,7 +651,8 @@ export const lineParts = (
     }
     if (CONNECTOR.test(p.text) || FUNCTION_NAME.test(p.text)) return 'connector';
     if (CONNECTOR_WITH_NAMES.test(p.text)) return 'connector';
-    if (/^\S+$/.test(p.text) && isSansName(p.fontName, p.text)) return 'name';
+    // A word space the reader gives after the name (`EI ` `>`) does not make it prose.
+    if (/^\S+\s?$/.test(p.text) && isSansName(p.fontName, p.text.trim())) return 'name';
     // A letter of TeX's bold text font is a bold symbol (`\mathbf{I}`) when it touches a formula.
     if (/^[A-Za-z]$/.test(p.text) && texFamily(p.fontName) === 'bold') return 'name';
     // A letter carrying a script in a math font is its base (`\rm M_\odot`, `Z_\odot`).

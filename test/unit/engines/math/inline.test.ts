@@ -494,6 +494,30 @@ describe('a roman glyph touching the formula after it', () => {
     expect(markdown).toBe('each event leads to a change of $\\Delta T_{\\text{AGN}}$ in the gas.');
   });
 
+  it('reads an upright Delta, a name in sans serif and a relation as one formula', async () => {
+    // Arrange: TeX's `$\\Delta\\mathsf{EI}>0$`: the Delta in CMR10 (U+2206 by its ToUnicode
+    // map) ending a run of words, EI in CMSS10 with the word space the reader finds after it
+    // before the relation in CMMI10 (code 0x3E), and 0 in CMR10 with the words after it.
+    const text = 'until the value is smaller than some ';
+    const x = 20 + (await widthOf(text, 10));
+    const page = await texPage(
+      [
+        { text: `${text}\u0001`, font: 'CMR10', size: 10, x: 20, y: 100 },
+        { text: 'EI', font: 'CMSS10', size: 10, x: x + 8.3, y: 100 },
+        { text: '>', font: 'CMMI10', size: 10, x: x + 23, y: 100 },
+        { text: '0, i.e. never.', font: 'CMR10', size: 10, x: x + 34, y: 100 },
+      ],
+      [],
+      { CMR10: { 1: '\u2206' } },
+    );
+    // Act
+    const { markdown } = layoutPage(page, buildLayoutProfile([page]));
+    // Assert
+    expect(markdown).toBe(
+      'until the value is smaller than some $\\Delta\\mathsf{EI}>0$, i.e. never.',
+    );
+  });
+
   it('takes a number touching a letter in math italic into its formula (`$1\\sigma$`)', async () => {
     // Arrange: `the $1\\sigma$ interval` typed as `the 1$\\sigma$ interval` or set so: the 1
     // in CMR10 ends the run of words before it, touching the sigma in CMMI10.
