@@ -131,10 +131,15 @@ export const styledText = (
     if (script !== '') {
       if (text.trim() === '') return;
       const closing = `</${script}>`;
-      // Pieces of one script set one after the other (`t`, `−`, `1`) are one script.
+      // Pieces of one script set one after the other (`t`, `−`, `1`) are one script. A space the
+      // reader gives before or after the script stays outside its tags.
       if (out.endsWith(closing)) out = out.slice(0, -closing.length) + escapeInline(text.trim());
-      else out += `<${script}>${escapeInline(text.trim())}`;
+      else {
+        if (/^\s/.test(text) && out !== '' && !/\s$/.test(out)) out += ' ';
+        out += `<${script}>${escapeInline(text.trim())}`;
+      }
       out += closing;
+      if (/\s$/.test(text)) out += ' ';
       return;
     }
     const bold = letters(text) >= 2 && run.bold && !blockBold;

@@ -5,6 +5,8 @@ import { joinLines, styledText } from '../../../../functions/engines/layout/inli
 import { layoutPage } from '../../../../functions/engines/layout/layout-page.js';
 import { buildLayoutProfile } from '../../../../functions/engines/layout/profile.js';
 import type { TextRun } from '../../../../functions/engines/layout/types.js';
+import { pdfiumMarkdownOf } from '../../../support/markdown-of.js';
+import { line, texPdf } from '../../../support/tex-pdf.js';
 import { CHAR, page, run } from './page-fixtures.js';
 
 const layout = (runs: TextRun[]): string => {
@@ -59,6 +61,27 @@ describe('superscripts and subscripts', () => {
       run('is the state', 70, 100),
     ];
     expect(styledText(runs, false, false)).toBe('x<sub>t−1</sub> is the state');
+  });
+});
+
+describe('a superscript with a space on either side', () => {
+  it('keeps the space after a footnote mark that the text layer gives with the mark', async () => {
+    // Arrange: `suggested²` then ` by ...`: the reader gives the space after the CMR8 mark.
+    const bytes = await texPdf([
+      ...(await line(72, 700, [
+        ['CMR10', 'The halo is hot as Spitzer suggested'],
+        ['CMR8', '2', 8, 4],
+        ['CMR10', ' by a long argument that we follow here'],
+      ])),
+      ...(await line(72, 686, [['CMR10', 'and a density that is low in the end.']])),
+    ]);
+    // Act
+    const markdown = await pdfiumMarkdownOf(bytes);
+    // Assert
+    expect(markdown).toBe(
+      'The halo is hot as Spitzer suggested<sup>2</sup> by a long argument that we follow here ' +
+        'and a density that is low in the end.',
+    );
   });
 });
 
