@@ -114,9 +114,15 @@ export async function parsePage(
       ));
     }
 
-    // Fences, repetition loops, list markers (or plain paragraphs), unsupported sentences.
+    // Fences, repetition loops, list markers (or plain paragraphs), unsupported sentences; a
+    // transcription of the text layer is checked against no evidence: its evidence is its source
+    // (its only words not in it are those of formulas rebuilt as LaTeX).
     const cleaned = postprocessPage(
-      { pageNumber: page.page_number, markdown: page.content_markdown, evidenceText: evidence },
+      {
+        pageNumber: page.page_number,
+        markdown: page.content_markdown,
+        evidenceText: readsTextLayer(ports.providers, page.provider) ? null : evidence,
+      },
       {
         maintainFormat: record.options.maintain_format,
         generative: isGenerative(ports.providers, page.provider),
@@ -228,6 +234,13 @@ async function comparePage(
 function isGenerative(providers: PipelinePorts['providers'], id: string): boolean {
   return (['fast', 'pro', 'premium'] as const).some((tier) =>
     providers.chain(tier).some((p) => p.id === id && p.generative === true),
+  );
+}
+
+/** Whether the provider transcribes the page's text layer (any tier's chain says so). */
+function readsTextLayer(providers: PipelinePorts['providers'], id: string): boolean {
+  return (['fast', 'pro', 'premium'] as const).some((tier) =>
+    providers.chain(tier).some((p) => p.id === id && p.needsTextLayer),
   );
 }
 

@@ -50,11 +50,13 @@ const resultOf = async (world: PipelineWorld, key: string) =>
 
 describe('verify', () => {
   it('flags potential_hallucination once on a page with unsupported sentences', async () => {
-    // Arrange
+    // Arrange: a vision model's answer beside the words of the page.
+    const vlm = new FakePageProvider('vlm', {
+      markdown: 'Completely invented quarterly figures about dragons.',
+      evidenceText: 'Revenue rose by four percent in the third quarter of the year.',
+    });
     const { world, requestId } = await parsed({
-      textProvider: new FakePageProvider('pdf-text', {
-        markdown: 'Completely invented quarterly figures about dragons.',
-      }),
+      providers: providerRegistry([{ provider: vlm, needsTextLayer: false, generative: true }]),
     });
     // Act
     await verify({ requestId }, world);
@@ -68,6 +70,22 @@ describe('verify', () => {
         detail: expect.stringContaining('under half of their words in the evidence') as unknown,
       },
     ]);
+  });
+
+  it('checks no sentence of a transcription of the text layer against that text layer', async () => {
+    // Arrange: the text-layer provider's evidence is its own source; a sentence it does not hold
+    // (a formula rebuilt as LaTeX, say) is not a model's invention.
+    const { world, requestId } = await parsed({
+      textProvider: new FakePageProvider('pdf-text', {
+        markdown:
+          '$$\\sum_{i=1}^{N}\\frac{\\alpha_{i}}{\\beta_{i}}\\exp\\left(-\\frac{\\gamma}{\\delta}\\right)$$',
+        evidenceText: '∑ N i=1 α i β i exp − γ δ',
+      }),
+    });
+    // Act
+    const [page] = await readCheckpoints(world, requestId);
+    // Assert
+    expect(page?.warnings).toEqual([]);
   });
 
   it('flags potential_hallucination on a page whose text differs from the evidence as a whole', async () => {
