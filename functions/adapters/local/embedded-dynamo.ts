@@ -1,5 +1,6 @@
+import { EventEmitter } from 'node:events';
 import { mkdir } from 'node:fs/promises';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
@@ -48,6 +49,67 @@ const UNSIGNED: RequestSigner = {
     return Promise.resolve(request);
   },
 };
+
+/** dynalite's largest request body (its MAX_REQUEST_BYTES); a larger one is answered 413. */
+const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+
+/**
+ * dynalite's request listener as the TCP endpoint serves it, behind a guard: dynalite throws,
+ * outside any caller, when a client aborts its upload (`req.on('error', err => { throw err })`)
+ * or when a request's validation fails with an error of its own (a stack overflow on an item
+ * nested thousands deep), and either would end this process. Here the body is read first (an
+ * aborted upload is dropped), then handed to dynalite as one `data` event, as the in-process
+ * handler does, and an error it throws is answered 500 to that request alone. A request with an
+ * `Origin` header (a web page in a browser, which dynalite would allow any origin) is refused.
+ */
+const guardedListener =
+  (engine: RequestListener): RequestListener =>
+  (request, response) => {
+    if (request.headers.origin !== undefined) {
+      request.resume();
+      response.statusCode = 403;
+      response.end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    request.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= MAX_REQUEST_BYTES) chunks.push(chunk);
+    });
+    request.on('error', () => {
+      // The client went away before the end of its body: nothing to answer.
+    });
+    request.on('end', () => {
+      if (bytes > MAX_REQUEST_BYTES) {
+        response.statusCode = 413;
+        response.end();
+        return;
+      }
+      const incoming = Object.assign(new EventEmitter(), {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+      });
+      try {
+        engine(incoming as unknown as IncomingMessage, response);
+        if (bytes > 0) incoming.emit('data', Buffer.concat(chunks, bytes));
+        incoming.emit('end');
+      } catch (error) {
+        if (response.headersSent) {
+          response.destroy();
+          return;
+        }
+        const body = JSON.stringify({
+          __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
+          message: error instanceof Error ? error.message : String(error),
+        });
+        response.statusCode = 500;
+        response.setHeader('Content-Type', 'application/x-amz-json-1.0');
+        response.end(body);
+      }
+    });
+  };
 
 /** How long {@link EmbeddedDynamo.ensureTable} waits for a table to become ACTIVE. */
 const TABLE_ACTIVE_TIMEOUT_MS = 30_000;
@@ -102,6 +164,9 @@ export async function startEmbeddedDynamo(
   if (path !== undefined) await mkdir(path, { recursive: true });
 
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const engine = server.listeners('request')[0] as RequestListener;
+  server.removeAllListeners('request');
+  server.on('request', guardedListener(engine));
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(options.port ?? 0, HOST, () => {
@@ -112,7 +177,7 @@ export async function startEmbeddedDynamo(
 
   const { port } = server.address() as AddressInfo;
   const endpoint = `http://${HOST}:${port}`;
-  const handler = new InProcessHttpHandler(server.listeners('request')[0] as RequestListener);
+  const handler = new InProcessHttpHandler(engine);
   const client = new DynamoDBClient({
     endpoint,
     region: 'local',
