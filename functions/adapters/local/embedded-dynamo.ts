@@ -140,7 +140,8 @@ export interface EmbeddedDynamo {
   ensureTable(definition: ServiceTableDefinition): Promise<void>;
   /**
    * Closes the clients and the server (flushing the on-disk store) once the requests in flight
-   * are answered; a request made after the call fails. Safe to call twice.
+   * are answered (or after 10 s, for a request dynalite never answers); a request made after the
+   * call fails. Safe to call twice.
    */
   stop(): Promise<void>;
 }
@@ -195,7 +196,8 @@ export async function startEmbeddedDynamo(
     ensureTable: (definition) => ensureTable(client, definition),
     stop: () =>
       (stopping ??= (async () => {
-        // Requests already inside dynalite are answered before its store closes; later ones fail.
+        // Requests already inside dynalite are answered before its store closes (for at most
+        // the handler's close timeout); later ones fail.
         await handler.close();
         documentClient.destroy();
         client.destroy();
