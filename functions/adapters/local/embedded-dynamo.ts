@@ -31,7 +31,53 @@ interface DynaliteOptions {
 type Dynalite = (options: DynaliteOptions) => Server;
 
 // dynalite is CommonJS.
-const dynalite = createRequire(import.meta.url)('dynalite') as Dynalite;
+const require = createRequire(import.meta.url);
+const dynalite = require('dynalite') as Dynalite;
+
+/** A store method of dynalite's with a Node-style callback as its last argument. */
+type StoreMethod = (...args: unknown[]) => unknown;
+/** An error as dynalite's handlers answer it: with a status code and a DynamoDB error body. */
+type AnsweredError = Error & { statusCode?: number; body?: unknown };
+
+/**
+ * dynalite's store (`dynalite/db`), whose `create` it calls for each server. An error of the
+ * LevelDB store under it (an I/O error: a full disk) reaches dynalite's handlers without a
+ * status code, and they throw it outside any caller (`if (err) throw err`), which would end this
+ * process; `create` is wrapped once so that such an error is answered as DynamoDB's
+ * InternalServerError (500, which the SDK retries) to the request that met it alone.
+ */
+const dynaliteStore = require('dynalite/db') as {
+  create: (options: DynaliteOptions) => { db: Record<string, StoreMethod> };
+  answersStoreErrors?: true;
+};
+if (!dynaliteStore.answersStoreErrors) {
+  const create = dynaliteStore.create;
+  dynaliteStore.create = (options) => {
+    const store = create(options);
+    for (const name of ['get', 'put', 'del', 'batch']) {
+      const method = store.db[name];
+      if (typeof method !== 'function') continue;
+      store.db[name] = (...args: unknown[]) => {
+        const done = args.at(-1);
+        if (typeof done === 'function') {
+          args[args.length - 1] = (error: AnsweredError | null, ...rest: unknown[]) => {
+            if (error && error.statusCode === undefined && error.name !== 'NotFoundError') {
+              error.statusCode = 500;
+              error.body = {
+                __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
+                message: error.message,
+              };
+            }
+            (done as (...a: unknown[]) => void)(error, ...rest);
+          };
+        }
+        return method(...args);
+      };
+    }
+    return store;
+  };
+  dynaliteStore.answersStoreErrors = true;
+}
 
 const HOST = '127.0.0.1';
 

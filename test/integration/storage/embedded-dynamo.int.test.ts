@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -155,4 +156,47 @@ describe('the embedded DynamoDB endpoint over TCP', () => {
     expect(scan.status).toBe(403);
     expect(scan.headers.get('access-control-allow-origin')).toBeNull();
   });
+});
+
+describe('the embedded DynamoDB store', () => {
+  it('answers a write its store fails (a full disk) with an error to that caller alone', async () => {
+    // Arrange: LevelDB's in-memory store fails the writes of one item as a full disk would.
+    type Put = (key: unknown, value: unknown, options: unknown) => Promise<void>;
+    const { MemoryLevel } = createRequire(import.meta.url)('memory-level') as {
+      MemoryLevel: { prototype: { _put: Put } };
+    };
+    const put = MemoryLevel.prototype._put;
+    MemoryLevel.prototype._put = function (this: unknown, key, value, options) {
+      if (String(value).includes('disk-full')) {
+        return Promise.reject(
+          Object.assign(new Error('IO error: No space left on device'), { code: 'LEVEL_IO_ERROR' }),
+        );
+      }
+      return put.call(this, key, value, options);
+    };
+    const own = await startEmbeddedDynamo();
+    try {
+      await own.ensureTable(serviceTable(TABLE));
+      const write = (note: string) =>
+        own.documentClient.send(
+          new PutCommand({ TableName: TABLE, Item: { pk: 'REQ#disk', sk: 'META', note } }),
+        );
+      // Act
+      const failed = await write('disk-full').then(
+        () => 'written',
+        (error: unknown) => (error as Error).name,
+      );
+      await write('fine');
+      const read = await own.documentClient.send(
+        new GetCommand({ TableName: TABLE, Key: { pk: 'REQ#disk', sk: 'META' } }),
+      );
+      // Assert: the caller is told, the process lives on (vitest reports an uncaught error), and
+      // the item's lock was released for the next write.
+      expect(failed).toBe('InternalServerError');
+      expect(read.Item?.note).toBe('fine');
+    } finally {
+      MemoryLevel.prototype._put = put;
+      await own.stop();
+    }
+  }, 20_000);
 });
