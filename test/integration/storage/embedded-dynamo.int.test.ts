@@ -80,6 +80,22 @@ describe('the embedded DynamoDB client', () => {
       expect(refusals.filter((r) => !/stopping/.test(r))).toEqual([]);
       expect(refusals.length).toBeLessThan(50);
       expect(late).toMatch(/stopping|destroyed/);
+      // ...and every write answered as written is in the store when it is opened again.
+      const written = outcomes.flatMap((o, n) => (o.status === 'fulfilled' ? [n] : []));
+      const reopened = await startEmbeddedDynamo({ path: dir });
+      try {
+        const found = await Promise.all(
+          written.map(async (n) => {
+            const { Item: item } = await reopened.documentClient.send(
+              new GetCommand({ TableName: TABLE, Key: { pk: `REQ#${String(n)}`, sk: 'META' } }),
+            );
+            return item?.n as number | undefined;
+          }),
+        );
+        expect(found).toEqual(written);
+      } finally {
+        await reopened.stop();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
