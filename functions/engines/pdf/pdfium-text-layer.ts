@@ -581,6 +581,9 @@ class TextLayerReader {
    * `(` (`\Bigg(`), reads as a space, which PDFium keeps as no character. A CMEX text object that
    * no character of the text page belongs to and whose text is empty or that space becomes a run of
    * the glyph (U+2420, see `texControlChar`) over the object's bounds, on its origin's baseline.
+   * (`FPDFTextObj_GetText` reads the text page, so any object it left out reads as empty: one
+   * drawn over a glyph already read, a copy, is skipped; see {@link OVERPRINT_EM}. At most
+   * {@link MAX_UNLISTED_EXTENSION_GLYPHS} glyphs a page.)
    */
   #addUnlistedExtensionGlyphs(textObjects: readonly PlacedObject[]): void {
     const pdfium = this.#pdfium;
