@@ -1,5 +1,6 @@
+import { EventEmitter } from 'node:events';
 import { mkdir } from 'node:fs/promises';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
@@ -30,7 +31,53 @@ interface DynaliteOptions {
 type Dynalite = (options: DynaliteOptions) => Server;
 
 // dynalite is CommonJS.
-const dynalite = createRequire(import.meta.url)('dynalite') as Dynalite;
+const require = createRequire(import.meta.url);
+const dynalite = require('dynalite') as Dynalite;
+
+/** A store method of dynalite's with a Node-style callback as its last argument. */
+type StoreMethod = (...args: unknown[]) => unknown;
+/** An error as dynalite's handlers answer it: with a status code and a DynamoDB error body. */
+type AnsweredError = Error & { statusCode?: number; body?: unknown };
+
+/**
+ * dynalite's store (`dynalite/db`), whose `create` it calls for each server. An error of the
+ * LevelDB store under it (an I/O error: a full disk) reaches dynalite's handlers without a
+ * status code, and they throw it outside any caller (`if (err) throw err`), which would end this
+ * process; `create` is wrapped once so that such an error is answered as DynamoDB's
+ * InternalServerError (500, which the SDK retries) to the request that met it alone.
+ */
+const dynaliteStore = require('dynalite/db') as {
+  create: (options: DynaliteOptions) => { db: Record<string, StoreMethod> };
+  answersStoreErrors?: true;
+};
+if (!dynaliteStore.answersStoreErrors) {
+  const create = dynaliteStore.create;
+  dynaliteStore.create = (options) => {
+    const store = create(options);
+    for (const name of ['get', 'put', 'del', 'batch']) {
+      const method = store.db[name];
+      if (typeof method !== 'function') continue;
+      store.db[name] = (...args: unknown[]) => {
+        const done = args.at(-1);
+        if (typeof done === 'function') {
+          args[args.length - 1] = (error: AnsweredError | null, ...rest: unknown[]) => {
+            if (error && error.statusCode === undefined && error.name !== 'NotFoundError') {
+              error.statusCode = 500;
+              error.body = {
+                __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
+                message: error.message,
+              };
+            }
+            (done as (...a: unknown[]) => void)(error, ...rest);
+          };
+        }
+        return method(...args);
+      };
+    }
+    return store;
+  };
+  dynaliteStore.answersStoreErrors = true;
+}
 
 const HOST = '127.0.0.1';
 
@@ -48,6 +95,67 @@ const UNSIGNED: RequestSigner = {
     return Promise.resolve(request);
   },
 };
+
+/** dynalite's largest request body (its MAX_REQUEST_BYTES); a larger one is answered 413. */
+const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+
+/**
+ * dynalite's request listener as the TCP endpoint serves it, behind a guard: dynalite throws,
+ * outside any caller, when a client aborts its upload (`req.on('error', err => { throw err })`)
+ * or when a request's validation fails with an error of its own (a stack overflow on an item
+ * nested thousands deep), and either would end this process. Here the body is read first (an
+ * aborted upload is dropped), then handed to dynalite as one `data` event, as the in-process
+ * handler does, and an error it throws is answered 500 to that request alone. A request with an
+ * `Origin` header (a web page in a browser, which dynalite would allow any origin) is refused.
+ */
+const guardedListener =
+  (engine: RequestListener): RequestListener =>
+  (request, response) => {
+    if (request.headers.origin !== undefined) {
+      request.resume();
+      response.statusCode = 403;
+      response.end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    request.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= MAX_REQUEST_BYTES) chunks.push(chunk);
+    });
+    request.on('error', () => {
+      // The client went away before the end of its body: nothing to answer.
+    });
+    request.on('end', () => {
+      if (bytes > MAX_REQUEST_BYTES) {
+        response.statusCode = 413;
+        response.end();
+        return;
+      }
+      const incoming = Object.assign(new EventEmitter(), {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+      });
+      try {
+        engine(incoming as unknown as IncomingMessage, response);
+        if (bytes > 0) incoming.emit('data', Buffer.concat(chunks, bytes));
+        incoming.emit('end');
+      } catch (error) {
+        if (response.headersSent) {
+          response.destroy();
+          return;
+        }
+        const body = JSON.stringify({
+          __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
+          message: error instanceof Error ? error.message : String(error),
+        });
+        response.statusCode = 500;
+        response.setHeader('Content-Type', 'application/x-amz-json-1.0');
+        response.end(body);
+      }
+    });
+  };
 
 /** How long {@link EmbeddedDynamo.ensureTable} waits for a table to become ACTIVE. */
 const TABLE_ACTIVE_TIMEOUT_MS = 30_000;
@@ -78,7 +186,8 @@ export interface EmbeddedDynamo {
   ensureTable(definition: ServiceTableDefinition): Promise<void>;
   /**
    * Closes the clients and the server (flushing the on-disk store) once the requests in flight
-   * are answered; a request made after the call fails. Safe to call twice.
+   * are answered (or after 10 s, for a request dynalite never answers); a request made after the
+   * call fails. Safe to call twice.
    */
   stop(): Promise<void>;
 }
@@ -102,6 +211,9 @@ export async function startEmbeddedDynamo(
   if (path !== undefined) await mkdir(path, { recursive: true });
 
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const engine = server.listeners('request')[0] as RequestListener;
+  server.removeAllListeners('request');
+  server.on('request', guardedListener(engine));
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(options.port ?? 0, HOST, () => {
@@ -112,7 +224,7 @@ export async function startEmbeddedDynamo(
 
   const { port } = server.address() as AddressInfo;
   const endpoint = `http://${HOST}:${port}`;
-  const handler = new InProcessHttpHandler(server.listeners('request')[0] as RequestListener);
+  const handler = new InProcessHttpHandler(engine);
   const client = new DynamoDBClient({
     endpoint,
     region: 'local',
@@ -130,7 +242,8 @@ export async function startEmbeddedDynamo(
     ensureTable: (definition) => ensureTable(client, definition),
     stop: () =>
       (stopping ??= (async () => {
-        // Requests already inside dynalite are answered before its store closes; later ones fail.
+        // Requests already inside dynalite are answered before its store closes (for at most
+        // the handler's close timeout); later ones fail.
         await handler.close();
         documentClient.destroy();
         client.destroy();

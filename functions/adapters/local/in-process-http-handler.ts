@@ -3,6 +3,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpRequest, HttpResponse, RequestHandler } from '@smithy/types';
 import { countStorageCall } from '../storage-calls.js';
 
+/**
+ * How long {@link InProcessHttpHandler.close} waits for the requests in flight by default: well
+ * past any answer from the embedded engine, short enough that a request it never answers (its
+ * callback lost to an error it threw outside any caller) cannot hold a server's stop forever.
+ */
+const CLOSE_TIMEOUT_MS = 10_000;
+
 /** A Node `request` listener, as `http.createServer` takes. */
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -49,11 +56,27 @@ export class InProcessHttpHandler implements RequestHandler<HttpRequest, HttpRes
   /**
    * Takes no further request and resolves once every request handed to the listener is answered,
    * so that the engine behind it can be stopped without a request still inside it (dynalite
-   * throws, outside any caller, when its store closes under a running request).
+   * throws, outside any caller, when its store closes under a running request), or once
+   * `timeoutMs` have passed, so that a request the listener never answers cannot hold it forever.
+   * @returns true when every request was answered, false when some were still unanswered.
    */
-  async close(): Promise<void> {
+  async close(timeoutMs = CLOSE_TIMEOUT_MS): Promise<boolean> {
     this.#closed = true;
-    await Promise.allSettled([...this.#inFlight]);
+    if (this.#inFlight.size === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((give) => {
+      timer = setTimeout(() => {
+        give(false);
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([
+        Promise.allSettled([...this.#inFlight]).then(() => true as const),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   #send(request: HttpRequest): Promise<{ response: HttpResponse }> {

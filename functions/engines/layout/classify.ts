@@ -177,19 +177,32 @@ const hangingIndents = (
   return hangs > firstIndents;
 };
 
+/** Lines after a dash-opened line searched for another item of a flush dash list. */
+const DASH_ITEM_LOOKAHEAD = 12;
+
 /**
  * A line of a justified paragraph that happens to open with a dash (`– increases with the total
  * mass`, a parenthetical dash falling at a line start), not a list item: the line before runs to
  * the right edge without closing a sentence or a clause, this line starts at its left edge and
  * runs to the right edge too, its first word is lower-case, and the line after it (if any) starts
  * at the same left edge with no marker. A dash list set flush with its paragraph has short items,
- * or wraps them under their text.
+ * or wraps them under their text, or has another item: a line among the next
+ * {@link DASH_ITEM_LOOKAHEAD} opening with a dash at the same left edge.
  */
-const dashContinues = (line: Line, prev: Line, next: Line | undefined, leafX1: number): boolean => {
+const dashContinues = (
+  line: Line,
+  prev: Line,
+  following: readonly Line[],
+  leafX1: number,
+): boolean => {
   const em = line.size;
   const full = (l: Line): boolean => l.x1 >= leafX1 - 2 * l.size;
+  const next = following[0];
   return (
     /^[–—-]\s+\p{Ll}/u.test(line.text) &&
+    !following
+      .slice(0, DASH_ITEM_LOOKAHEAD)
+      .some((l) => /^[–—-]\s/u.test(l.text) && Math.abs(l.x0 - line.x0) < 0.5 * em) &&
     full(prev) &&
     full(line) &&
     !/[.!?:;]$/.test(prev.text.trim()) &&
@@ -276,7 +289,11 @@ export const linesToBlocks = (
           (BULLET.test(line.text) ||
             UNMAPPED_MARKER.test(line.text) ||
             (ENUMERATOR.test(line.text) && !line.bold)) &&
-          !(prev && currentKind === 'paragraph' && dashContinues(line, prev, lines[k + 1], leafX1))
+          !(
+            prev &&
+            currentKind === 'paragraph' &&
+            dashContinues(line, prev, lines.slice(k + 1, k + 1 + DASH_ITEM_LOOKAHEAD), leafX1)
+          )
         ? 'list_item'
         : 'paragraph';
     if (!prev) {

@@ -29,6 +29,19 @@ const WORD_GAP_EM = 0.25;
  * (`console`, `.`, `log`, `(`) a few tenths of a point apart, and PDFium reads each step as a space.
  */
 const FIXED_PITCH_SPACE_EM = 0.3;
+/**
+ * Most CMEX text objects left out of the text page that are looked at per page, and most glyphs
+ * made of them: a TeX page has a few `\Bigg(`; a page of thousands of such objects (each its own
+ * run, which layout compares with every other) would cost minutes.
+ */
+const MAX_UNLISTED_EXTENSION_OBJECTS = 2_000;
+const MAX_UNLISTED_EXTENSION_GLYPHS = 100;
+/**
+ * Distance (in em) within which an unlisted CMEX object's box centre lies from a glyph already
+ * read to be a copy of it: PDFium leaves out a glyph drawn again over itself (a poor man's bold
+ * draws it three times a fraction of a point apart), and its object then has no text either.
+ */
+const OVERPRINT_EM = 0.25;
 
 /** What every character of one text object shares. */
 interface TextObjectInfo {
@@ -317,6 +330,8 @@ class TextLayerReader {
   readonly #raw: string[] = [];
   readonly #fonts = new Set<string>();
   readonly #objects = new Map<number, TextObjectInfo>();
+  /** Indices of the text page's characters in a TeX extension font (CMEX). */
+  readonly #extensionChars: number[] = [];
   readonly #fontStyles = new Map<number, FontInfo>();
   #open: OpenRun | undefined = undefined;
   #rotated: OpenRotatedRun | undefined = undefined;
@@ -385,6 +400,7 @@ class TextLayerReader {
     const object = lib.FPDFText_GetTextObject(this.#textPage, i);
     if (object === 0) return;
     const info = this.#infoOf(object, i);
+    if (info.texFamily === 'extension') this.#extensionChars.push(i);
     // PDFium marks a hyphen that ends a line as U+0002. A TeX math font without a ToUnicode map
     // gives its glyphs' codes: those that would read as white space (0x09–0x0D: CMSY's ⊙, ⊗...,
     // CMMI's α, β, γ, Ψ, Ω; CMEX's 0x20, the largest `(`) are read as their glyphs; the LaTeX is
@@ -565,14 +581,25 @@ class TextLayerReader {
    * `(` (`\Bigg(`), reads as a space, which PDFium keeps as no character. A CMEX text object that
    * no character of the text page belongs to and whose text is empty or that space becomes a run of
    * the glyph (U+2420, see `texControlChar`) over the object's bounds, on its origin's baseline.
+   * (`FPDFTextObj_GetText` reads the text page, so any object it left out reads as empty: one
+   * drawn over a glyph already read, a copy, is skipped; see {@link OVERPRINT_EM}. At most
+   * {@link MAX_UNLISTED_EXTENSION_GLYPHS} glyphs a page.)
    */
   #addUnlistedExtensionGlyphs(textObjects: readonly PlacedObject[]): void {
     const pdfium = this.#pdfium;
     const { fn: lib, scratch } = pdfium;
+    /** Box centres (pixels) of the CMEX glyphs read: the text page's, then these. */
+    let drawn: CentreGrid | undefined;
+    let examined = 0;
+    let added = 0;
     for (const { object, parent } of textObjects) {
       if (this.#objects.has(object)) continue;
       const font = this.#fontOf(object);
       if (font.texFamily !== 'extension') continue;
+      if (++examined > MAX_UNLISTED_EXTENSION_OBJECTS || added >= MAX_UNLISTED_EXTENSION_GLYPHS) {
+        break;
+      }
+      drawn ??= this.#extensionGlyphCentres();
       const bytes = lib.FPDFTextObj_GetText(object, this.#textPage, scratch + 64, 64);
       if (bytes <= 0 || bytes > 64 || pdfium.utf16(scratch + 64, bytes).trim() !== '') continue;
       if (!lib.FPDFTextObj_GetFontSize(object, scratch)) continue;
@@ -595,13 +622,20 @@ class TextLayerReader {
         y1: Math.max(ay, by),
       };
       if (![size, baseline, box.x0, box.x1, box.y0, box.y1].every(Number.isFinite)) continue;
+      const fontSize = Math.abs(size) * Math.hypot(t[2], t[3]);
+      const cx = (box.x0 + box.x1) / 2;
+      const cy = (box.y0 + box.y1) / 2;
+      const near = OVERPRINT_EM * fontSize;
+      if (drawn.has(cx, cy, near)) continue;
+      drawn.add(cx, cy);
+      added++;
       const info: TextObjectInfo = {
         fontName: font.name,
         style: font.style,
         texFamily: font.texFamily,
         ascent: font.ascent,
         descent: font.descent,
-        fontSize: Math.abs(size) * Math.hypot(t[2], t[3]),
+        fontSize,
         upright: true,
         rotation: 0,
         dx: 1,
@@ -614,6 +648,16 @@ class TextLayerReader {
       this.#chars++;
       if (font.style.math) this.#mathChars++;
     }
+  }
+
+  /** Box centres (pixels) of the CMEX characters of the text page. */
+  #extensionGlyphCentres(): CentreGrid {
+    const centres = new CentreGrid();
+    for (const index of this.#extensionChars) {
+      const box = this.#boxOf(index);
+      if (box) centres.add((box[0] + box[1]) / 2, (box[2] + box[3]) / 2);
+    }
+    return centres;
   }
 
   /** The box of character `index` on the page image (left, right, top, bottom), if any. */
@@ -694,6 +738,36 @@ class TextLayerReader {
     };
     this.#fontStyles.set(font, entry);
     return entry;
+  }
+}
+
+/** Points (pixels) in square cells, to find one near another without comparing with all. */
+class CentreGrid {
+  /** Side of a cell, in pixels. */
+  static readonly CELL = 16;
+  readonly #cells = new Map<string, [number, number][]>();
+
+  add(x: number, y: number): void {
+    const key = `${String(Math.floor(x / CentreGrid.CELL))},${String(Math.floor(y / CentreGrid.CELL))}`;
+    const cell = this.#cells.get(key);
+    if (cell) cell.push([x, y]);
+    else this.#cells.set(key, [[x, y]]);
+  }
+
+  /** Whether a point lies within `near` pixels of (x, y) on both axes (`near` up to 2 cells). */
+  has(x: number, y: number, near: number): boolean {
+    const reach = Math.min(near, 2 * CentreGrid.CELL);
+    const cx = Math.floor(x / CentreGrid.CELL);
+    const cy = Math.floor(y / CentreGrid.CELL);
+    for (let i = cx - 2; i <= cx + 2; i++) {
+      for (let j = cy - 2; j <= cy + 2; j++) {
+        const cell = this.#cells.get(`${String(i)},${String(j)}`);
+        if (cell?.some(([px, py]) => Math.abs(px - x) <= reach && Math.abs(py - y) <= reach)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 }
 

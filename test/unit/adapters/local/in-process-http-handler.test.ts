@@ -73,4 +73,31 @@ describe('InProcessHttpHandler', () => {
     // Assert
     expect(storageCalls()).toEqual(new Map([['DynamoDB PutItem', 2]]));
   });
+
+  it('stops waiting on close for a request the listener never answers', async () => {
+    // Arrange: a listener that loses its request (an engine that threw outside any caller).
+    const handler = new InProcessHttpHandler(() => undefined);
+    const lost = handler.handle(request);
+    // Act
+    const began = Date.now();
+    const answered = await handler.close(50);
+    // Assert
+    expect(answered).toBe(false);
+    expect(Date.now() - began).toBeLessThan(1_000);
+    await expect(handler.handle(request)).rejects.toThrow(/stopping/);
+    void lost;
+  });
+
+  it('says on close that every request was answered when they were', async () => {
+    // Arrange
+    const handler = new InProcessHttpHandler((_req: IncomingMessage, res: ServerResponse) => {
+      setTimeout(() => res.end('{}'), 20);
+    });
+    const answer = handler.handle(request);
+    // Act
+    const answered = await handler.close(5_000);
+    // Assert
+    expect(answered).toBe(true);
+    await expect(answer).resolves.toMatchObject({ response: { statusCode: 200 } });
+  });
 });

@@ -103,4 +103,40 @@ describe('a dash or an asterisk opening a wrapped line', () => {
     expect(markdown).toContain('- the pallet labels are checked against the order');
     expect(markdown).toContain('- the count is entered into the warehouse system');
   });
+
+  it('reads dash items wrapped flush with their dash, after a full line, as a list', () => {
+    // Arrange: each item runs over two full lines; the wrapped line starts under the dash.
+    const runs = [
+      run(
+        'The operators follow a procedure on every shift that consists of the three separate steps',
+        72,
+        100,
+      ),
+      run(
+        '– the pallet labels are checked against the order and each label that does not match it is',
+        72,
+        112,
+      ),
+      run(
+        'set aside for the shift leader, who decides whether the pallet is sent back to the sender',
+        72,
+        124,
+      ),
+      run(
+        '– the goods are counted and weighed on the scale beside the gate before they are stored',
+        72,
+        136,
+      ),
+      run(
+        'in the racks of the warehouse, and their count is entered into the system that same day',
+        72,
+        148,
+      ),
+    ];
+    // Act
+    const markdown = markdownOf(runs);
+    // Assert
+    expect(markdown).toContain('\n\n- the pallet labels are checked against the order');
+    expect(markdown).toContain('\n\n- the goods are counted and weighed on the scale');
+  });
 });
