@@ -168,7 +168,7 @@ describe('a restart after SIGKILL', () => {
     const dead = await killAfter(6);
     abort();
     const askedBeforeRestart = asked.length;
-    // Act: started again at once, its lock still fresh (within proper-lockfile's 10 s staleness).
+    // Act: started again at once, its lock never stale (set ahead): only the dead pid lets it in.
     const startMs = await restartOnFreshLock(dead);
     const final = await settled(id);
     // Assert
