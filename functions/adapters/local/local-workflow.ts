@@ -188,19 +188,33 @@ export class LocalStepFunctionsWorkflow implements Workflow {
   }
 
   #parse(): Promise<StateMachine> {
-    this.#machine ??= (async () => {
-      const text = await readFile(this.#aslPath, 'utf8');
-      const substituted = text
-        .replace(
-          /\$\{(\w+)Arn\}/g,
-          (_, state: string) => `arn:aws:lambda:us-east-1:000000000000:function:${state}`,
-        )
-        .replace(/\$\{(\w+)\}/g, (placeholder, name: string) =>
-          JSON.stringify(this.#substitutions[name] ?? placeholder).slice(1, -1),
-        );
-      const definition = JSON.parse(substituted) as StateMachineDefinition;
-      return new StateMachine(definition);
-    })();
+    // The definition is the repository's own file, checked against the ASL schema by the test
+    // suite (`readLocalDefinition`); checking it at every start costs about a second of CPU.
+    this.#machine ??= readLocalDefinition(this.#aslPath, this.#substitutions).then(
+      (definition) => new StateMachine(definition, { validationOptions: { noValidate: true } }),
+    );
     return this.#machine;
   }
+}
+
+/**
+ * The ASL definition at `aslPath` as the local workflow runs it: `${<State>Arn}` placeholders
+ * replaced by local function ARNs, other `${Name}` placeholders by `substitutions[Name]` (left as
+ * they are when absent).
+ * @throws {Error} when the file cannot be read or is not JSON.
+ */
+export async function readLocalDefinition(
+  aslPath: string,
+  substitutions: Readonly<Record<string, string>>,
+): Promise<StateMachineDefinition> {
+  const text = await readFile(aslPath, 'utf8');
+  const substituted = text
+    .replace(
+      /\$\{(\w+)Arn\}/g,
+      (_, state: string) => `arn:aws:lambda:us-east-1:000000000000:function:${state}`,
+    )
+    .replace(/\$\{(\w+)\}/g, (placeholder, name: string) =>
+      JSON.stringify(substitutions[name] ?? placeholder).slice(1, -1),
+    );
+  return JSON.parse(substituted) as StateMachineDefinition;
 }
