@@ -1,12 +1,6 @@
-import { AnthropicProvider } from './anthropic.js';
-import { BedrockConverseProvider, bedrockClient } from './bedrock-converse.js';
-import { GeminiProvider } from './gemini.js';
-import { MistralOcrProvider } from './mistral-ocr.js';
-import { OpenAiCompatibleProvider } from './openai-compatible.js';
 import type { ConfiguredProvider } from './provider-config.js';
 import type { BuiltProvider, ProviderRuntime } from './provider-registry.js';
 import type { RemoteProviderSettings } from './remote-provider.js';
-import { TextractProvider, textractClient } from './textract.js';
 
 type RemoteEntry = Exclude<ConfiguredProvider, { kind: 'local-text' | 'local-ocr' }>;
 type HttpEntry = Exclude<RemoteEntry, { kind: 'bedrock-converse' | 'textract' }>;
@@ -16,17 +10,21 @@ type HttpEntry = Exclude<RemoteEntry, { kind: 'bedrock-converse' | 'textract' }>
  * client is built here for Bedrock and Textract; the others build their own), and the page
  * renderer it sends images from. The adapters of the kinds that
  * support extraction (all but Textract) are also the `StructuredExtractor` of their id.
+ *
+ * The adapter's module, and with it the vendor's SDK, is loaded here, on the first build of its
+ * kind: a service that calls no vendor loads none of them (they take 0.1 to 1.1 s each to load).
  * @throws {Error} for the offline kinds, which come from the runtime's own providers.
  */
-export function instantiateProvider(
+export async function instantiateProvider(
   entry: ConfiguredProvider,
   runtime: ProviderRuntime,
-): BuiltProvider {
+): Promise<BuiltProvider> {
   switch (entry.kind) {
     case 'local-text':
     case 'local-ocr':
       throw new Error(`the offline provider ${entry.id} comes from the runtime, not the factory`);
     case 'bedrock-converse': {
+      const { BedrockConverseProvider, bedrockClient } = await import('./bedrock-converse.js');
       const settings = commonSettings(entry);
       return new BedrockConverseProvider(
         settings,
@@ -35,6 +33,7 @@ export function instantiateProvider(
       );
     }
     case 'textract': {
+      const { TextractProvider, textractClient } = await import('./textract.js');
       const settings = commonSettings(entry);
       return new TextractProvider(
         settings,
@@ -42,14 +41,22 @@ export function instantiateProvider(
         runtime.rasterizer,
       );
     }
-    case 'openai-compatible':
+    case 'openai-compatible': {
+      const { OpenAiCompatibleProvider } = await import('./openai-compatible.js');
       return new OpenAiCompatibleProvider(httpSettings(entry), runtime.rasterizer);
-    case 'anthropic':
+    }
+    case 'anthropic': {
+      const { AnthropicProvider } = await import('./anthropic.js');
       return new AnthropicProvider(httpSettings(entry), runtime.rasterizer);
-    case 'gemini':
+    }
+    case 'gemini': {
+      const { GeminiProvider } = await import('./gemini.js');
       return new GeminiProvider(httpSettings(entry), runtime.rasterizer);
-    case 'mistral-ocr':
+    }
+    case 'mistral-ocr': {
+      const { MistralOcrProvider } = await import('./mistral-ocr.js');
       return new MistralOcrProvider(httpSettings(entry), runtime.rasterizer);
+    }
   }
 }
 

@@ -32,10 +32,10 @@ export interface ProviderRuntime {
   rasterizer: PageRasterizer;
   /**
    * Builds a remote provider of the configuration (`instantiateProvider` of
-   * `provider-factory.ts`). Passed in rather than imported, so that functions that never parse
-   * pages do not bundle the adapters and their SDKs.
+   * `provider-factory.ts`, which loads the vendor's SDK then). Passed in rather than imported, so
+   * that functions that never parse pages do not bundle the adapters and their SDKs.
    */
-  build: (entry: ConfiguredProvider, runtime: ProviderRuntime) => BuiltProvider;
+  build: (entry: ConfiguredProvider, runtime: ProviderRuntime) => Promise<BuiltProvider>;
 }
 
 /** A provider registry with resources to release (remote clients' connections). */
@@ -96,13 +96,15 @@ export function buildProviderRegistry(
       );
     }
     let provider: BuiltProvider;
-    if (keySecretOf(entry) === undefined || entry.apiKey !== undefined) {
-      provider = instantiate(entry, runtime);
+    if (entry.kind === 'local-text' || entry.kind === 'local-ocr') {
+      provider = offline(entry, runtime);
+    } else if (keySecretOf(entry) === undefined || entry.apiKey !== undefined) {
+      provider = builtOnFirstUse(entry, () => runtime.build(entry, runtime));
     } else if (secretKeys) {
-      provider = keyedOnFirstUse(entry, async () => {
+      provider = builtOnFirstUse(entry, async () => {
         const keyed = (await secretKeys()).providers[id];
         if (keyed?.apiKey === undefined) throw new Error(`provider ${id} got no API key`);
-        return instantiate(keyed, runtime);
+        return runtime.build(keyed, runtime);
       });
     } else {
       throw new Error(
@@ -151,10 +153,11 @@ export function buildProviderRegistry(
 }
 
 /**
- * A provider built by `build` on its first page or extraction (once; a failed build is tried
- * again on the next call). `build`'s errors are those of the call.
+ * A remote provider built by `build` on its first page or extraction (once; a failed build is
+ * tried again on the next call): its vendor SDK is loaded then, and its key read from Secrets
+ * Manager then when it is kept there. `build`'s errors are those of the call.
  */
-function keyedOnFirstUse(
+function builtOnFirstUse(
   entry: ConfiguredProvider,
   build: () => Promise<BuiltProvider>,
 ): BuiltProvider & { close(): Promise<void> } {
@@ -191,17 +194,16 @@ function isExtractor(provider: BuiltProvider): provider is PageProvider & Struct
   return typeof provider.extract === 'function';
 }
 
-/** One provider of the configuration: an offline one from the runtime, else built by it. */
-function instantiate(entry: ConfiguredProvider, runtime: ProviderRuntime): BuiltProvider {
-  if (entry.kind === 'local-text' || entry.kind === 'local-ocr') {
-    const local = runtime.local.get(entry.kind);
-    if (!local) throw new Error(`the offline provider ${entry.kind} is not available`);
-    // Reported under its configured id.
-    return local.id === entry.id
-      ? local
-      : { id: entry.id, model: local.model, parsePage: (request) => local.parsePage(request) };
-  }
-  return runtime.build(entry, runtime);
+/** An offline provider of the configuration, from the runtime, reported under its configured id. */
+function offline(
+  entry: Extract<ConfiguredProvider, { kind: 'local-text' | 'local-ocr' }>,
+  runtime: ProviderRuntime,
+): BuiltProvider {
+  const local = runtime.local.get(entry.kind);
+  if (!local) throw new Error(`the offline provider ${entry.kind} is not available`);
+  return local.id === entry.id
+    ? local
+    : { id: entry.id, model: local.model, parsePage: (request) => local.parsePage(request) };
 }
 
 /**

@@ -103,15 +103,17 @@ describe('buildProviderRegistry extraction', () => {
     expect(configured.ids()).toEqual(['ocr', 'gpt', 'textract']);
   });
 
-  it('builds an extractor on first use, as the same instance the tiers use', () => {
+  it('builds an extractor on its first extraction, once, as the same instance the tiers use', async () => {
     // Arrange
+    server.script(EXTRACTION_ANSWER);
     const build = vi.fn(instantiateProvider);
     const registry = registryOf(config(), { ...runtime(), build });
     // Act
-    const beforeUse = build.mock.calls.length;
     const extractor = registry.extractor('gpt');
     const again = registry.extractor('gpt');
     const provider = registry.get('gpt');
+    const beforeUse = build.mock.calls.length;
+    await extractor.extract(extractionRequest());
     // Assert
     expect(beforeUse).toBe(0);
     expect(build).toHaveBeenCalledTimes(1);
