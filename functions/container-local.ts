@@ -73,6 +73,10 @@ export async function buildLocalDeps(config: LocalConfig): Promise<LocalDeps> {
   // The local server is the only writer of its data directory.
   const objects = new FsObjectStore(join(dataDir, 'objects'), { onlyWriter: true });
   const engines = await loadEngines(config, objects);
+  // The engines' workers warm up now, on other threads, while this one loads the handler
+  // modules (buildLocalRuntime); warmUp waits for them.
+  const enginesWarm = engines.warmUp();
+  enginesWarm.catch(() => undefined);
   // Upload forms point at the local server itself, which verifies them with the data
   // directory's secret; the server names its real URL once it listens (PORT may be 0).
   const uploads = new LocalUploadSigner(await loadUploadSecret(dataDir), {
@@ -158,7 +162,7 @@ export async function buildLocalDeps(config: LocalConfig): Promise<LocalDeps> {
     ...(engines.structure ? { structure: engines.structure } : {}),
     workflow,
     warmUp: async () => {
-      await Promise.all([engines.warmUp(), workflow.warmUp()]);
+      await Promise.all([enginesWarm, workflow.warmUp()]);
       // Parses a previous server left in flight when it stopped (SIGKILL, a crash) have nothing
       // running them: their runs start again (or they are marked failed, see the function).
       const outcomes = await recoverInterruptedParses(
