@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vitest/config';
 import {
@@ -40,6 +41,38 @@ const skipCorpusTests: Plugin = {
 /** Integration tests of single engines and adapters (no service started). */
 const ENGINE_TESTS = 'test/integration/{engines,adapters,providers}';
 
+/**
+ * Test files that measure time or memory in their own process (event-loop gaps, request and
+ * worker timeouts, RSS after a corpus, a server killed mid-parse): they run one at a time, after
+ * the others, so that no other test file competes with them for the CPU.
+ */
+const SERIAL_TESTS = [
+  'test/integration/engines/pdf/pdf-worker-client.test.ts',
+  'test/integration/engines/image/image-engine.test.ts',
+  ...[
+    'extraction-event-loop',
+    'hostile-corpus',
+    'hostile-office-images',
+    'limits',
+    'malformed-requests',
+    'npm-start',
+    'office-long-page',
+    'office-worker',
+    'pdf-engine-budgets',
+    'queue-recovery',
+    'regex-safety',
+    'restart-after-kill',
+    'resume-after-kill',
+  ].map((name) => `test/integration/service/${name}.int.test.ts`),
+];
+
+/**
+ * Test files run at once by the other projects: at least two, as most integration tests wait on
+ * servers, child processes and workers more than they compute (vitest's default is one fewer
+ * than the CPUs, a single one on two).
+ */
+const WORKERS = Math.max(2, availableParallelism() - 1);
+
 export default defineConfig({
   test: {
     projects: [
@@ -48,6 +81,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/{unit,contract,infra}/**/*.test.ts'],
+          maxWorkers: WORKERS,
           testTimeout: 30_000,
           // Infrastructure suites synthesize the stack once in beforeAll (seconds on a busy machine).
           hookTimeout: 60_000,
@@ -59,17 +93,29 @@ export default defineConfig({
         test: {
           name: 'engines',
           include: [`${ENGINE_TESTS}/**/*.test.ts`],
+          exclude: SERIAL_TESTS,
+          maxWorkers: WORKERS,
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
       },
       {
-        // Whole services (servers, child processes, ports, the data directory): one file at a time.
+        // Whole services (servers, child processes, ports, each its own data directory).
         plugins: [skipCorpusTests],
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          exclude: [`${ENGINE_TESTS}/**`],
+          exclude: [`${ENGINE_TESTS}/**`, ...SERIAL_TESTS],
+          maxWorkers: WORKERS,
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        plugins: [skipCorpusTests],
+        test: {
+          name: 'serial',
+          include: SERIAL_TESTS,
           testTimeout: 180_000,
           hookTimeout: 120_000,
           fileParallelism: false,
