@@ -57,6 +57,7 @@ export default defineConfig(
     'bench/out',
     'node_modules',
     'test/fixtures/boundary-violation/**',
+    'test/fixtures/uncompiled-worker/**',
     'eslint.config.mjs',
   ]),
   js.configs.recommended,
