@@ -43,7 +43,7 @@ const ENGINE_TESTS = 'test/integration/{engines,adapters,providers}';
 
 /**
  * Test files that measure time or memory in their own process (event-loop gaps, request and
- * worker timeouts, RSS after a corpus, a server killed mid-parse): they run one at a time, after
+ * worker timeouts, RSS after a corpus, a start within a deadline): they run one at a time, after
  * the others, so that no other test file competes with them for the CPU.
  */
 const SERIAL_TESTS = [
@@ -59,10 +59,7 @@ const SERIAL_TESTS = [
     'office-long-page',
     'office-worker',
     'pdf-engine-budgets',
-    'queue-recovery',
     'regex-safety',
-    'restart-after-kill',
-    'resume-after-kill',
   ].map((name) => `test/integration/service/${name}.int.test.ts`),
 ];
 
