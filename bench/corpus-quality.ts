@@ -11,7 +11,8 @@
  * their pages are graded excellent, and writes each page's ConfidenceReport to `confidence.json`.
  *
  * Speed: pages/s of docparse on the born-digital PDFs and of `pdftotext` on the same files, their
- * ratio, and a time profile of the docparse run: the main thread's CPU time by stage (layout
+ * ratio (pdftotext reads each PDF just before docparse parses it, so that both are timed under the
+ * same load of a shared machine), and a time profile of the docparse run: the main thread's CPU time by stage (layout
  * stage modules, scoring, pipeline, storage, validation, HTTP), the PDF worker's time per call
  * (reading pages, opening documents, rendering) and the round trips' overhead, the storage calls
  * (DynamoDB operations, object reads and writes) per page and per document, and the pages and
@@ -182,6 +183,21 @@ let pdfSeconds = 0;
 /** Born-digital PDFs: pages and seconds (the speed compared with pdftotext). */
 let digitalPages = 0;
 let digitalSeconds = 0;
+const hasPdftotext = spawnSync('pdftotext', ['-v']).status === 0;
+/**
+ * Seconds pdftotext takes to read `file` (0 without poppler). Run just before docparse parses
+ * the same file: a shared machine's speed drifts by tens of percent over a run, and timing the
+ * two tools apart (minutes apart) made their ratio swing with it.
+ */
+const pdftotextSeconds = (file: string): number => {
+  if (!hasPdftotext) return 0;
+  const started = performance.now();
+  spawnSync('pdftotext', [file, join(tmpdir(), 'docparse-pdftotext.txt')]);
+  return (performance.now() - started) / 1000;
+};
+/** pdftotext's seconds on the born-digital PDFs, beside docparse's first pass and warm passes. */
+let baselineSeconds = 0;
+let warmBaselineSeconds = 0;
 /** Per provider: pages it answered, their summed latency (ms), and pages re-routed. */
 const byProvider = new Map<string, { pages: number; ms: number; reRouted: number }>();
 const isBornDigital = (d: Doc) =>
@@ -229,6 +245,7 @@ let storage: ReturnType<typeof storageCalls> = new Map();
 try {
   for (const d of docs) {
     const bytes = readFileSync(join(corpusDir, d.file));
+    if (isBornDigital(d)) baselineSeconds += pdftotextSeconds(join(corpusDir, d.file));
     const started = performance.now();
     const res = await uploadBytes(server.url, KEY, bytes, basename(d.file));
     const seconds = (performance.now() - started) / 1000;
@@ -287,6 +304,7 @@ try {
         readFileSync(join(corpusDir, d.file)),
         Buffer.from(`\n% warm pass ${String(pass + 1)}\n`),
       ]);
+      warmBaselineSeconds += pdftotextSeconds(join(corpusDir, d.file));
       const started = performance.now();
       const res = await uploadBytes(server.url, KEY, bytes, basename(d.file));
       if (res.status !== 200) throw new Error(`${d.id}: ${String(res.status)} on a warm pass`);
@@ -341,9 +359,7 @@ writeFileSync(
 // pdftotext on the PDFs, when poppler is installed.
 const pdfs = docs.filter((d) => d.format === 'pdf');
 let baseline: string | undefined;
-/** pdftotext's pages/s on the born-digital PDFs. */
-let baselineDigital: number | undefined;
-if (spawnSync('pdftotext', ['-v']).status === 0) {
+if (hasPdftotext) {
   const dir = join(out, 'pdftotext');
   mkdirSync(dir, { recursive: true });
   const started = performance.now();
@@ -352,13 +368,6 @@ if (spawnSync('pdftotext', ['-v']).status === 0) {
   }
   const seconds = (performance.now() - started) / 1000;
   const total = pdfs.reduce((n, d) => n + d.pages, 0);
-  const digital = pdfs.filter(isBornDigital);
-  const digitalStarted = performance.now();
-  for (const d of digital) {
-    spawnSync('pdftotext', [join(corpusDir, d.file), join(tmpdir(), 'docparse-pdftotext.txt')]);
-  }
-  const digitalTotal = digital.reduce((n, d) => n + d.pages, 0);
-  baselineDigital = digitalTotal / ((performance.now() - digitalStarted) / 1000);
   baseline = row(
     'pdftotext (PDFs only; others empty)',
     score(dir, 'pdftotext'),
@@ -387,11 +396,14 @@ reportFormulas(mine, basename(corpusDir));
 
 const digitalRate = digitalSeconds > 0 ? digitalPages / digitalSeconds : 0;
 console.log(`\n## Speed and time profile on ${basename(corpusDir)}\n`);
-const versus = (rate: number) =>
-  baselineDigital ? ` (${(rate / baselineDigital).toFixed(2)} × pdftotext)` : '';
+/** ` (0.21 × pdftotext, 120.3 pages/s)`: docparse's `rate` against pdftotext's beside it. */
+const versus = (rate: number, pages: number, pdftotext: number) =>
+  pdftotext > 0
+    ? ` (${(rate / (pages / pdftotext)).toFixed(2)} × pdftotext, at ${(pages / pdftotext).toFixed(1)} pages/s)`
+    : '';
 const warmRate = warmSeconds > 0 ? warmPages / warmSeconds : 0;
 console.log(
-  `Born-digital PDFs (${String(digitalPages)} pages) through the HTTP API: docparse ${digitalRate.toFixed(1)} pages/s on the first pass${versus(digitalRate)}${warmSeconds > 0 ? `, ${warmRate.toFixed(1)} pages/s warm (${String(warmPasses)} more pass${warmPasses > 1 ? 'es' : ''})${versus(warmRate)}` : ''}; pdftotext ${baselineDigital === undefined ? '–' : baselineDigital.toFixed(1)} pages/s`,
+  `Born-digital PDFs (${String(digitalPages)} pages) through the HTTP API: docparse ${digitalRate.toFixed(1)} pages/s on the first pass${versus(digitalRate, digitalPages, baselineSeconds)}${warmSeconds > 0 ? `, ${warmRate.toFixed(1)} pages/s warm (${String(warmPasses)} more pass${warmPasses > 1 ? 'es' : ''})${versus(warmRate, warmPages, warmBaselineSeconds)}` : ''}`,
 );
 /** Prints the CPU each kind of thread used per pass. */
 const printCpuByThread = (): void => {

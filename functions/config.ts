@@ -125,7 +125,7 @@ const common = {
   PDF_WORKER_MEMORY_MB: int(1024),
   /**
    * Worker threads reading PDFs, each with the memory budget above: the pages of a document are
-   * shared out among them by page number (a page is laid out by the worker that read it). Unset:
+   * shared out among them as they become free (a page is laid out by the worker that read it). Unset:
    * min(2, CPUs) in local mode; 1 on AWS, where each page is parsed by its own function call.
    */
   PDF_WORKERS: z.coerce.number().int().positive().optional(),

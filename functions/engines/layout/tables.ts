@@ -50,16 +50,29 @@ interface Line {
   to: number;
 }
 
+/**
+ * Collinear lines (within `tolerance` across) that overlap or touch (within `tolerance` along)
+ * merged: each line, in order across, joins the first line kept so far that it meets.
+ */
 const mergeLines = (lines: Line[], tolerance: number): Line[] => {
   const sorted = lines.slice().sort((a, b) => a.at - b.at || a.from - b.from);
   const out: Line[] = [];
   for (const line of sorted) {
-    const match = out.find(
-      (o) =>
+    // Kept lines are in order across and never move across, so those within the tolerance are
+    // the last few: the first of them is found walking back (a page of plots has thousands).
+    let first = out.length;
+    while (first > 0 && (out[first - 1]?.at ?? -Infinity) >= line.at - tolerance) first--;
+    let match: Line | undefined;
+    for (let i = first; i < out.length && !match; i++) {
+      const o = out[i] as Line;
+      if (
         Math.abs(o.at - line.at) <= tolerance &&
         line.from <= o.to + tolerance &&
-        line.to >= o.from - tolerance,
-    );
+        line.to >= o.from - tolerance
+      ) {
+        match = o;
+      }
+    }
     if (match) {
       match.from = Math.min(match.from, line.from);
       match.to = Math.max(match.to, line.to);
@@ -128,8 +141,29 @@ const cellText = (lines: readonly TextRun[][]): string =>
     .replace(/-\s(?=[a-z])/g, '-')
     .trim();
 
-/** Horizontal and vertical rule lines of a page, merged where collinear and overlapping. */
+/** The rule lines of segment lists already measured, with the scale they were measured at. */
+const measuredRules = new WeakMap<
+  readonly Segment[],
+  { scale: number; lines: { horizontal: Line[]; vertical: Line[] } }
+>();
+
+/**
+ * Horizontal and vertical rule lines of a page, merged where collinear and overlapping. The
+ * finders of tables each ask for those of the same segments: they are measured once (the lines
+ * are shared, and read only).
+ */
 export const ruleLines = (
+  segments: readonly Segment[],
+  scale: number,
+): { horizontal: Line[]; vertical: Line[] } => {
+  const measured = measuredRules.get(segments);
+  if (measured?.scale === scale) return measured.lines;
+  const lines = measureRuleLines(segments, scale);
+  measuredRules.set(segments, { scale, lines });
+  return lines;
+};
+
+const measureRuleLines = (
   segments: readonly Segment[],
   scale: number,
 ): { horizontal: Line[]; vertical: Line[] } => {

@@ -25,10 +25,11 @@ import {
 /** Options of {@link PdfWorkerClient}. */
 export interface PdfWorkerClientOptions {
   /**
-   * Worker threads reading PDFs. The pages of a document are shared out among them by page
-   * number, each page always to the same worker, so that the page a worker read for the
-   * inspection is the one it lays out (or renders) later; each worker opens the document for
-   * itself. Each has the memory bound, heap limit and time budgets below. From `PDF_WORKERS`.
+   * Worker threads reading PDFs. The pages of a document are shared out among them as they
+   * become free, each page then staying with the worker that first read it, so that the page a
+   * worker read for the inspection is the one it lays out (or renders) later; each worker opens
+   * the document for itself. Each has the memory bound, heap limit and time budgets below. From
+   * `PDF_WORKERS`.
    * @default 1
    */
   workers?: number;
@@ -113,6 +114,12 @@ interface Task {
 }
 
 const POISON_LIMIT = 1000;
+/**
+ * Documents whose page placements (which worker read which page) and page counts are
+ * remembered, most recently used kept; a page of a document forgotten goes to a free worker again
+ * (which reads the page again if it was read elsewhere).
+ */
+const REMEMBERED_DOCUMENTS = 64;
 /** Longest a worker may take to load pdf.js (and, under tsx, compile its modules). */
 const STARTUP_TIMEOUT_MS = 60_000;
 
@@ -141,11 +148,14 @@ const documentId = (ref: DocumentRef): string => ref.hash || ref.key;
  * The inspection of a page (`inspect`: its features and its share of the layout profile) is
  * measured in the worker too: only the measurements cross threads, not the page.
  *
- * With several workers (`workers`), page `n` of every document goes to worker `(n - 1) mod
- * workers` (page counts to the first), so that the pages of one document are read and laid out
- * in parallel while each page stays where it was read. Each worker serves calls one at a time,
- * in order (the readers are single-threaded anyway), so a time budget only runs while its own
- * call is being served. The bytes of a document are read from the store and sent once to each
+ * With several workers (`workers`), a call for a page no worker has read yet (and a page count)
+ * waits in a shared queue, which the first free worker takes from; the page then stays with that
+ * worker, whose own queue later calls for it join (and are served before the shared queue). The
+ * pages of one document are so read in parallel, balanced by their cost (a page of a paper may
+ * take ten times another), while each page is laid out or rendered where it was read. Each
+ * worker serves calls one at a time, in order (the readers are single-threaded anyway), so a
+ * time budget only runs while its own call is being served. A document's page count is asked
+ * of a worker once and remembered. The bytes of a document are read from the store and sent once to each
  * worker that needs them; a worker keeps the documents (and their extracted pages) open by hash,
  * least recently used evicted, and says when it lacks one, which is then sent again. A document
  * refused by one worker (past a time budget, or crashing it) is refused by all.
@@ -156,6 +166,12 @@ export class PdfWorkerClient implements PdfPageSource {
   readonly #renderTimeoutMs: number;
   readonly #poisonMs: number;
   readonly #lanes: Lane[];
+  /** Calls for pages no worker has read yet, and page counts: taken by the first free worker. */
+  readonly #shared: Task[] = [];
+  /** Per document (least recently used first): the worker (index) that read each page. */
+  readonly #placements = new Map<string, Map<number, number>>();
+  /** Per document (least recently used first): its page count, once a worker gave it. */
+  readonly #pageCounts = new Map<string, Promise<number>>();
   readonly #poisoned = new Map<string, { until: number; message: string }>();
 
   constructor(store: ObjectStore, options: PdfWorkerClientOptions = {}) {
@@ -212,7 +228,26 @@ export class PdfWorkerClient implements PdfPageSource {
 
   /** {@inheritDoc PdfPageSource.pageCount} */
   pageCount(ref: DocumentRef): Promise<number> {
-    return this.#call(ref, { op: 'pageCount' }) as Promise<number>;
+    const document = documentId(ref);
+    const known = this.#pageCounts.get(document);
+    if (known) {
+      this.#pageCounts.delete(document);
+      this.#pageCounts.set(document, known);
+      // A document refused since it was counted stays refused.
+      return known.then((count) => {
+        this.#checkPoisoned(document);
+        return count;
+      });
+    }
+    const counted = this.#call(ref, { op: 'pageCount' }) as Promise<number>;
+    this.#pageCounts.set(document, counted);
+    // A failed count is not remembered: the next call asks again (and a poisoned document is
+    // refused before any worker is asked).
+    counted.catch(() => {
+      if (this.#pageCounts.get(document) === counted) this.#pageCounts.delete(document);
+    });
+    forgetOldest(this.#pageCounts);
+    return counted;
   }
 
   /** {@inheritDoc PdfPageSource.page} */
@@ -254,6 +289,14 @@ export class PdfWorkerClient implements PdfPageSource {
   }
 
   /**
+   * The worker (0-based index) that read page `pageNumber` of the document and serves its later
+   * calls, while the client remembers it; undefined before any call for the page.
+   */
+  workerOf(ref: DocumentRef, pageNumber: number): number | undefined {
+    return this.#placements.get(documentId(ref))?.get(pageNumber);
+  }
+
+  /**
    * How many workers were started so far: one per worker, plus one per replacement (after a time
    * budget, a crash, a fatal engine error, passing the memory bound, or an idle release).
    */
@@ -264,35 +307,78 @@ export class PdfWorkerClient implements PdfPageSource {
   /** Stops the workers; calls still queued or running are rejected. A later call starts new ones. */
   async close(): Promise<void> {
     const closed = new Error('the PDF reader was closed');
+    for (const task of this.#shared.splice(0)) task.reject(closed);
     for (const lane of this.#lanes) for (const task of lane.queue.splice(0)) task.reject(closed);
+    this.#placements.clear();
+    this.#pageCounts.clear();
     await Promise.all(this.#lanes.map((lane) => lane.worker.close(closed)));
   }
 
-  /** The worker of a call: page counts go to the first, page `n` to worker `(n - 1) mod workers`. */
-  #laneFor(call: WorkerCall): Lane {
-    const index = call.op === 'pageCount' ? 0 : (call.pageNumber - 1) % this.#lanes.length;
-    // Page numbers are validated by the worker; an odd one (0, NaN) goes to the first.
-    return (
-      this.#lanes[Number.isInteger(index) && index >= 0 ? index : 0] ?? (this.#lanes[0] as Lane)
-    );
+  /** The worker (index) that read page `call.pageNumber` of `document`, if one did. */
+  #placement(document: string, call: WorkerCall): number | undefined {
+    return call.op === 'pageCount'
+      ? undefined
+      : this.#placements.get(document)?.get(call.pageNumber);
+  }
+
+  /** Records that worker `index` reads page `call.pageNumber` of `document`. */
+  #place(document: string, call: WorkerCall, index: number): void {
+    if (call.op === 'pageCount') return;
+    let pages = this.#placements.get(document);
+    if (pages) this.#placements.delete(document);
+    else pages = new Map();
+    this.#placements.set(document, pages);
+    pages.set(call.pageNumber, index);
+    forgetOldest(this.#placements);
   }
 
   #call(ref: DocumentRef, call: WorkerCall): Promise<WorkerResults[WorkerCall['op']]> {
-    const lane = this.#laneFor(call);
     return new Promise((resolve, reject) => {
-      lane.queue.push({ ref, call, queued: performance.now(), resolve, reject });
-      this.#pump(lane);
+      const task: Task = { ref, call, queued: performance.now(), resolve, reject };
+      const placed = this.#placement(documentId(ref), call);
+      const lane = placed === undefined ? undefined : this.#lanes[placed];
+      if (lane) {
+        lane.queue.push(task);
+        this.#pump(lane);
+        return;
+      }
+      this.#shared.push(task);
+      for (const free of this.#lanes) this.#pump(free);
     });
   }
 
   /**
-   * Runs the lane's next queued call when none is running there. The worker's idle clock runs
-   * only while no call runs: each call holds it off (`use`), and the next queued one starts
-   * before it can fire.
+   * The next call for `lane`: its own queue's first, else the first shared call, which places
+   * its page with this worker. A shared call for a page another worker read meanwhile (two
+   * calls for one new page) joins that worker's queue instead.
+   */
+  #next(lane: Lane): Task | undefined {
+    const own = lane.queue.shift();
+    if (own) return own;
+    const index = this.#lanes.indexOf(lane);
+    for (let task = this.#shared.shift(); task; task = this.#shared.shift()) {
+      const document = documentId(task.ref);
+      const placed = this.#placement(document, task.call);
+      const other = placed === undefined || placed === index ? undefined : this.#lanes[placed];
+      if (other) {
+        other.queue.push(task);
+        this.#pump(other);
+        continue;
+      }
+      this.#place(document, task.call, index);
+      return task;
+    }
+    return undefined;
+  }
+
+  /**
+   * Runs the lane's next call (see {@link #next}) when none is running there. The worker's idle
+   * clock runs only while no call runs: each call holds it off (`use`), and the next queued one
+   * starts before it can fire.
    */
   #pump(lane: Lane): void {
     if (lane.busy) return;
-    const task = lane.queue.shift();
+    const task = this.#next(lane);
     if (!task) return;
     lane.busy = true;
     void lane.worker
@@ -390,3 +476,12 @@ export class PdfWorkerClient implements PdfPageSource {
     });
   }
 }
+
+/** Drops the least recently used entries of `map` (first in insertion order) past the limit. */
+const forgetOldest = (map: Map<string, unknown>): void => {
+  while (map.size > REMEMBERED_DOCUMENTS) {
+    const oldest = map.keys().next();
+    if (oldest.done === true) return;
+    map.delete(oldest.value);
+  }
+};

@@ -3,6 +3,7 @@
  * bytes the main thread sends, so that a PDF on which pdf.js loops forever blocks this thread
  * (which the client terminates) instead of the server.
  */
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
@@ -102,8 +103,13 @@ const pdfium =
 
 /** The memory this worker holds now (see {@link WorkerMemory}). */
 const memory = (): WorkerMemory => {
-  const usage = process.memoryUsage();
-  return { wasmBytes: pdfium?.memoryBytes ?? 0, heapBytes: usage.heapUsed + usage.external };
+  // This isolate's heap statistics, not process.memoryUsage(), which also reads the process's
+  // resident set from /proc on every call.
+  const heap = getHeapStatistics();
+  return {
+    wasmBytes: pdfium?.memoryBytes ?? 0,
+    heapBytes: heap.used_heap_size + heap.external_memory,
+  };
 };
 
 /** Messages of failures after which PDFium (or this thread) cannot be trusted any more. */

@@ -68,6 +68,44 @@ describe('PdfWorkerClient with two workers', () => {
   });
 });
 
+describe('PdfWorkerClient sharing pages out with two workers', () => {
+  it('gives new pages to the free worker, not behind a slow call, and keeps each page with its worker', async () => {
+    // Arrange: page 1 rendered at 400 DPI keeps one worker busy far longer than an inspection.
+    const key = 'papers/files/docling-multi_page.pdf';
+    const ref: DocumentRef = { key, format: 'pdf', hash: 'pool-free-worker' };
+    const finished: string[] = [];
+    const render = pool
+      .render(ref, 1, { dpi: 400, maxPixels: 40_000_000, minDpi: 50 })
+      .then(() => finished.push('render 1'));
+    // Act: pages 3 and 5 would have queued behind page 1 had pages gone to workers by number.
+    const inspections = [3, 5].map((n) =>
+      pool.inspectPage(ref, n).then(() => finished.push(`inspect ${String(n)}`)),
+    );
+    await Promise.all([render, ...inspections]);
+    const before = pool.workerOf(ref, 3);
+    await pool.layOut(ref, 3, 144, undefined);
+    // Assert
+    expect(finished).toEqual(['inspect 3', 'inspect 5', 'render 1']);
+    expect(pool.workerOf(ref, 1)).not.toBe(pool.workerOf(ref, 3));
+    expect(pool.workerOf(ref, 5)).toBe(pool.workerOf(ref, 3));
+    expect(pool.workerOf(ref, 3)).toBe(before);
+  });
+
+  it('asks a worker for the page count of a document once', async () => {
+    // Arrange
+    const ref: DocumentRef = { key: 'dev/files/zerox-0004.pdf', format: 'pdf', hash: 'pool-count' };
+    resetStageTimes();
+    // Act
+    const counts = await Promise.all([pool.pageCount(ref), pool.pageCount(ref)]);
+    const again = await pool.pageCount(ref);
+    // Assert
+    expect(counts).toEqual([again, again]);
+    expect(again).toBeGreaterThan(0);
+    const asked = [...stageTimes()].filter(([stage]) => stage.startsWith('pdf worker: pageCount'));
+    expect(asked.reduce((n, [, t]) => n + t.calls, 0)).toBe(1);
+  });
+});
+
 describe('PdfWorkerClient rendering with two workers', () => {
   it('renders a page in the worker that loads pdf.js on first need as the in-process reader does', async () => {
     // Arrange: page 2 goes to the second worker, which does not load pdf.js before it is ready.
