@@ -193,7 +193,8 @@ export class PdfWorkerClient implements PdfPageSource {
     const workers = Math.max(1, Math.floor(options.workers ?? 1));
     this.#lanes = Array.from({ length: workers }, (_, index) => {
       // pdf.js (page images; text PDFium cannot read) is preloaded by the first worker only, which
-      // gets page 1 of every document (a one-page scan); the others load it when a page needs it.
+      // takes a new page first when all are free (as a lone one-page scan's); the others load it
+      // when a page they read needs it.
       const workerData: WorkerSettings = {
         ...settings,
         preloadPdfJs: index === 0 || settings.textReader === 'pdfjs',
@@ -335,9 +336,12 @@ export class PdfWorkerClient implements PdfPageSource {
   #call(ref: DocumentRef, call: WorkerCall): Promise<WorkerResults[WorkerCall['op']]> {
     return new Promise((resolve, reject) => {
       const task: Task = { ref, call, queued: performance.now(), resolve, reject };
-      const placed = this.#placement(documentId(ref), call);
+      const document = documentId(ref);
+      const placed = this.#placement(document, call);
       const lane = placed === undefined ? undefined : this.#lanes[placed];
-      if (lane) {
+      if (placed !== undefined && lane) {
+        // Still in use: the document's placements are kept as the most recently used.
+        this.#place(document, call, placed);
         lane.queue.push(task);
         this.#pump(lane);
         return;

@@ -91,6 +91,23 @@ describe('PdfWorkerClient sharing pages out with two workers', () => {
     expect(pool.workerOf(ref, 3)).toBe(before);
   });
 
+  it('remembers where the pages of the 64 most recently used documents were read', async () => {
+    // Arrange: a document read first and used again later, among 65 others read once.
+    const key = 'dev/files/zerox-0004.pdf';
+    const ref = (hash: string): DocumentRef => ({ key, format: 'pdf', hash });
+    const kept = ref('pool-lru-kept');
+    await pool.inspectPage(kept, 1);
+    // Act
+    for (let i = 0; i < 65; i++) {
+      await pool.inspectPage(ref(`pool-lru-${String(i)}`), 1);
+      if (i === 40) await pool.layOut(kept, 1, 144, undefined);
+    }
+    // Assert: the document used after the 41st other is still placed; the first other is not.
+    expect(pool.workerOf(kept, 1)).toBeDefined();
+    expect(pool.workerOf(ref('pool-lru-0'), 1)).toBeUndefined();
+    expect(pool.workerOf(ref('pool-lru-64'), 1)).toBeDefined();
+  });
+
   it('asks a worker for the page count of a document once', async () => {
     // Arrange
     const ref: DocumentRef = { key: 'dev/files/zerox-0004.pdf', format: 'pdf', hash: 'pool-count' };
