@@ -173,6 +173,11 @@ export class PdfWorkerClient implements PdfPageSource {
   /** Per document (least recently used first): its page count, once a worker gave it. */
   readonly #pageCounts = new Map<string, Promise<number>>();
   readonly #poisoned = new Map<string, { until: number; message: string }>();
+  /**
+   * Calls to {@link close} so far: a call that was reading its document from the store when the
+   * client closed is rejected, instead of starting a worker after the close.
+   */
+  #closes = 0;
 
   constructor(store: ObjectStore, options: PdfWorkerClientOptions = {}) {
     this.#store = store;
@@ -307,6 +312,7 @@ export class PdfWorkerClient implements PdfPageSource {
 
   /** Stops the workers; calls still queued or running are rejected. A later call starts new ones. */
   async close(): Promise<void> {
+    this.#closes++;
     const closed = new Error('the PDF reader was closed');
     for (const task of this.#shared.splice(0)) task.reject(closed);
     for (const lane of this.#lanes) for (const task of lane.queue.splice(0)) task.reject(closed);
@@ -395,6 +401,7 @@ export class PdfWorkerClient implements PdfPageSource {
   }
 
   async #execute(lane: Lane, task: Task): Promise<WorkerResults[WorkerCall['op']]> {
+    const closes = this.#closes;
     recordStageTime('pdf worker: queued', performance.now() - task.queued);
     const document = documentId(task.ref);
     this.#checkPoisoned(document);
@@ -402,6 +409,7 @@ export class PdfWorkerClient implements PdfPageSource {
     for (;;) {
       // A copy the worker owns: the store may hand out a shared or pooled buffer.
       const bytes = withBytes ? new Uint8Array(await this.#store.get(task.ref.key)) : undefined;
+      if (this.#closes !== closes) throw new Error('the PDF reader was closed');
       const sent = performance.now();
       const reply = await this.#send(lane, document, task.call, bytes);
       // Time in the worker, and the rest of the round trip (copying the reply across threads,

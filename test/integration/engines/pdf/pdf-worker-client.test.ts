@@ -5,6 +5,7 @@ import {
   UnsupportedDocumentError,
 } from '../../../../functions/core/domain/errors.js';
 import type { DocumentRef } from '../../../../functions/core/ports/document-engine.js';
+import type { ObjectStore } from '../../../../functions/core/ports/object-store.js';
 import { LocalTextProvider } from '../../../../functions/engines/pdf/local-text-provider.js';
 import { PdfDocumentCache } from '../../../../functions/engines/pdf/pdf-document-cache.js';
 import { PdfEngine } from '../../../../functions/engines/pdf/pdf-engine.js';
@@ -32,6 +33,38 @@ afterAll(async () => {
 });
 
 describe('PdfWorkerClient', () => {
+  it('starts no worker for a call still reading its document from the store when closed', async () => {
+    // Arrange: a store whose reads wait until released.
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reading = (): void => undefined;
+    const read = new Promise<void>((resolve) => {
+      reading = resolve;
+    });
+    const slow: ObjectStore = {
+      get: async (key) => {
+        reading();
+        await held;
+        return store.get(key);
+      },
+      put: (key, body, type) => store.put(key, body, type),
+      exists: (key) => store.exists(key),
+      delete: (key) => store.delete(key),
+    };
+    const closing = new PdfWorkerClient(slow, { timeoutMs: TIMEOUT_MS });
+    const counted = closing.pageCount(ref(MINIMAL));
+    await read;
+    // Act
+    const closed = closing.close();
+    release();
+    await closed;
+    // Assert
+    await expect(counted).rejects.toThrow('the PDF reader was closed');
+    expect(closing.workersStarted).toBe(0);
+  });
+
   it('reads pages in the worker exactly as the in-process cache does', async () => {
     // Arrange
     const local = new PdfDocumentCache(store);
