@@ -12,11 +12,12 @@
  *
  * Speed: pages/s of docparse on the born-digital PDFs and of `pdftotext` on the same files, their
  * ratio (pdftotext reads each PDF just before docparse parses it, so that both are timed under the
- * same load of a shared machine), and a time profile of the docparse run: the main thread's CPU time by stage (layout
- * stage modules, scoring, pipeline, storage, validation, HTTP), the PDF worker's time per call
- * (reading pages, opening documents, rendering) and the round trips' overhead, the storage calls
- * (DynamoDB operations, object reads and writes) per page and per document, and the pages and
- * summed latency of each provider (a page sent to OCR, first or on re-routing, shows there).
+ * same load of a shared machine), and a time profile of the docparse run: the main thread's CPU
+ * time by stage (layout stage modules, scoring, pipeline, storage, validation, HTTP), the PDF
+ * worker's time per call (reading pages, opening documents, rendering) and the round trips'
+ * overhead, the storage calls (DynamoDB operations, object reads and writes) per page and per
+ * document, and the pages and summed latency of each provider (a page sent to OCR, first or on
+ * re-routing, shows there).
  *
  * The born-digital PDFs are parsed once more after the scored pass (`--warm-passes n`, default 1,
  * 0 to skip) and timed apart: the first pass includes the server's one-time costs (code compiled
@@ -396,7 +397,7 @@ reportFormulas(mine, basename(corpusDir));
 
 const digitalRate = digitalSeconds > 0 ? digitalPages / digitalSeconds : 0;
 console.log(`\n## Speed and time profile on ${basename(corpusDir)}\n`);
-/** ` (0.21 × pdftotext, 120.3 pages/s)`: docparse's `rate` against pdftotext's beside it. */
+/** ` (0.21 × pdftotext, at 120.3 pages/s)`: docparse's `rate` against pdftotext's beside it. */
 const versus = (rate: number, pages: number, pdftotext: number) =>
   pdftotext > 0
     ? ` (${(rate / (pages / pdftotext)).toFixed(2)} × pdftotext, at ${(pages / pdftotext).toFixed(1)} pages/s)`

@@ -40,7 +40,7 @@ const SPACE_GAP_EM = 0.18;
 /** Gap (in em) above which two runs on one baseline belong to different fragments. */
 const FRAGMENT_GAP_EM = 1.0;
 
-/** Code points that `\s` matches in a regular expression (ECMAScript WhiteSpace and LineTerminator). */
+/** Code units `\s` matches in a regular expression (ECMAScript WhiteSpace and LineTerminator). */
 const WHITE_SPACE = new Set([
   0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005,
   0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff,

@@ -1,5 +1,6 @@
 import type { DocumentRef } from '../../core/ports/document-engine.js';
 import type { ObjectStore } from '../../core/ports/object-store.js';
+import { RecentlyUsed } from '../../adapters/recently-used.js';
 import type { ProviderPageResult } from '../../core/ports/page-provider.js';
 import { ModuleWorker, type RequestBody } from '../module-worker.js';
 import type { RasterPage } from '../raster.js';
@@ -155,8 +156,8 @@ const documentId = (ref: DocumentRef): string => ref.hash || ref.key;
  * take ten times another), while each page is laid out or rendered where it was read. Each
  * worker serves calls one at a time, in order (the readers are single-threaded anyway), so a
  * time budget only runs while its own call is being served. A document's page count is asked
- * of a worker once and remembered. The bytes of a document are read from the store and sent once to each
- * worker that needs them; a worker keeps the documents (and their extracted pages) open by hash,
+ * of a worker once and remembered. The bytes of a document are read from the store and sent once
+ * to each worker that needs them; a worker keeps the documents (and their extracted pages) open by hash,
  * least recently used evicted, and says when it lacks one, which is then sent again. A document
  * refused by one worker (past a time budget, or crashing it) is refused by all.
  */
@@ -168,11 +169,17 @@ export class PdfWorkerClient implements PdfPageSource {
   readonly #lanes: Lane[];
   /** Calls for pages no worker has read yet, and page counts: taken by the first free worker. */
   readonly #shared: Task[] = [];
-  /** Per document (least recently used first): the worker (index) that read each page. */
-  readonly #placements = new Map<string, Map<number, number>>();
-  /** Per document (least recently used first): its page count, once a worker gave it. */
-  readonly #pageCounts = new Map<string, Promise<number>>();
-  readonly #poisoned = new Map<string, { until: number; message: string }>();
+  /** Per document: the worker (index) that read each page. */
+  readonly #placements = new RecentlyUsed<string, Map<number, number>>({
+    maxEntries: REMEMBERED_DOCUMENTS,
+  });
+  /** Per document: its page count, once a worker was asked for it. */
+  readonly #pageCounts = new RecentlyUsed<string, Promise<number>>({
+    maxEntries: REMEMBERED_DOCUMENTS,
+  });
+  readonly #poisoned = new RecentlyUsed<string, { until: number; message: string }>({
+    maxEntries: POISON_LIMIT,
+  });
   /**
    * Calls to {@link close} so far: a call that was reading its document from the store when the
    * client closed is rejected, instead of starting a worker after the close.
@@ -237,7 +244,6 @@ export class PdfWorkerClient implements PdfPageSource {
     const document = documentId(ref);
     const known = this.#pageCounts.get(document);
     if (known) {
-      this.#pageCounts.delete(document);
       this.#pageCounts.set(document, known);
       // A document refused since it was counted stays refused.
       return known.then((count) => {
@@ -252,7 +258,6 @@ export class PdfWorkerClient implements PdfPageSource {
     counted.catch(() => {
       if (this.#pageCounts.get(document) === counted) this.#pageCounts.delete(document);
     });
-    forgetOldest(this.#pageCounts);
     return counted;
   }
 
@@ -331,12 +336,9 @@ export class PdfWorkerClient implements PdfPageSource {
   /** Records that worker `index` reads page `call.pageNumber` of `document`. */
   #place(document: string, call: WorkerCall, index: number): void {
     if (call.op === 'pageCount') return;
-    let pages = this.#placements.get(document);
-    if (pages) this.#placements.delete(document);
-    else pages = new Map();
-    this.#placements.set(document, pages);
+    const pages = this.#placements.get(document) ?? new Map<number, number>();
     pages.set(call.pageNumber, index);
-    forgetOldest(this.#placements);
+    this.#placements.set(document, pages);
   }
 
   #call(ref: DocumentRef, call: WorkerCall): Promise<WorkerResults[WorkerCall['op']]> {
@@ -445,13 +447,7 @@ export class PdfWorkerClient implements PdfPageSource {
   }
 
   #poison(document: string, message: string): void {
-    this.#poisoned.delete(document);
     this.#poisoned.set(document, { until: Date.now() + this.#poisonMs, message });
-    while (this.#poisoned.size > POISON_LIMIT) {
-      const oldest = this.#poisoned.keys().next();
-      if (oldest.done === true) break;
-      this.#poisoned.delete(oldest.value);
-    }
   }
 
   /**
@@ -488,12 +484,3 @@ export class PdfWorkerClient implements PdfPageSource {
     });
   }
 }
-
-/** Drops the least recently used entries of `map` (first in insertion order) past the limit. */
-const forgetOldest = (map: Map<string, unknown>): void => {
-  while (map.size > REMEMBERED_DOCUMENTS) {
-    const oldest = map.keys().next();
-    if (oldest.done === true) return;
-    map.delete(oldest.value);
-  }
-};
