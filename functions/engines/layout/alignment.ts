@@ -11,10 +11,13 @@ const MIN_SHARED_EDGES = 2;
  * into three or more pieces by wide gaps and share at least two column edges (left, right or
  * centre of a piece, within half the font size) with the row above or below. Ruled tables,
  * whitespace tables and forms score high; prose (one piece per row) and two-column layouts (two
- * pieces) score 0. Measured on the text layer; images score 0.
+ * pieces) score 0. Measured on the text layer; images score 0. `rows` are `runs` grouped by
+ * {@link buildRows} (grouped here when not given).
  */
-export function tableAlignment(runs: readonly TextRun[]): number {
-  const rows = buildRows(runs);
+export function tableAlignment(
+  runs: readonly TextRun[],
+  rows: readonly Row[] = buildRows(runs),
+): number {
   if (rows.length === 0) return 0;
   const candidates = rows.map((row) => row.fragments.length >= MIN_CELLS);
   let aligned = 0;

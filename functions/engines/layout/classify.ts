@@ -8,7 +8,7 @@ import {
   refineHeadings,
   sectionNumber,
 } from './headings.js';
-import { joinLines, letters, styledText, wordCount } from './inline.js';
+import { hasLetters, joinLines, styledText, wordCount } from './inline.js';
 import { codeBlock } from './listings.js';
 import { makeFragment, type Fragment } from './lines.js';
 import { attachMarkers, BULLET, BULLET_GLYPH, ENUMERATOR, symbolBullets } from './lists.js';
@@ -20,6 +20,7 @@ import { bodySizeOf, HEADING_SIZE_RATIO } from './profile.js';
 import { median } from './tables.js';
 import type { LayoutProfile } from './types.js';
 import { findLineTables } from './unruled-tables.js';
+import { visibleLength } from './white-space.js';
 
 const NUMBERED_HEADING =
   /^(?:(?:chapter|section|part|appendix)\s+\S+|\d{1,2}(?:\.\d{1,2})*\.?|[A-Z]\.(?:\d{1,2}\.?)*|[IVX]{1,5}\.|\(\d{1,2}\))\s+\S/i;
@@ -47,7 +48,7 @@ const headingLevel = (size: number, profile: LayoutProfile, scale: number): numb
 };
 
 const isHeadingText = (text: string): boolean =>
-  letters(text) >= 2 &&
+  hasLetters(text, 2) &&
   wordCount(text) <= 16 &&
   !CAPTION.test(text) &&
   !/^[\p{P}\p{S}\d\s]+$/u.test(text) &&
@@ -68,7 +69,7 @@ const isTitleLike = (text: string): boolean => {
  * digits or commas, and title-like ({@link isTitleLike}).
  */
 const isOcrTitleLine = (text: string, size: number, body: number): boolean =>
-  size >= body * 0.9 && letters(text) >= 8 && !/[\d,]/.test(text) && isTitleLike(text);
+  size >= body * 0.9 && hasLetters(text, 8) && !/[\d,]/.test(text) && isTitleLike(text);
 
 /** The font carrying the most characters of a line, without its subset prefix (`ABCDEF+`). */
 const fontOf = (line: Line): string => {
@@ -77,7 +78,7 @@ const fontOf = (line: Line): string => {
   let most = -1;
   for (const r of line.runs) {
     const name = r.fontName.replace(/^[A-Z]{6}\+/, '');
-    const n = (chars.get(name) ?? 0) + r.text.replace(/\s+/g, '').length;
+    const n = (chars.get(name) ?? 0) + visibleLength(r.text);
     chars.set(name, n);
     if (n > most) {
       most = n;
@@ -107,7 +108,7 @@ const boldText = (line: Line): boolean => {
 const UNMAPPED_MARKER = /^\p{Cc}+\s*/u;
 
 const isCaps = (text: string): boolean =>
-  letters(text) >= 4 && text === text.toUpperCase() && /\p{Lu}/u.test(text);
+  hasLetters(text, 4) && text === text.toUpperCase() && /\p{Lu}/u.test(text);
 
 /**
  * A line that is a section title whatever surrounds it (`I. INTRODUCTION`, a bold or capitalised
@@ -313,7 +314,8 @@ export const linesToBlocks = (
       line.x0 >= current[0].x0 + 0.5 * line.size;
     const fontChange = sizeDiff > 0.04 && fontOf(line) !== fontOf(prev) && !hangsInItem;
     const aloneBefore = current.length === 1 && standsAlone(prev, body);
-    const styleChange = line.bold !== prev.bold && letters(line.text) > 1 && letters(prev.text) > 1;
+    const styleChange =
+      line.bold !== prev.bold && hasLetters(line.text, 2) && hasLetters(prev.text, 2);
     // A short italic line on its own above roman text: a run-in heading ("Elastic Stop Nut").
     const italicLead =
       current.length === 1 &&
@@ -394,7 +396,7 @@ const ocrTitleCandidates = new WeakSet<Block>();
  */
 const typeSize = (lines: readonly Line[]): number => {
   const sorted = lines
-    .map((l) => ({ size: l.size, weight: Math.max(1, l.text.replace(/\s+/g, '').length) }))
+    .map((l) => ({ size: l.size, weight: Math.max(1, visibleLength(l.text)) }))
     .sort((a, b) => a.size - b.size);
   const half = sorted.reduce((sum, l) => sum + l.weight, 0) / 2;
   let seen = 0;

@@ -1,14 +1,18 @@
-import { buildRows } from './lines.js';
+import { buildRows, type Row } from './lines.js';
 import type { PageText } from './types.js';
 
 /**
  * Estimates the number of text columns: prose fragments (four words or more) at the page's
  * dominant size are grouped by overlapping x-extent; groups holding at least three of them count.
+ * `rows` are the page's runs grouped by {@link buildRows} (grouped here when not given).
  *
  * @returns 1 to 4 (1 for pages without prose).
  */
-export const estimateColumns = (page: PageText): number => {
-  const fragments = buildRows(page.runs).flatMap((r) => r.fragments);
+export const estimateColumns = (
+  page: PageText,
+  rows: readonly Row[] = buildRows(page.runs),
+): number => {
+  const fragments = rows.flatMap((r) => r.fragments);
   const sizes = new Map<number, number>();
   for (const f of fragments) {
     const key = Math.round(f.fontSize);

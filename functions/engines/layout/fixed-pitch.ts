@@ -1,4 +1,5 @@
 import type { TextRun } from './types.js';
+import { visibleLength } from './white-space.js';
 
 /** Largest spread (largest ÷ smallest advance per character) of a fixed-pitch font's runs. */
 const PITCH_SPREAD = 1.04;
@@ -53,7 +54,7 @@ export const dominantFont = (runs: readonly TextRun[]): string | undefined => {
   const chars = new Map<string, number>();
   for (const r of runs) {
     if (r.fontName === '') continue;
-    chars.set(r.fontName, (chars.get(r.fontName) ?? 0) + r.text.replace(/\s+/g, '').length);
+    chars.set(r.fontName, (chars.get(r.fontName) ?? 0) + visibleLength(r.text));
   }
   return [...chars].sort((a, b) => b[1] - a[1])[0]?.[0];
 };

@@ -1,5 +1,5 @@
 import type { Block } from './block.js';
-import { joinLines, letters, wordCount } from './inline.js';
+import { hasLetters, joinLines, wordCount } from './inline.js';
 import { escapeInline } from './markdown.js';
 import { parseHeading } from '../../core/domain/markdown-lines.js';
 
@@ -85,7 +85,7 @@ export const isNumberedCapsTitle = (text: string): boolean => {
   const title = afterNumber(text);
   return (
     title !== text.trim() &&
-    letters(title) >= 4 &&
+    hasLetters(title, 4) &&
     wordCount(title) <= 10 &&
     !/[.,;]$/.test(title) &&
     title === title.toUpperCase() &&

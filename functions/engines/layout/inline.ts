@@ -4,17 +4,25 @@ import { escapeInline } from './markdown.js';
 import { lineParts, type MathTally } from '../math/find-math.js';
 import { katexParses } from '../math/katex-check.js';
 import type { TextRun } from './types.js';
+import { lastToken, visibleLength, wordCount } from './white-space.js';
 
 /**
  * Inline assembly: the text of a line from its runs (word spaces from gaps, emphasis from run
  * styles) and of a paragraph from its lines (end-of-line hyphenation undone).
  */
 
-/** Whitespace-separated words of `text`. */
-export const wordCount = (text: string): number => text.split(/\s+/).filter(Boolean).length;
+export { wordCount };
 
-/** Letters (`\p{L}`) in `text`. */
-export const letters = (text: string): number => (text.match(/\p{L}/gu) ?? []).length;
+/** Any letter (`\p{L}`, a code point). */
+const LETTER = /\p{L}/gu;
+
+/** Whether `text` holds at least `count` letters (`\p{L}`, counted in code points). */
+export const hasLetters = (text: string, count: number): boolean => {
+  LETTER.lastIndex = 0;
+  let found = 0;
+  while (found < count && LETTER.exec(text) !== null) found++;
+  return found >= count;
+};
 
 /** A gap wider than this share of the smaller font size between two runs is a word space. */
 export const WORD_GAP_EM = 0.18;
@@ -38,7 +46,7 @@ export const lineMetrics = (runs: readonly TextRun[]): LineMetrics => {
   let best = -1;
   for (const r of runs) {
     const key = Math.round(r.fontSize * 4) / 4;
-    const n = (chars.get(key) ?? 0) + r.text.replace(/\s+/g, '').length + 0.01;
+    const n = (chars.get(key) ?? 0) + visibleLength(r.text) + 0.01;
     chars.set(key, n);
     if (n > best) {
       best = n;
@@ -49,7 +57,7 @@ export const lineMetrics = (runs: readonly TextRun[]): LineMetrics => {
   let weight = 0;
   for (const r of runs) {
     if (r.fontSize < 0.85 * size) continue;
-    const w = r.text.replace(/\s+/g, '').length + 0.01;
+    const w = visibleLength(r.text) + 0.01;
     sum += r.baseline * w;
     weight += w;
   }
@@ -64,7 +72,7 @@ export const lineMetrics = (runs: readonly TextRun[]): LineMetrics => {
 export const scriptOf = (run: TextRun, line: LineMetrics): Script => {
   if (run.confidence !== undefined || line.size <= 0) return '';
   if (run.fontSize > 0.85 * line.size) return '';
-  const chars = run.text.replace(/\s+/g, '').length;
+  const chars = visibleLength(run.text);
   if (chars === 0 || chars > 12) return '';
   const shift = line.baseline - run.baseline;
   if (shift >= 0.2 * line.size && shift <= 0.8 * line.size) return 'sup';
@@ -142,8 +150,9 @@ export const styledText = (
       if (/\s$/.test(text)) out += ' ';
       return;
     }
-    const bold = letters(text) >= 2 && run.bold && !blockBold;
-    const italic = letters(text) >= 2 && run.italic && !blockItalic;
+    const worded = hasLetters(text, 2);
+    const bold = worded && run.bold && !blockBold;
+    const italic = worded && run.italic && !blockItalic;
     const style: Style = bold && italic ? 'bi' : bold ? 'b' : italic ? 'i' : '';
     if (style !== open) {
       const switched = open !== '' && style !== '';
@@ -195,8 +204,8 @@ export const styledText = (
 const CLOSING = /(?<!\\)(\*{1,3})$/;
 /** An emphasis marker opening a line. */
 const OPENING = /^(\*{1,3})(?=\S)/;
-/** A URL (or its start) ending a line. */
-const URL_TAIL = /(?:^|\s)(?:<?https?:\/\/|www\.)\S*$/i;
+/** The start of a URL (a line's last word that starts so is a URL or its start). */
+const URL_START = /^(?:<?https?:\/\/|www\.)/i;
 
 /** Whether `text` is one URL or e-mail address and nothing else (a link line, not code). */
 export const isLinkText = (text: string): boolean =>
@@ -204,33 +213,41 @@ export const isLinkText = (text: string): boolean =>
   /^\{[\w.,\s+-]+\}@[\w-]+(?:\.[\w-]+)+$/.test(text.trim());
 
 /**
+ * Words of a document ({@link vocabularyOf}), or a function giving them: called only when a
+ * line ends in a hyphen, which most lines do not.
+ */
+export type Vocabulary = ReadonlySet<string> | (() => ReadonlySet<string>);
+
+const wordsOf = (vocabulary: Vocabulary): ReadonlySet<string> =>
+  typeof vocabulary === 'function' ? vocabulary() : vocabulary;
+
+/**
  * How two lines meet: `hyphen` when the first ends in a word broken by hyphenation (the hyphen
  * goes), `''` when they join without a space (a compound's hyphen kept, a URL going on), `' '`
  * otherwise.
  */
-const seam = (
-  left: string,
-  right: string,
-  vocabulary: ReadonlySet<string>,
-): 'hyphen' | '' | ' ' => {
-  const urlTail = URL_TAIL.exec(left)?.[0]?.trim();
+const seam = (left: string, right: string, vocabulary: Vocabulary): 'hyphen' | '' | ' ' => {
+  // The paragraph so far (`left`) grows line by line: only its last word is looked at.
+  const last = lastToken(left);
+  const urlTail = URL_START.test(last) ? last : undefined;
   if (urlTail !== undefined && !/\s/.test(right.slice(0, 1))) {
     if (/[/\-_?=&#%~:@]$/.test(urlTail)) return '';
     if (/\.$/.test(urlTail) && /^[a-z0-9][\w~%-]*[./?#=&]/i.test(right)) return '';
   }
-  const token = /\S+$/.exec(left)?.[0]?.replace(/^[^\p{L}]+/u, '') ?? '';
+  const token = last.replace(/^[^\p{L}]+/u, '');
   if (!/^\p{L}[\p{L}-]*\p{L}-$/u.test(token) && !/^\p{L}-$/u.test(token)) return ' ';
   if (/^[\p{Lu}\d]/u.test(right)) {
     // A capital after the hyphen is a name's part (`Jean-` + `Paul`) unless the document spells
     // the word whole (`Re-` + `Act` where `ReAct` is written elsewhere).
     const l = token.slice(0, -1).toLowerCase();
     const word = /^\p{L}+/u.exec(right)?.[0]?.toLowerCase();
-    const whole = word !== undefined && vocabulary.has(l + word) && !vocabulary.has(`${l}-${word}`);
+    const words = wordsOf(vocabulary);
+    const whole = word !== undefined && words.has(l + word) && !words.has(`${l}-${word}`);
     return whole ? 'hyphen' : '';
   }
   const next = /^\p{Ll}+/u.exec(right)?.[0];
   if (next === undefined) return ' ';
-  return isBrokenWord(token.slice(0, -1), next, vocabulary) ? 'hyphen' : '';
+  return isBrokenWord(token.slice(0, -1), next, wordsOf(vocabulary)) ? 'hyphen' : '';
 };
 
 /**
@@ -242,15 +259,14 @@ const seam = (
  *
  * @param vocabulary words of the document ({@link vocabularyOf}); by default those of `parts`.
  */
-export const joinLines = (
-  parts: readonly string[],
-  vocabulary: ReadonlySet<string> = vocabularyOf(parts),
-): string => {
+export const joinLines = (parts: readonly string[], vocabulary?: Vocabulary): string => {
+  let words: ReadonlySet<string> | undefined;
+  const given = vocabulary ?? (() => (words ??= vocabularyOf(parts)));
   let out = '';
   for (const part of parts) {
     const p = part.trim();
     if (p === '') continue;
-    out = out === '' ? p : joinTwo(out, p, vocabulary);
+    out = out === '' ? p : joinTwo(out, p, given);
   }
   return out;
 };
@@ -287,10 +303,11 @@ const joinedFormula = (left: string, right: string): string | undefined => {
 };
 
 /** Joins two lines of a paragraph ({@link joinLines}). */
-export const joinTwo = (left: string, right: string, vocabulary: ReadonlySet<string>): string => {
+export const joinTwo = (left: string, right: string, vocabulary: Vocabulary): string => {
   const formula = joinedFormula(left, right);
   if (formula !== undefined) return formula;
-  const close = CLOSING.exec(left)?.[1] ?? '';
+  // A closing marker is at most three asterisks after a character other than a backslash.
+  const close = CLOSING.exec(left.slice(-4))?.[1] ?? '';
   const open = OPENING.exec(right)?.[1] ?? '';
   const l = left.slice(0, left.length - close.length);
   const r = right.slice(open.length);
@@ -306,7 +323,7 @@ export const joinTwo = (left: string, right: string, vocabulary: ReadonlySet<str
     return l.slice(0, -1) + word + close + right.slice(word.length);
   }
   if (open !== '' && close === '') {
-    const word = /\S+$/.exec(l)?.[0] ?? '';
+    const word = lastToken(l);
     return l.slice(0, l.length - word.length) + open + word.slice(0, -1) + r;
   }
   return l.slice(0, -1) + close + open + r;

@@ -26,6 +26,7 @@ import {
 import { bodySizeOf } from './profile.js';
 import { mergeStackedTables } from './table-stack.js';
 import type { LayoutProfile, PageText, Rect } from './types.js';
+import { visibleLength } from './white-space.js';
 
 export { OCR_COLUMN_GAP_RATIO } from './ocr-lines.js';
 
@@ -114,7 +115,7 @@ export const analyzePage = (
   let monoChars = 0;
   let allChars = 0;
   for (const r of page.runs) {
-    const n = r.text.replace(/\s+/g, '').length;
+    const n = visibleLength(r.text);
     allChars += n;
     if (r.monospace) monoChars += n;
   }

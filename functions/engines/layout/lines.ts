@@ -1,6 +1,7 @@
 import { directionOf, hasRtl, strongCounts, visualToLogical, type Direction } from './bidi.js';
 import { joinDropCaps } from './drop-caps.js';
 import type { TextRun } from './types.js';
+import { visibleLength } from './white-space.js';
 
 /** Runs on one baseline that are close enough to be read as one piece of text. */
 export interface Fragment {
@@ -39,22 +40,6 @@ export interface Row {
 const SPACE_GAP_EM = 0.18;
 /** Gap (in em) above which two runs on one baseline belong to different fragments. */
 const FRAGMENT_GAP_EM = 1.0;
-
-/** Code units `\s` matches in a regular expression (ECMAScript WhiteSpace and LineTerminator). */
-const WHITE_SPACE = new Set([
-  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005,
-  0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff,
-]);
-
-/**
- * UTF-16 code units of `text` that are not white space (`text.replace(/\s+/g, '').length`,
- * counted without making the string: it runs several times for every run of a page).
- */
-const visibleLength = (text: string): number => {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) if (!WHITE_SPACE.has(text.charCodeAt(i))) n++;
-  return n;
-};
 
 /**
  * Joins runs of one line left to right, inserting a space where the gap exceeds ~0.2 em, and puts
@@ -260,12 +245,16 @@ const overprintsBefore = (sorted: readonly TextRun[], k: number): boolean => {
   const run = sorted[k];
   if (!run) return false;
   const tolerance = 0.2 * run.fontSize;
-  const text = glyphsOf(run);
+  // Measured only when a run starts near this one: most runs have none.
+  let text: string | undefined;
   for (let j = k - 1; j >= 0; j--) {
     const other = sorted[j];
     if (!other) continue;
     if (run.x - other.x >= tolerance) break;
-    if (Math.abs(other.baseline - run.baseline) < tolerance && glyphsOf(other) === text) {
+    if (
+      Math.abs(other.baseline - run.baseline) < tolerance &&
+      glyphsOf(other) === (text ??= glyphsOf(run))
+    ) {
       return true;
     }
   }

@@ -1,4 +1,5 @@
 import type { TextRun } from './types.js';
+import { visibleLength } from './white-space.js';
 
 /**
  * Math fonts by name: TeX math italic, symbols and extensions (`CMMI10`, `CMSY7`, `CMEX10`, the
@@ -21,7 +22,7 @@ export const isMathLike = (runs: readonly TextRun[]): boolean => {
   let all = 0;
   let math = 0;
   for (const r of runs) {
-    const n = r.text.replace(/\s+/g, '').length;
+    const n = visibleLength(r.text);
     all += n;
     if (MATH_FONT.test(r.fontName)) math += n;
   }

@@ -1,5 +1,6 @@
 import { buildRows, foldText, isPageNumberText, isRotated, rowText, type Row } from './lines.js';
 import type { LayoutProfile, PageText, TextRun } from './types.js';
+import { visibleLength } from './white-space.js';
 
 /**
  * The font size (px, to the half) carrying the most characters of `runs` (spaces not counted):
@@ -9,7 +10,7 @@ export const bodySizeOf = (runs: Iterable<TextRun>): number => {
   const weight = new Map<number, number>();
   for (const r of runs) {
     const key = Math.round(r.fontSize * 2) / 2;
-    weight.set(key, (weight.get(key) ?? 0) + r.text.replace(/\s+/g, '').length);
+    weight.set(key, (weight.get(key) ?? 0) + visibleLength(r.text));
   }
   let best = 0;
   let size = 0;
@@ -68,19 +69,24 @@ export interface PageProfileStats {
   fontChars?: [font: string, chars: number][];
 }
 
-/** Measures one page for the layout profile (see {@link profileFromStats}). */
-export const pageProfileStats = (page: PageText): PageProfileStats => {
+/**
+ * Measures one page for the layout profile (see {@link profileFromStats}); `rows` are its runs
+ * grouped by {@link buildRows} (grouped here when not given).
+ */
+export const pageProfileStats = (
+  page: PageText,
+  rows: readonly Row[] = buildRows(page.runs),
+): PageProfileStats => {
   const sizeChars = new Map<number, number>();
   const fontChars = new Map<string, number>();
   for (const run of page.runs) {
-    const chars = run.text.replace(/\s+/g, '').length;
+    const chars = visibleLength(run.text);
     if (chars === 0) continue;
     const size = roundHalf(toPoints(run.fontSize, page.dpi));
     sizeChars.set(size, (sizeChars.get(size) ?? 0) + chars);
     if (run.fontName !== '')
       fontChars.set(run.fontName, (fontChars.get(run.fontName) ?? 0) + chars);
   }
-  const rows = buildRows(page.runs);
   const { top, bottom } = bandRows(rows, page.height);
   const headingCandidateSizes = new Set<number>();
   for (const row of rows) {
@@ -115,7 +121,7 @@ export const pageProfileStats = (page: PageText): PageProfileStats => {
  * @returns a JSON-serialisable profile; sizes in points.
  */
 export const buildLayoutProfile = (pages: readonly PageText[]): LayoutProfile =>
-  profileFromStats(pages.map(pageProfileStats));
+  profileFromStats(pages.map((page) => pageProfileStats(page)));
 
 /**
  * The layout profile of a document from its pages' {@link pageProfileStats}, in page order (see

@@ -5,6 +5,7 @@ import { makeFragment, type Fragment, type Row } from './lines.js';
 import { splitBySize, type PageKind } from './ocr-lines.js';
 import type { Table } from './tables.js';
 import { xyCut, type CutItem } from './xy-cut.js';
+import { visibleLength } from './white-space.js';
 
 /** One reading-order region: its tables and its lines top to bottom. */
 export interface Region {
@@ -38,7 +39,7 @@ export const readingOrder = (
   rows.forEach((row, rowIndex) => {
     for (const f of row.fragments.flatMap((g) => (skip(g) ? [g] : splitAtRules(g, kind)))) {
       if (skip(f)) continue;
-      const chars = f.text.replace(/\s+/g, '').length;
+      const chars = visibleLength(f.text);
       items.push({
         x0: f.x0,
         y0: f.y0,
@@ -157,7 +158,9 @@ export const joinContinuedParagraphs = (blocks: readonly Block[]): Block[] => {
       /^\p{Ll}/u.test(b.text) &&
       !/[.!?:]$/.test(prev.text)
     ) {
-      const vocabulary = vocabularyOf([prev.text, b.text]);
+      const texts = [prev.text, b.text];
+      let words: Set<string> | undefined;
+      const vocabulary = () => (words ??= vocabularyOf(texts));
       prev.markdown = joinTwo(prev.markdown, b.markdown, vocabulary);
       prev.text = joinTwo(prev.text, b.text, vocabulary);
       prev.joinable = b.joinable;

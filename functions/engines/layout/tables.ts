@@ -4,6 +4,7 @@ import { isMathLike } from './math-guard.js';
 import { PLOT_TICKS, plotTicks } from './plots.js';
 import { recordStacks } from './table-stack.js';
 import type { Segment, TextRun } from './types.js';
+import { wordCount } from './white-space.js';
 
 /** One cell of a detected table; spans count grid columns / rows. */
 export interface TableCell {
@@ -513,8 +514,6 @@ export const compactTable = (table: Table, labelledColumns: readonly number[] = 
     ...(columns ? { columns } : {}),
   };
 };
-
-const wordCount = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
 /** Options of {@link streamTable}. */
 export interface StreamOptions {

@@ -2,6 +2,7 @@ import type { PageText, Segment, TextRun } from '../layout/types.js';
 import { equationLatex, isMathFont, mathLines, trueBox } from './latex.js';
 import { isBracePiece, isSansName } from './tex-fonts.js';
 import { connectedGroups } from '../connected-groups.js';
+import { visibleLength } from '../layout/white-space.js';
 
 /** A box: left, top, right, bottom (pixels). */
 export interface Box {
@@ -47,7 +48,6 @@ const RELATION_FIRST = /^\s*[=<>≤≥≠≈≡∼≃≅∝≲≳⩽⩾+−]/;
 /** Characters that make a line mathematics: relations, operators, big operators. */
 const MATH_SIGNS = /[=<>≤≥≠≈≡∼≃≅∝≪≫⊂⊆⊃⊇∈∉→←↔⇒⇐⇔↦+−±∓×÷·⋅∗∑∏∫∮√∂∇∞]/;
 
-const visible = (text: string): number => text.replace(/\s+/g, '').length;
 const centre = (r: TextRun) => ({ x: r.x + r.w / 2, y: r.y + r.h / 2 });
 const inside = (r: TextRun, boxes: readonly Box[]): boolean => {
   const c = centre(r);
@@ -91,7 +91,7 @@ const mathPiece = (runs: readonly TextRun[]): MathPiece | null => {
       : null;
   if (numbered) to -= 1;
   const body = runs.slice(from, to);
-  if (!body.some((r) => math(r) && visible(r.text) > 0)) {
+  if (!body.some((r) => math(r) && visibleLength(r.text) > 0)) {
     const roman = romanPiece(body);
     return (
       roman && {
@@ -111,7 +111,7 @@ const mathPiece = (runs: readonly TextRun[]): MathPiece | null => {
     .replace(CONNECTIVES, '');
   if (/\p{L}{2,}/u.test(other.replace(UNITS, '$1'))) return null;
   const text = body.map((r) => r.text).join('');
-  const chars = visible(text);
+  const chars = visibleLength(text);
   const size = Math.max(...body.map((r) => r.fontSize));
   const scripted = body.some((r) => r.fontSize < 0.85 * size);
   return {
@@ -146,7 +146,7 @@ const romanPiece = (runs: readonly TextRun[]): MathPiece | null => {
     .map((r) => r.text)
     .join('')
     .replace(/\s+/g, '');
-  if (!ROMAN_MATH.test(glyphs) || visible(main) > 12) return null;
+  if (!ROMAN_MATH.test(glyphs) || visibleLength(main) > 12) return null;
   if (/\p{L}{2,}/u.test(main.replace(UNITS, '$1'))) return null;
   return { runs: [...runs], number: null, numberRun: null, strong: false, size };
 };

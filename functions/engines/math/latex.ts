@@ -11,6 +11,7 @@ import {
   type ExtensionGlyph,
   type TexFamily,
 } from './tex-fonts.js';
+import { visibleLength } from '../layout/white-space.js';
 
 /**
  * From the glyphs of an equation to LaTeX: Unicode math characters to commands, superscripts and
@@ -481,7 +482,7 @@ const dominantSize = (input: readonly Part[]): number => {
   for (const run of runs) {
     const key = Math.round(run.fontSize * 4) / 4;
     const entry = weight.get(key) ?? { size: run.fontSize, chars: 0 };
-    entry.chars += run.latex === undefined ? run.text.replace(/\s+/g, '').length : 1;
+    entry.chars += run.latex === undefined ? visibleLength(run.text) : 1;
     weight.set(key, entry);
   }
   let best = { size: runs[0]?.fontSize ?? 0, chars: -1 };
@@ -504,7 +505,7 @@ const lineBaseline = (runs: readonly Part[], size: number): number => {
   const main = glyphs.filter((r) => Math.abs(r.fontSize - size) <= 0.1 * size);
   const pool = main.length > 0 ? main : glyphs.length > 0 ? glyphs : runs;
   const weighted = pool
-    .map((r) => ({ baseline: r.baseline, weight: Math.max(1, r.text.replace(/\s+/g, '').length) }))
+    .map((r) => ({ baseline: r.baseline, weight: Math.max(1, visibleLength(r.text)) }))
     .sort((a, b) => a.baseline - b.baseline);
   const total = weighted.reduce((sum, w) => sum + w.weight, 0);
   let seen = 0;

@@ -39,11 +39,20 @@ const FAMILIES: readonly [RegExp, TexFamily][] = [
   [/^(?:cmr|lmr|cmsl|cmti|ecrm|sfrm)\d/, 'roman'],
 ];
 
+/** Families of the font names met so far: a page asks for the family of each of its runs. */
+const knownFamilies = new Map<string, TexFamily>();
+/** Font names remembered at most; a process meets a few hundred at most in practice. */
+const MAX_KNOWN_FAMILIES = 4096;
+
 /** The TeX family of a font (`ABCDEF+CMSY10` is `symbols`); `other` for non-TeX fonts. */
 export const texFamily = (fontName: string): TexFamily => {
+  const known = knownFamilies.get(fontName);
+  if (known !== undefined) return known;
   const name = fontName.replace(/^[A-Z]{6}\+/, '').toLowerCase();
-  for (const [pattern, family] of FAMILIES) if (pattern.test(name)) return family;
-  return 'other';
+  const family = FAMILIES.find(([pattern]) => pattern.test(name))?.[1] ?? 'other';
+  if (knownFamilies.size >= MAX_KNOWN_FAMILIES) knownFamilies.clear();
+  knownFamilies.set(fontName, family);
+  return family;
 };
 
 /**

@@ -1,6 +1,7 @@
 import type { PageFeatures } from '../../core/ports/document-engine.js';
 import { tableAlignment } from '../layout/alignment.js';
 import { estimateColumns } from '../layout/columns.js';
+import { buildRows, type Row } from '../layout/lines.js';
 import type { Rect } from '../layout/types.js';
 import { isGarbage } from './page-geometry.js';
 import type { ExtractedPage } from './page-text.js';
@@ -56,8 +57,13 @@ const unmapped = (text: string): number => {
  * make up a third of its characters keeps its text layer. `garbageRatio` counts both in full. An invisible text layer over a
  * scan (a previous OCR pass, render mode 3) is used as it is: it is usually better than a second
  * OCR and far cheaper; its share still raises the page's complexity score.
+ *
+ * `rows` are the page's runs grouped by {@link buildRows} (grouped here when not given).
  */
-export const pageFeatures = (page: ExtractedPage): PageFeatures => {
+export const pageFeatures = (
+  page: ExtractedPage,
+  rows: readonly Row[] = buildRows(page.text.runs),
+): PageFeatures => {
   const { text, stats } = page;
   const chars = stats.chars;
   const garbageRatio = chars === 0 ? 0 : stats.garbageChars / chars;
@@ -82,8 +88,8 @@ export const pageFeatures = (page: ExtractedPage): PageFeatures => {
     textCoverage,
     imageCoverage,
     ruleCount: stats.ruleCount,
-    tableAlignment: chars === 0 ? 0 : tableAlignment(text.runs),
-    columnCount: chars === 0 ? 1 : estimateColumns(text),
+    tableAlignment: chars === 0 ? 0 : tableAlignment(text.runs, rows),
+    columnCount: chars === 0 ? 1 : estimateColumns(text, rows),
     fontCount: stats.fonts.length,
     mathCharRatio: chars === 0 ? 0 : stats.mathChars / chars,
     invisibleCharRatio,

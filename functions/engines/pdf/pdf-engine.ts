@@ -6,6 +6,7 @@ import type {
   DocumentRef,
   PageFeatures,
 } from '../../core/ports/document-engine.js';
+import { buildRows } from '../layout/lines.js';
 import { pageProfileStats, profileFromStats, type PageProfileStats } from '../layout/profile.js';
 import { pageFeatures } from './page-features.js';
 import type { ExtractedPage } from './page-text.js';
@@ -35,10 +36,14 @@ export interface PdfEngineOptions {
 const documentKey = (ref: DocumentRef): string => ref.hash || ref.key;
 
 /** The measurements of an extracted page: its features and its share of the layout profile. */
-export const inspectExtractedPage = (extracted: ExtractedPage): PageInspection => ({
-  features: pageFeatures(extracted),
-  profile: pageProfileStats(extracted.text),
-});
+export const inspectExtractedPage = (extracted: ExtractedPage): PageInspection => {
+  // The features and the profile share one grouping of the runs into rows.
+  const rows = buildRows(extracted.text.runs);
+  return {
+    features: pageFeatures(extracted, rows),
+    profile: pageProfileStats(extracted.text, rows),
+  };
+};
 
 /**
  * The offline PDF engine: opens PDFs (PDFium and pdf.js, through `source`, shared with
