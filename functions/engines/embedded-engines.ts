@@ -84,7 +84,14 @@ export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngi
     },
     runtime: {
       local: new Map<'local-text' | 'local-ocr', PageProvider>([
-        ['local-text', new LocalTextProvider(pdfSource, officeEngine)],
+        [
+          'local-text',
+          // One process runs every stage here: a page routed to the text layer is laid out
+          // while Route stores the routes (on AWS, Route's Lambda would never answer the page).
+          new LocalTextProvider(pdfSource, officeEngine, {
+            prefetch: config.RUNTIME_MODE === 'local',
+          }),
+        ],
         ['local-ocr', new LocalOcrProvider(rasterizer, ocr)],
       ]),
       rasterizer,

@@ -201,9 +201,13 @@ function offline(
 ): BuiltProvider {
   const local = runtime.local.get(entry.kind);
   if (!local) throw new Error(`the offline provider ${entry.kind} is not available`);
-  return local.id === entry.id
-    ? local
-    : { id: entry.id, model: local.model, parsePage: (request) => local.parsePage(request) };
+  if (local.id === entry.id) return local;
+  return {
+    id: entry.id,
+    model: local.model,
+    parsePage: (request) => local.parsePage(request),
+    prefetch: (request) => local.prefetch?.(request),
+  };
 }
 
 /**

@@ -206,6 +206,8 @@ type ProviderAnswer = (
 /** A PageProvider answering with a fixed result (or a function of the request); records its calls. */
 export class FakePageProvider implements PageProvider {
   readonly calls: PageParseRequest[] = [];
+  /** The hints of {@link PageProvider.prefetch} it was given. */
+  readonly prefetched: PageParseRequest[] = [];
   readonly id: string;
   readonly model: string;
   readonly #answer: ProviderAnswer;
@@ -226,6 +228,10 @@ export class FakePageProvider implements PageProvider {
   async parsePage(request: PageParseRequest): Promise<ProviderPageResult> {
     this.calls.push(request);
     return this.#answer(request);
+  }
+
+  prefetch(request: PageParseRequest): void {
+    this.prefetched.push(request);
   }
 }
 

@@ -76,4 +76,11 @@ export interface PageProvider {
    * @throws {DocumentRejectedError} the page cannot be parsed by anyone.
    */
   parsePage(request: PageParseRequest): Promise<ProviderPageResult>;
+  /**
+   * A hint that `request` will be asked for soon (Route gives it for each page it routes here):
+   * a provider working in this process may start on the page now and answer the coming
+   * `parsePage` from that work. It never throws and delivers nothing by itself: metering still
+   * happens at `parsePage`, and a page never asked for is dropped.
+   */
+  prefetch?(request: PageParseRequest): void;
 }

@@ -17,6 +17,34 @@ const TEXT_LAYOUT_MODEL = 'pdf-text-layout-1';
 /** DPI the boxes refer to when the request leaves it to the provider. */
 export const DEFAULT_TEXT_DPI = 144;
 
+/**
+ * Pages laid out ahead of their `parsePage` at most at once; further hints are ignored until
+ * those are taken (a large document's later pages are laid out when asked for).
+ */
+const MAX_PREFETCHED_PAGES = 64;
+/** Age (ms) after which a page laid out ahead and never asked for is dropped. */
+const PREFETCHED_PAGE_TTL_MS = 120_000;
+
+/** Options of {@link LocalTextProvider}. */
+export interface LocalTextProviderOptions {
+  /**
+   * Act on {@link LocalTextProvider.prefetch}: lay PDF pages out when Route routes them here, so
+   * that the layout runs while the routes and charges are written. Only where the stages share
+   * this process (the embedded runtime); elsewhere the work would be done in a process that never
+   * answers the page.
+   * @default false
+   */
+  prefetch?: boolean;
+}
+
+/** A page laid out ahead of its `parsePage`. */
+interface PrefetchedPage {
+  /** The document profile it was laid out with, as JSON. */
+  profile: string;
+  result: Promise<ProviderPageResult>;
+  at: number;
+}
+
 /** Answers pages of documents that are not PDFs but carry their own text (office, HTML, Markdown). */
 export interface TextDocumentPages {
   parsePage(request: PageParseRequest): Promise<ProviderPageResult>;
@@ -33,10 +61,37 @@ export class LocalTextProvider implements PageProvider {
   readonly model = TEXT_LAYOUT_MODEL;
   readonly #source: PdfPageSource;
   readonly #office: TextDocumentPages | undefined;
+  readonly #prefetch: boolean;
+  /** Pages laid out ahead, by document, page and DPI ({@link prefetchKey}). */
+  readonly #prefetched = new Map<string, PrefetchedPage>();
 
-  constructor(source: PdfPageSource, office?: TextDocumentPages) {
+  constructor(
+    source: PdfPageSource,
+    office?: TextDocumentPages,
+    options: LocalTextProviderOptions = {},
+  ) {
     this.#source = source;
     this.#office = office;
+    this.#prefetch = options.prefetch ?? false;
+  }
+
+  /**
+   * Starts laying out a PDF page that `parsePage` will be asked for with the same document, page,
+   * DPI and profile (see {@link LocalTextProviderOptions.prefetch}); a failure is left for that
+   * call to meet again. Ignored when prefetching is off, for other formats, or while
+   * {@link MAX_PREFETCHED_PAGES} pages wait to be taken.
+   */
+  prefetch(request: PageParseRequest): void {
+    if (!this.#prefetch || !this.#source.layOut || request.document.format !== 'pdf') return;
+    const now = Date.now();
+    for (const [key, page] of this.#prefetched) {
+      if (now - page.at > PREFETCHED_PAGE_TTL_MS) this.#prefetched.delete(key);
+    }
+    const key = prefetchKey(request);
+    if (this.#prefetched.has(key) || this.#prefetched.size >= MAX_PREFETCHED_PAGES) return;
+    const result = this.#layOut(request);
+    result.catch(() => undefined);
+    this.#prefetched.set(key, { profile: JSON.stringify(request.profile), result, at: now });
   }
 
   /**
@@ -48,6 +103,24 @@ export class LocalTextProvider implements PageProvider {
     if (this.#office && isOfficeFormat(request.document.format)) {
       return this.#office.parsePage(request);
     }
+    const prefetched = this.#takePrefetched(request);
+    // A layout started ahead that failed is tried again, as a call without the hint would be.
+    if (prefetched) return prefetched.catch(() => this.#layOut(request));
+    return this.#layOut(request);
+  }
+
+  /** The page laid out ahead for `request` (taken: a later call lays it out again), if any. */
+  #takePrefetched(request: PageParseRequest): Promise<ProviderPageResult> | undefined {
+    if (this.#prefetched.size === 0) return undefined;
+    const key = prefetchKey(request);
+    const page = this.#prefetched.get(key);
+    if (!page) return undefined;
+    this.#prefetched.delete(key);
+    const fresh = Date.now() - page.at <= PREFETCHED_PAGE_TTL_MS;
+    return fresh && page.profile === JSON.stringify(request.profile) ? page.result : undefined;
+  }
+
+  async #layOut(request: PageParseRequest): Promise<ProviderPageResult> {
     const dpi = request.dpi ?? DEFAULT_TEXT_DPI;
     // A reader in a worker thread lays the page out there, beside the extracted page it keeps:
     // the page does not cross threads, and this thread scores and stores other pages meanwhile.
@@ -61,6 +134,10 @@ export class LocalTextProvider implements PageProvider {
     );
   }
 }
+
+/** What a page laid out ahead must match to answer a `parsePage`, besides its profile. */
+const prefetchKey = (request: PageParseRequest): string =>
+  `${request.document.hash || request.document.key}\n${request.pageNumber}\n${request.dpi ?? DEFAULT_TEXT_DPI}`;
 
 /**
  * The answer of the text-layer provider for an extracted page: the page laid out at `dpi` with

@@ -232,15 +232,17 @@ describe('buildProviderRegistry', () => {
     expect(provider).toBe(runtime.text);
   });
 
-  it('reports an offline provider configured under another id by that id, and delegates to it', async () => {
+  it('reports an offline provider configured under another id by that id, and delegates its pages and hints to it', async () => {
     // Arrange
     const runtime = aRuntime();
     const registry = buildProviderRegistry(aConfig(), runtime);
     // Act
     const provider = registry.get('ocr');
+    provider.prefetch?.(PAGE);
     const result = await provider.parsePage(PAGE);
     // Assert
     expect(provider).toMatchObject({ id: 'ocr', model: 'tesseract-5' });
+    expect(runtime.ocr.prefetched).toEqual([PAGE]);
     expect(runtime.ocr.calls).toEqual([PAGE]);
     expect(result.markdown).toBe('recognised');
   });

@@ -4,6 +4,8 @@ import { documentRef, loadRequest, selectedPages } from './load-request.js';
 import { workKeys } from '../object-keys.js';
 import { type PipelinePorts } from '../../ports/pipeline.js';
 import { type StageInput } from './stage-input.js';
+import type { RequestRecord } from '../request.js';
+import type { PageParseRequest } from '../../ports/page-provider.js';
 import type {
   DocumentEngine,
   DocumentInspection,
@@ -70,6 +72,22 @@ export async function measurePages(
   for (const page of inspection.pages) complexity[page.pageNumber] = complexityScore(page);
   return { ...inspection, complexity };
 }
+
+/**
+ * What a provider is asked for page `pageNumber` of the request `record`: its document, the
+ * request's DPI and format options, and the document profile Classify stored.
+ */
+export const pageParseRequest = (
+  record: RequestRecord,
+  inspection: StoredInspection,
+  pageNumber: number,
+): PageParseRequest => ({
+  document: documentRef(record),
+  pageNumber,
+  dpi: record.options.dpi,
+  profile: inspection.profile,
+  maintainFormat: record.options.maintain_format,
+});
 
 /** Reads the inspection Classify stored. @throws {ObjectNotFoundError} before Classify ran. */
 export async function readInspection(

@@ -16,8 +16,8 @@ import type { PageCheckpoint } from '../request.js';
 import type { GroundingEntry, Page, PageComparison, Tier } from '../schemas.js';
 import type { PageFeatures } from '../../ports/document-engine.js';
 import type { PageParseRequest, ProviderPageResult } from '../../ports/page-provider.js';
-import { readInspection } from './classify.js';
-import { documentRef, loadLiveRequest } from './load-request.js';
+import { pageParseRequest, readInspection } from './classify.js';
+import { loadLiveRequest } from './load-request.js';
 import { workKeys } from '../object-keys.js';
 import { type PageStageInput } from './stage-input.js';
 import { type PipelinePorts } from '../../ports/pipeline.js';
@@ -58,13 +58,7 @@ export async function parsePage(
   if (!routeOf) throw new NotFoundError(`page ${input.pageNumber} was not routed`);
   const inspection = await readInspection(ports.objects, input.requestId);
   const features = inspection.pages.find((p) => p.pageNumber === input.pageNumber);
-  const request: PageParseRequest = {
-    document: documentRef(record),
-    pageNumber: input.pageNumber,
-    dpi: record.options.dpi,
-    profile: inspection.profile,
-    maintainFormat: record.options.maintain_format,
-  };
+  const request = pageParseRequest(record, inspection, input.pageNumber);
   const usableTextLayer = features?.usableTextLayer ?? false;
   const hasPageImage = features?.hasPageImage !== false;
 

@@ -2,7 +2,7 @@ import type { ProgressSink } from '../../ports/event-log.js';
 import { ProviderUnavailableError, TierUnavailableError } from '../errors.js';
 import { chooseProvider, chooseRoute, tierFor, type RouteChoice } from '../routing.js';
 import type { PageRoute } from '../request.js';
-import { readInspection } from './classify.js';
+import { pageParseRequest, readInspection } from './classify.js';
 import { loadRequest } from './load-request.js';
 import type { PageStageInput, StageInput } from './stage-input.js';
 import type { PipelinePorts } from '../../ports/pipeline.js';
@@ -61,6 +61,15 @@ export async function route(
       chosen = { ...chosen, provider: preferred.id };
     }
     routes.push({ pageNumber: features.pageNumber, complexity, ...chosen });
+  }
+  // A provider answering in this process may start on its pages while the routes are stored;
+  // a resumed run's pages are left alone (most may have a checkpoint already).
+  if (record.runs === undefined) {
+    for (const r of routes) {
+      ports.providers
+        .get(r.provider)
+        .prefetch?.(pageParseRequest(record, inspection, r.pageNumber));
+    }
   }
   for (const r of routes) {
     progress.emit({

@@ -3,6 +3,7 @@ import { ProviderUnavailableError } from '../../../../functions/core/domain/erro
 import { classify, readInspection } from '../../../../functions/core/domain/pipeline/classify.js';
 import { ingest } from '../../../../functions/core/domain/pipeline/ingest.js';
 import { route } from '../../../../functions/core/domain/pipeline/route.js';
+import { parsePage } from '../../../../functions/core/domain/pipeline/parse-page.js';
 import { ObjectNotFoundError } from '../../../../functions/core/domain/errors.js';
 import {
   FakeDocumentEngine,
@@ -155,6 +156,42 @@ describe('route', () => {
       { pageNumber: 2, complexity: 0.45, tier: 'pro', provider: 'ocr' },
       { pageNumber: 3, complexity: 0.7, tier: 'pro', provider: 'ocr' },
     ]);
+  });
+
+  it('hints each provider at its pages with the requests ParsePage will send', async () => {
+    // Arrange
+    const world = aPipeline({ engine: mixedEngine() });
+    const record = await classified(world);
+    // Act
+    await route({ requestId: record.id }, world, progressTo(world.events, record.id));
+    // Assert
+    const expected = (pageNumber: number) => ({
+      document: { key: record.document.key, hash: record.document.hash, format: 'pdf' },
+      pageNumber,
+      dpi: record.options.dpi,
+      profile: { bodyFontSize: 11 },
+      maintainFormat: record.options.maintain_format,
+    });
+    expect(world.textProvider.prefetched).toEqual([expected(1)]);
+    expect(world.ocrProvider.prefetched).toEqual([expected(2), expected(3)]);
+    await parsePage(
+      { requestId: record.id, pageNumber: 1 },
+      world,
+      progressTo(world.events, record.id),
+    );
+    expect(world.textProvider.calls).toEqual(world.textProvider.prefetched);
+  });
+
+  it('gives no hints in a resumed run, whose pages may have checkpoints', async () => {
+    // Arrange
+    const world = aPipeline({ engine: mixedEngine() });
+    const record = await classified(world);
+    await world.requests.update(record.id, { runs: 1 });
+    // Act
+    await route({ requestId: record.id }, world, progressTo(world.events, record.id));
+    // Assert
+    expect(world.textProvider.prefetched).toEqual([]);
+    expect(world.ocrProvider.prefetched).toEqual([]);
   });
 
   it('emits route.page with tier, provider, complexity and thresholds for each page', async () => {
