@@ -87,7 +87,8 @@ export function buildEngines(config: Config, objects: ObjectStore): EmbeddedEngi
         [
           'local-text',
           // One process runs every stage here: a page routed to the text layer is laid out
-          // while Route stores the routes (on AWS, Route's Lambda would never answer the page).
+          // while Route stores the routes and ParsePage charges the page (on AWS, Route's
+          // Lambda would never answer the page).
           new LocalTextProvider(pdfSource, officeEngine, {
             prefetch: config.RUNTIME_MODE === 'local',
           }),

@@ -2,7 +2,7 @@ import type { ProviderRegistry } from '../core/ports/pipeline.js';
 import type { ProviderPrice } from '../core/domain/pricing.js';
 import type { ProviderCapability } from '../core/domain/routing.js';
 import type { Tier } from '../core/domain/schemas.js';
-import type { PageProvider } from '../core/ports/page-provider.js';
+import type { PageParseRequest, PageProvider } from '../core/ports/page-provider.js';
 import type {
   StructuredExtractionRequest,
   StructuredExtractor,
@@ -126,6 +126,16 @@ export function buildProviderRegistry(
       };
     },
     get: (id: string): PageProvider => instance(id),
+    prefetch(id: string, request: PageParseRequest): void {
+      // Offline providers only: they run here already, and a remote one is never built for it.
+      const entry = Object.hasOwn(config.providers, id) ? config.providers[id] : undefined;
+      if (!runtime || (entry?.kind !== 'local-text' && entry?.kind !== 'local-ocr')) return;
+      try {
+        runtime.local.get(entry.kind)?.prefetch?.(request);
+      } catch {
+        // A hint: the page is parsed all the same when asked for.
+      }
+    },
     extractionChain: () => extractionChain,
     extractor(id: string): StructuredExtractor {
       if (!extractionChain.includes(id)) {
@@ -201,13 +211,9 @@ function offline(
 ): BuiltProvider {
   const local = runtime.local.get(entry.kind);
   if (!local) throw new Error(`the offline provider ${entry.kind} is not available`);
-  if (local.id === entry.id) return local;
-  return {
-    id: entry.id,
-    model: local.model,
-    parsePage: (request) => local.parsePage(request),
-    prefetch: (request) => local.prefetch?.(request),
-  };
+  return local.id === entry.id
+    ? local
+    : { id: entry.id, model: local.model, parsePage: (request) => local.parsePage(request) };
 }
 
 /**

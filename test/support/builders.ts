@@ -284,6 +284,9 @@ export function providerRegistry(
     extractor(id) {
       throw new Error(`extractor ${id} is not registered`);
     },
+    prefetch(id, request) {
+      byId.get(id)?.provider.prefetch?.(request);
+    },
   };
 }
 

@@ -79,8 +79,9 @@ export interface PageProvider {
   /**
    * A hint that `request` will be asked for soon (Route gives it for each page it routes here):
    * a provider working in this process may start on the page now and answer the coming
-   * `parsePage` from that work. It never throws and delivers nothing by itself: metering still
-   * happens at `parsePage`, and a page never asked for is dropped.
+   * `parsePage` from that work. It must not throw, and it delivers nothing by itself: a result
+   * reaches a request only through `parsePage`, which the ParsePage stage calls after charging
+   * the page; work for a page never asked for is dropped.
    */
   prefetch?(request: PageParseRequest): void;
 }

@@ -2,7 +2,7 @@ import type { Clock } from './clock.js';
 import type { DocumentEngine } from './document-engine.js';
 import type { EventLog } from './event-log.js';
 import type { ObjectStore } from './object-store.js';
-import type { PageProvider } from './page-provider.js';
+import type { PageParseRequest, PageProvider } from './page-provider.js';
 import type { Queue } from './queue.js';
 import type { RequestStore } from './request-store.js';
 import type { StructuredExtractor } from './structured-extractor.js';
@@ -30,6 +30,12 @@ export interface ProviderRegistry {
   extractionChain(): readonly string[];
   /** @throws {Error} for an id not in the extraction chain, or where providers cannot run. */
   extractor(id: string): StructuredExtractor;
+  /**
+   * Hints provider `id` that `request` will be asked of it soon ({@link PageProvider.prefetch}).
+   * Only a provider already running in this process is told: none is built for a hint, and a
+   * hint never throws (Route gives them where providers may not run at all).
+   */
+  prefetch?(id: string, request: PageParseRequest): void;
 }
 
 /**

@@ -19,17 +19,21 @@ export const DEFAULT_TEXT_DPI = 144;
 
 /**
  * Pages laid out ahead of their `parsePage` at most at once; further hints are ignored until
- * those are taken (a large document's later pages are laid out when asked for).
+ * those are taken (a large document's later pages are laid out when asked for, so that the pages
+ * of other documents do not wait behind a whole document in the reader's queue).
  */
-const MAX_PREFETCHED_PAGES = 64;
-/** Age (ms) after which a page laid out ahead and never asked for is dropped. */
-const PREFETCHED_PAGE_TTL_MS = 120_000;
+const MAX_PREFETCHED_PAGES = 16;
+/**
+ * Age (ms) after which a page laid out ahead and never asked for (its request was cancelled or
+ * failed) is dropped, at the next hint or parse.
+ */
+const PREFETCHED_PAGE_TTL_MS = 60_000;
 
 /** Options of {@link LocalTextProvider}. */
 export interface LocalTextProviderOptions {
   /**
    * Act on {@link LocalTextProvider.prefetch}: lay PDF pages out when Route routes them here, so
-   * that the layout runs while the routes and charges are written. Only where the stages share
+   * that the layout runs while Route stores the routes and ParsePage charges the page. Only where the stages share
    * this process (the embedded runtime); elsewhere the work would be done in a process that never
    * answers the page.
    * @default false
@@ -62,7 +66,7 @@ export class LocalTextProvider implements PageProvider {
   readonly #source: PdfPageSource;
   readonly #office: TextDocumentPages | undefined;
   readonly #prefetch: boolean;
-  /** Pages laid out ahead, by document, page and DPI ({@link prefetchKey}). */
+  /** Pages laid out ahead, by stored document, page and DPI ({@link prefetchKey}). */
   readonly #prefetched = new Map<string, PrefetchedPage>();
 
   constructor(
@@ -84,9 +88,7 @@ export class LocalTextProvider implements PageProvider {
   prefetch(request: PageParseRequest): void {
     if (!this.#prefetch || !this.#source.layOut || request.document.format !== 'pdf') return;
     const now = Date.now();
-    for (const [key, page] of this.#prefetched) {
-      if (now - page.at > PREFETCHED_PAGE_TTL_MS) this.#prefetched.delete(key);
-    }
+    this.#dropStale(now);
     const key = prefetchKey(request);
     if (this.#prefetched.has(key) || this.#prefetched.size >= MAX_PREFETCHED_PAGES) return;
     const result = this.#layOut(request);
@@ -112,12 +114,19 @@ export class LocalTextProvider implements PageProvider {
   /** The page laid out ahead for `request` (taken: a later call lays it out again), if any. */
   #takePrefetched(request: PageParseRequest): Promise<ProviderPageResult> | undefined {
     if (this.#prefetched.size === 0) return undefined;
+    this.#dropStale(Date.now());
     const key = prefetchKey(request);
     const page = this.#prefetched.get(key);
     if (!page) return undefined;
     this.#prefetched.delete(key);
-    const fresh = Date.now() - page.at <= PREFETCHED_PAGE_TTL_MS;
-    return fresh && page.profile === JSON.stringify(request.profile) ? page.result : undefined;
+    return page.profile === JSON.stringify(request.profile) ? page.result : undefined;
+  }
+
+  /** Drops the pages laid out ahead longer than {@link PREFETCHED_PAGE_TTL_MS} before `now`. */
+  #dropStale(now: number): void {
+    for (const [key, page] of this.#prefetched) {
+      if (now - page.at > PREFETCHED_PAGE_TTL_MS) this.#prefetched.delete(key);
+    }
   }
 
   async #layOut(request: PageParseRequest): Promise<ProviderPageResult> {
@@ -135,9 +144,12 @@ export class LocalTextProvider implements PageProvider {
   }
 }
 
-/** What a page laid out ahead must match to answer a `parsePage`, besides its profile. */
+/**
+ * What a page laid out ahead must match to answer a `parsePage`, besides its profile: the stored
+ * object (one per request), so that a page is never taken by another request's parse.
+ */
 const prefetchKey = (request: PageParseRequest): string =>
-  `${request.document.hash || request.document.key}\n${request.pageNumber}\n${request.dpi ?? DEFAULT_TEXT_DPI}`;
+  [request.document.key, request.pageNumber, request.dpi ?? DEFAULT_TEXT_DPI].join('\n');
 
 /**
  * The answer of the text-layer provider for an extracted page: the page laid out at `dpi` with

@@ -232,19 +232,55 @@ describe('buildProviderRegistry', () => {
     expect(provider).toBe(runtime.text);
   });
 
-  it('reports an offline provider configured under another id by that id, and delegates its pages and hints to it', async () => {
+  it('reports an offline provider configured under another id by that id, and delegates to it', async () => {
     // Arrange
     const runtime = aRuntime();
     const registry = buildProviderRegistry(aConfig(), runtime);
     // Act
     const provider = registry.get('ocr');
-    provider.prefetch?.(PAGE);
     const result = await provider.parsePage(PAGE);
     // Assert
     expect(provider).toMatchObject({ id: 'ocr', model: 'tesseract-5' });
-    expect(runtime.ocr.prefetched).toEqual([PAGE]);
     expect(runtime.ocr.calls).toEqual([PAGE]);
     expect(result.markdown).toBe('recognised');
+  });
+
+  it('passes a hint to the offline provider a configured id names, and to no other', () => {
+    // Arrange
+    const runtime = aRuntime();
+    const registry = buildProviderRegistry(aConfig(), runtime);
+    // Act
+    registry.prefetch?.('ocr', PAGE);
+    registry.prefetch?.('vision', PAGE);
+    registry.prefetch?.('unknown', PAGE);
+    // Assert
+    expect(runtime.ocr.prefetched).toEqual([PAGE]);
+    expect(runtime.text.prefetched).toEqual([]);
+  });
+
+  it('builds no provider for a hint and never throws, even in a function without engines', () => {
+    // Arrange
+    const runtime = aRuntime();
+    const build = vi.fn(runtime.build);
+    const registry = buildProviderRegistry(aConfig(), { ...runtime, build });
+    const failing = new FakePageProvider('local-ocr');
+    failing.prefetch = () => {
+      throw new Error('the reader is closed');
+    };
+    const broken = buildProviderRegistry(aConfig(), {
+      ...runtime,
+      local: new Map([['local-ocr', failing]]),
+    });
+    // Act
+    const hint = () => {
+      registry.prefetch?.('vision', PAGE);
+      registry.prefetch?.('claude', PAGE);
+      buildProviderRegistry(aConfig(), undefined).prefetch?.('ocr', PAGE);
+      broken.prefetch?.('ocr', PAGE);
+    };
+    // Assert
+    expect(hint).not.toThrow();
+    expect(build).not.toHaveBeenCalled();
   });
 
   it('throws when the runtime lacks the offline engine a provider needs', () => {

@@ -15,9 +15,10 @@ const TIERS = ['fast', 'pro', 'premium'] as const;
  * usable text layer skip text-layer providers; when a tier has none that fits, the next tier up
  * is tried). In a resumed run (`runs` set) the map items leave out the pages that have a
  * checkpoint. The request's preferred provider (`preferred_model`) takes the page instead when
- * it can parse it and its circuit is closed; the page keeps its tier. Records the routes and the
- * classification and routing timings, emits `route.page` per page, and returns the ProcessPages
- * map items.
+ * it can parse it and its circuit is closed; the page keeps its tier. Hints each page's provider
+ * that the page is coming (`ProviderRegistry.prefetch`; not in a resumed run). Records the routes
+ * and the classification and routing timings, emits `route.page` per page, and returns the
+ * ProcessPages map items.
  *
  * @throws {TierUnavailableError} when every provider of a page's tier able to parse it has its
  *   circuit open (503, spec §7).
@@ -62,13 +63,11 @@ export async function route(
     }
     routes.push({ pageNumber: features.pageNumber, complexity, ...chosen });
   }
-  // A provider answering in this process may start on its pages while the routes are stored;
-  // a resumed run's pages are left alone (most may have a checkpoint already).
-  if (record.runs === undefined) {
+  // A provider running in this process may start on its pages while the routes are stored; a
+  // resumed run's pages are left alone (most may have a checkpoint already).
+  if (record.runs === undefined && ports.providers.prefetch) {
     for (const r of routes) {
-      ports.providers
-        .get(r.provider)
-        .prefetch?.(pageParseRequest(record, inspection, r.pageNumber));
+      ports.providers.prefetch(r.provider, pageParseRequest(record, inspection, r.pageNumber));
     }
   }
   for (const r of routes) {

@@ -81,6 +81,10 @@ describe('LocalTextProvider.prefetch', () => {
       'another document',
       { document: { key: 'uploads/b.pdf', hash: 'sha256-b', format: 'pdf' as const } },
     ],
+    [
+      "another request's upload of the same file",
+      { document: { key: 'uploads/c.pdf', hash: 'sha256-a', format: 'pdf' as const } },
+    ],
   ])('lays the page out afresh for %s', async (_what, change) => {
     // Arrange
     const source = new CountingSource();
@@ -108,19 +112,19 @@ describe('LocalTextProvider.prefetch', () => {
     expect(result.markdown).toBe('layout 2');
   });
 
-  it('starts at most 64 pages ahead until they are taken', async () => {
+  it('starts at most 16 pages ahead until they are taken', async () => {
     // Arrange
     const source = new CountingSource();
     const provider = new LocalTextProvider(source, undefined, { prefetch: true });
     // Act
-    for (let n = 1; n <= 80; n++) provider.prefetch(aRequest({ pageNumber: n }));
+    for (let n = 1; n <= 20; n++) provider.prefetch(aRequest({ pageNumber: n }));
     // Assert
     expect(source.layouts.map((l) => l.pageNumber)).toEqual(
-      Array.from({ length: 64 }, (_, i) => i + 1),
+      Array.from({ length: 16 }, (_, i) => i + 1),
     );
     await provider.parsePage(aRequest({ pageNumber: 1 }));
-    provider.prefetch(aRequest({ pageNumber: 65 }));
-    expect(source.layouts.at(-1)?.pageNumber).toBe(65);
-    expect(source.layouts).toHaveLength(65);
+    provider.prefetch(aRequest({ pageNumber: 17 }));
+    expect(source.layouts.at(-1)?.pageNumber).toBe(17);
+    expect(source.layouts).toHaveLength(17);
   });
 });
