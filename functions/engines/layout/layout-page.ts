@@ -152,7 +152,8 @@ export const analyzePage = (
     equations = taken.equations;
     free = taken.runs;
     pageRules = taken.rules;
-    rules = rules.filter((s) => pageRules.includes(s));
+    const kept = new Set(pageRules);
+    rules = rules.filter((s) => kept.has(s));
   }
   const allRows = buildRows(free);
   const kind = { ...pageKind(page.runs, allRows, body, page.rules), ...(math ? { math } : {}) };

@@ -18,14 +18,17 @@ const TEXT_LAYOUT_MODEL = 'pdf-text-layout-1';
 export const DEFAULT_TEXT_DPI = 144;
 
 /**
- * Pages laid out ahead of their `parsePage` at most at once; further hints are ignored until
- * those are taken (a large document's later pages are laid out when asked for, so that the pages
- * of other documents do not wait behind a whole document in the reader's queue).
+ * Pages laid out ahead of their `parsePage` at most at once; further hints wait, and one starts
+ * each time a page is taken. A document's pages stay with the reader worker that measured them,
+ * and ParsePage asks for a few pages at a time (`PAGE_CONCURRENCY`): laying out only those would
+ * leave a worker idle whenever the pages asked for were all measured by the other one.
  */
-const MAX_PREFETCHED_PAGES = 16;
+const MAX_PREFETCHED_PAGES = 64;
+/** Hints kept waiting for their turn at most; further ones are ignored. */
+const MAX_WAITING_HINTS = 4096;
 /**
- * Age (ms) after which a page laid out ahead and never asked for (its request was cancelled or
- * failed) is dropped, at the next hint or parse.
+ * Age (ms) after which a page laid out ahead, or a hint waiting, that was never asked for (its
+ * request was cancelled or failed) is dropped, at the next hint or parse.
  */
 const PREFETCHED_PAGE_TTL_MS = 60_000;
 
@@ -66,8 +69,10 @@ export class LocalTextProvider implements PageProvider {
   readonly #source: PdfPageSource;
   readonly #office: TextDocumentPages | undefined;
   readonly #prefetch: boolean;
-  /** Pages laid out ahead, by stored document, page and DPI ({@link prefetchKey}). */
+  /** Pages laid out ahead, by stored document, page and DPI ({@link prefetchKey}), oldest first. */
   readonly #prefetched = new Map<string, PrefetchedPage>();
+  /** Hints beyond {@link MAX_PREFETCHED_PAGES}, by the same key, in the order they came. */
+  readonly #waiting = new Map<string, { request: PageParseRequest; at: number }>();
 
   constructor(
     source: PdfPageSource,
@@ -81,19 +86,18 @@ export class LocalTextProvider implements PageProvider {
 
   /**
    * Starts laying out a PDF page that `parsePage` will be asked for with the same document, page,
-   * DPI and profile (see {@link LocalTextProviderOptions.prefetch}); a failure is left for that
-   * call to meet again. Ignored when prefetching is off, for other formats, or while
-   * {@link MAX_PREFETCHED_PAGES} pages wait to be taken.
+   * DPI and profile (see {@link LocalTextProviderOptions.prefetch}), or queues it while
+   * {@link MAX_PREFETCHED_PAGES} pages wait to be taken; a failure is left for that call to meet
+   * again. Ignored when prefetching is off and for other formats.
    */
   prefetch(request: PageParseRequest): void {
     if (!this.#prefetch || !this.#source.layOut || request.document.format !== 'pdf') return;
     const now = Date.now();
     this.#dropStale(now);
     const key = prefetchKey(request);
-    if (this.#prefetched.has(key) || this.#prefetched.size >= MAX_PREFETCHED_PAGES) return;
-    const result = this.#layOut(request);
-    result.catch(() => undefined);
-    this.#prefetched.set(key, { profile: JSON.stringify(request.profile), result, at: now });
+    if (this.#prefetched.has(key) || this.#waiting.has(key)) return;
+    if (this.#prefetched.size < MAX_PREFETCHED_PAGES) this.#start(key, request, now);
+    else if (this.#waiting.size < MAX_WAITING_HINTS) this.#waiting.set(key, { request, at: now });
   }
 
   /**
@@ -107,25 +111,53 @@ export class LocalTextProvider implements PageProvider {
     }
     const prefetched = this.#takePrefetched(request);
     // A layout started ahead that failed is tried again, as a call without the hint would be.
-    if (prefetched) return prefetched.catch(() => this.#layOut(request));
-    return this.#layOut(request);
+    const result = prefetched
+      ? prefetched.catch(() => this.#layOut(request))
+      : this.#layOut(request);
+    // After this page's own call: a waiting hint goes behind it in the reader's queue.
+    this.#startWaiting(Date.now());
+    return result;
+  }
+
+  /** Lays out the page of `request` ahead, kept under `key`. */
+  #start(key: string, request: PageParseRequest, at: number): void {
+    const result = this.#layOut(request);
+    result.catch(() => undefined);
+    this.#prefetched.set(key, { profile: JSON.stringify(request.profile), result, at });
+  }
+
+  /** Starts waiting hints, oldest first, while fewer than the most pages are laid out ahead. */
+  #startWaiting(now: number): void {
+    for (const [key, hint] of this.#waiting) {
+      if (this.#prefetched.size >= MAX_PREFETCHED_PAGES) return;
+      this.#waiting.delete(key);
+      this.#start(key, hint.request, now);
+    }
   }
 
   /** The page laid out ahead for `request` (taken: a later call lays it out again), if any. */
   #takePrefetched(request: PageParseRequest): Promise<ProviderPageResult> | undefined {
-    if (this.#prefetched.size === 0) return undefined;
+    if (this.#prefetched.size === 0 && this.#waiting.size === 0) return undefined;
     this.#dropStale(Date.now());
     const key = prefetchKey(request);
+    // Asked for before its turn: the caller lays it out now.
+    this.#waiting.delete(key);
     const page = this.#prefetched.get(key);
     if (!page) return undefined;
     this.#prefetched.delete(key);
     return page.profile === JSON.stringify(request.profile) ? page.result : undefined;
   }
 
-  /** Drops the pages laid out ahead longer than {@link PREFETCHED_PAGE_TTL_MS} before `now`. */
+  /**
+   * Drops the pages laid out ahead, and the hints waiting, since longer than
+   * {@link PREFETCHED_PAGE_TTL_MS} before `now` (both maps are oldest first).
+   */
   #dropStale(now: number): void {
-    for (const [key, page] of this.#prefetched) {
-      if (now - page.at > PREFETCHED_PAGE_TTL_MS) this.#prefetched.delete(key);
+    for (const entries of [this.#prefetched, this.#waiting]) {
+      for (const [key, entry] of entries) {
+        if (now - entry.at <= PREFETCHED_PAGE_TTL_MS) break;
+        entries.delete(key);
+      }
     }
   }
 

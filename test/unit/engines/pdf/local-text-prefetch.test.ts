@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { DocumentRef } from '../../../../functions/core/ports/document-engine.js';
 import type {
   PageParseRequest,
@@ -112,19 +112,52 @@ describe('LocalTextProvider.prefetch', () => {
     expect(result.markdown).toBe('layout 2');
   });
 
-  it('starts at most 16 pages ahead until they are taken', async () => {
+  it('starts at most 64 pages ahead, and one more each time a page is taken', async () => {
     // Arrange
     const source = new CountingSource();
     const provider = new LocalTextProvider(source, undefined, { prefetch: true });
     // Act
-    for (let n = 1; n <= 20; n++) provider.prefetch(aRequest({ pageNumber: n }));
+    for (let n = 1; n <= 80; n++) provider.prefetch(aRequest({ pageNumber: n }));
     // Assert
     expect(source.layouts.map((l) => l.pageNumber)).toEqual(
-      Array.from({ length: 16 }, (_, i) => i + 1),
+      Array.from({ length: 64 }, (_, i) => i + 1),
     );
     await provider.parsePage(aRequest({ pageNumber: 1 }));
-    provider.prefetch(aRequest({ pageNumber: 17 }));
-    expect(source.layouts.at(-1)?.pageNumber).toBe(17);
-    expect(source.layouts).toHaveLength(17);
+    await provider.parsePage(aRequest({ pageNumber: 2 }));
+    expect(source.layouts.map((l) => l.pageNumber).slice(64)).toEqual([65, 66]);
+  });
+
+  it('lays out once a page asked for before its turn, and drops its hint', async () => {
+    // Arrange
+    const source = new CountingSource();
+    const provider = new LocalTextProvider(source, undefined, { prefetch: true });
+    for (let n = 1; n <= 70; n++) provider.prefetch(aRequest({ pageNumber: n }));
+    // Act
+    await provider.parsePage(aRequest({ pageNumber: 66 }));
+    for (let n = 1; n <= 70; n++)
+      if (n !== 66) await provider.parsePage(aRequest({ pageNumber: n }));
+    // Assert: page 66 laid out once, when asked for, and every page once in all.
+    const laidOut = source.layouts.map((l) => l.pageNumber);
+    expect(laidOut.filter((n) => n === 66)).toHaveLength(1);
+    expect(laidOut.slice(64, 66)).toEqual([66, 65]);
+    expect([...laidOut].sort((a, b) => a - b)).toEqual(Array.from({ length: 70 }, (_, i) => i + 1));
+  });
+
+  it('drops pages laid out ahead and hints never asked for within a minute', async () => {
+    // Arrange
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const source = new CountingSource();
+      const provider = new LocalTextProvider(source, undefined, { prefetch: true });
+      for (let n = 1; n <= 65; n++) provider.prefetch(aRequest({ pageNumber: n }));
+      vi.setSystemTime(Date.now() + 61_000);
+      // Act
+      const result = await provider.parsePage(aRequest({ pageNumber: 1 }));
+      // Assert: laid out afresh, and the stale hint of page 65 was not started.
+      expect(result.markdown).toBe('layout 65');
+      expect(source.layouts.map((l) => l.pageNumber).slice(64)).toEqual([1]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
