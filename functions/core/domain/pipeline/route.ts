@@ -33,9 +33,16 @@ export async function route(
   progress: ProgressSink,
 ): Promise<{ requestId: string; pages: PageStageInput[] }> {
   const started = ports.clock.now().getTime();
-  const record = await loadRequest(ports.requests, input.requestId);
-  const inspection = await readInspection(ports.objects, input.requestId);
-  const states = ports.breakers ? await ports.breakers.states(ports.providers.ids()) : undefined;
+  // Read together; a failure is reported in this order all the same.
+  const reads = [
+    loadRequest(ports.requests, input.requestId),
+    readInspection(ports.objects, input.requestId),
+    ports.breakers?.states(ports.providers.ids()),
+  ] as const;
+  for (const read of reads) read?.catch(() => undefined);
+  const record = await reads[0];
+  const inspection = await reads[1];
+  const states = await reads[2];
   const closed = (id: string) => states?.get(id)?.healthy ?? true;
   const preferred = record.preferredProvider
     ? TIERS.flatMap((t) => ports.providers.chain(t)).find((p) => p.id === record.preferredProvider)
