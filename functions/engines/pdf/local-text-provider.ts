@@ -18,8 +18,8 @@ const TEXT_LAYOUT_MODEL = 'pdf-text-layout-1';
 export const DEFAULT_TEXT_DPI = 144;
 
 /**
- * Pages laid out ahead of their `parsePage` at most at once; further hints wait, and one starts
- * each time a page is taken. A document's pages stay with the reader worker that measured them,
+ * Pages laid out ahead of their `parsePage` at most at once; further hints wait, and one of the
+ * same document starts each time a page is taken. A document's pages stay with the reader worker that measured them,
  * and ParsePage asks for a few pages at a time (`PAGE_CONCURRENCY`): laying out only those would
  * leave a worker idle whenever the pages asked for were all measured by the other one.
  */
@@ -115,7 +115,7 @@ export class LocalTextProvider implements PageProvider {
       ? prefetched.catch(() => this.#layOut(request))
       : this.#layOut(request);
     // After this page's own call: a waiting hint goes behind it in the reader's queue.
-    this.#startWaiting(Date.now());
+    this.#startWaiting(Date.now(), request.document.key);
     return result;
   }
 
@@ -126,10 +126,15 @@ export class LocalTextProvider implements PageProvider {
     this.#prefetched.set(key, { profile: JSON.stringify(request.profile), result, at });
   }
 
-  /** Starts waiting hints, oldest first, while fewer than the most pages are laid out ahead. */
-  #startWaiting(now: number): void {
+  /**
+   * Starts waiting hints of the stored document `document`, oldest first, while fewer than the
+   * most pages are laid out ahead: only a request still asking for its pages gets more laid out,
+   * and the hints of one that stopped (cancelled, failed) never start.
+   */
+  #startWaiting(now: number, document: string): void {
     for (const [key, hint] of this.#waiting) {
       if (this.#prefetched.size >= MAX_PREFETCHED_PAGES) return;
+      if (hint.request.document.key !== document) continue;
       this.#waiting.delete(key);
       this.#start(key, hint.request, now);
     }

@@ -11,6 +11,8 @@ import { aProviderResult } from '../../../support/builders.js';
 /** A PDF reader whose layouts are counted; each answer names its call, and `fail` rejects one. */
 class CountingSource implements PdfPageSource {
   readonly layouts: { pageNumber: number; dpi: number; profile: unknown }[] = [];
+  /** The stored document of each layout, in order. */
+  readonly documents: string[] = [];
   fail = false;
 
   pageCount(): Promise<number> {
@@ -23,12 +25,13 @@ class CountingSource implements PdfPageSource {
     return Promise.reject(new Error('not rendered here'));
   }
   layOut(
-    _ref: DocumentRef,
+    ref: DocumentRef,
     pageNumber: number,
     dpi: number,
     profile: unknown,
   ): Promise<ProviderPageResult> {
     this.layouts.push({ pageNumber, dpi, profile });
+    this.documents.push(ref.key);
     if (this.fail) return Promise.reject(new Error('the worker was replaced'));
     return Promise.resolve(aProviderResult({ markdown: `layout ${this.layouts.length}`, dpi }));
   }
@@ -159,5 +162,23 @@ describe('LocalTextProvider.prefetch', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('starts no waiting hint of a document whose pages are no longer asked for', async () => {
+    // Arrange: a request's 64 pages fill the window; another request (since cancelled) hints at
+    // two pages, then the first at six more.
+    const source = new CountingSource();
+    const provider = new LocalTextProvider(source, undefined, { prefetch: true });
+    const cancelled = { key: 'uploads/b.pdf', hash: 'sha256-b', format: 'pdf' as const };
+    for (let n = 1; n <= 64; n++) provider.prefetch(aRequest({ pageNumber: n }));
+    provider.prefetch(aRequest({ document: cancelled, pageNumber: 1 }));
+    provider.prefetch(aRequest({ document: cancelled, pageNumber: 2 }));
+    for (let n = 65; n <= 70; n++) provider.prefetch(aRequest({ pageNumber: n }));
+    // Act
+    await provider.parsePage(aRequest({ pageNumber: 1 }));
+    await provider.parsePage(aRequest({ pageNumber: 2 }));
+    // Assert: the first request's next pages start, not the older hints of the other.
+    expect(source.documents.slice(64)).toEqual(['uploads/a.pdf', 'uploads/a.pdf']);
+    expect(source.layouts.slice(64).map((l) => l.pageNumber)).toEqual([65, 66]);
   });
 });
