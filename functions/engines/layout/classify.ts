@@ -8,7 +8,7 @@ import {
   refineHeadings,
   sectionNumber,
 } from './headings.js';
-import { hasLetters, joinLines, styledText, wordCount } from './inline.js';
+import { hasLetters, joinLines, styledText } from './inline.js';
 import { codeBlock } from './listings.js';
 import { makeFragment, type Fragment } from './lines.js';
 import { attachMarkers, BULLET, BULLET_GLYPH, ENUMERATOR, symbolBullets } from './lists.js';
@@ -20,7 +20,7 @@ import { bodySizeOf, HEADING_SIZE_RATIO } from './profile.js';
 import { median } from './tables.js';
 import type { LayoutProfile } from './types.js';
 import { findLineTables } from './unruled-tables.js';
-import { visibleLength } from './white-space.js';
+import { visibleLength, wordCount } from './white-space.js';
 
 const NUMBERED_HEADING =
   /^(?:(?:chapter|section|part|appendix)\s+\S+|\d{1,2}(?:\.\d{1,2})*\.?|[A-Z]\.(?:\d{1,2}\.?)*|[IVX]{1,5}\.|\(\d{1,2}\))\s+\S/i;

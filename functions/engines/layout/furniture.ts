@@ -1,6 +1,6 @@
 import type { ProviderElement } from '../../core/ports/page-provider.js';
 import type { Edges } from './block.js';
-import { wordCount } from './inline.js';
+import { wordCount } from './white-space.js';
 import { foldText, isPageNumberText, isRotated, rowText, type Row } from './lines.js';
 import { bandRows } from './profile.js';
 import type { LayoutProfile } from './types.js';

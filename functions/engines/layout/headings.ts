@@ -1,5 +1,6 @@
 import type { Block } from './block.js';
-import { hasLetters, joinLines, wordCount } from './inline.js';
+import { hasLetters, joinLines } from './inline.js';
+import { wordCount } from './white-space.js';
 import { escapeInline } from './markdown.js';
 import { parseHeading } from '../../core/domain/markdown-lines.js';
 

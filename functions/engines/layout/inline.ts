@@ -4,14 +4,12 @@ import { escapeInline } from './markdown.js';
 import { lineParts, type MathTally } from '../math/find-math.js';
 import { katexParses } from '../math/katex-check.js';
 import type { TextRun } from './types.js';
-import { lastToken, visibleLength, wordCount } from './white-space.js';
+import { lastToken, visibleLength } from './white-space.js';
 
 /**
  * Inline assembly: the text of a line from its runs (word spaces from gaps, emphasis from run
  * styles) and of a paragraph from its lines (end-of-line hyphenation undone).
  */
-
-export { wordCount };
 
 /** Any letter (`\p{L}`, a code point). */
 const LETTER = /\p{L}/gu;

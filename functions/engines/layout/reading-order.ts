@@ -1,11 +1,11 @@
 import { lineOf, type Block, type Line } from './block.js';
 import { vocabularyOf } from './hyphenation.js';
-import { joinTwo, wordCount } from './inline.js';
+import { joinTwo } from './inline.js';
 import { makeFragment, type Fragment, type Row } from './lines.js';
 import { splitBySize, type PageKind } from './ocr-lines.js';
 import type { Table } from './tables.js';
 import { xyCut, type CutItem } from './xy-cut.js';
-import { visibleLength } from './white-space.js';
+import { visibleLength, wordCount } from './white-space.js';
 
 /** One reading-order region: its tables and its lines top to bottom. */
 export interface Region {

@@ -1,5 +1,5 @@
 import type { Line } from './block.js';
-import { wordCount } from './inline.js';
+import { wordCount } from './white-space.js';
 import { rowOf, type Fragment, type Row } from './lines.js';
 import { isMathLike } from './math-guard.js';
 import { streamTable, type Table } from './tables.js';

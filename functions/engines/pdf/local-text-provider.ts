@@ -19,9 +19,10 @@ export const DEFAULT_TEXT_DPI = 144;
 
 /**
  * Pages laid out ahead of their `parsePage` at most at once; further hints wait, and one of the
- * same document starts each time a page is taken. A document's pages stay with the reader worker that measured them,
- * and ParsePage asks for a few pages at a time (`PAGE_CONCURRENCY`): laying out only those would
- * leave a worker idle whenever the pages asked for were all measured by the other one.
+ * same document starts each time a page is taken. A document's pages stay with the reader worker
+ * that measured them, and ParsePage asks for a few pages at a time (`PAGE_CONCURRENCY`): laying
+ * out only those would leave a worker idle whenever the pages asked for were all measured by the
+ * other one.
  */
 const MAX_PREFETCHED_PAGES = 64;
 /** Hints kept waiting for their turn at most; further ones are ignored. */
@@ -36,9 +37,9 @@ const PREFETCHED_PAGE_TTL_MS = 60_000;
 export interface LocalTextProviderOptions {
   /**
    * Act on {@link LocalTextProvider.prefetch}: lay PDF pages out when Route routes them here, so
-   * that the layout runs while Route stores the routes and ParsePage charges the page. Only where the stages share
-   * this process (the embedded runtime); elsewhere the work would be done in a process that never
-   * answers the page.
+   * that the layout runs while Route stores the routes and ParsePage charges the page. Only where
+   * the stages share this process (the embedded runtime); elsewhere the work would be done in a
+   * process that never answers the page.
    * @default false
    */
   prefetch?: boolean;
