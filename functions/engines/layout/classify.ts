@@ -216,6 +216,18 @@ const dashContinues = (
 };
 
 /**
+ * Whether a line opening with an enumerator (`(2) in analogue with …`) goes on with the
+ * paragraph above rather than opening a list item: it starts under the line above, which runs
+ * to the region's right edge without closing a sentence or a clause (an equation number or a
+ * year wrapped to the start of a line).
+ */
+const enumeratorContinues = (line: Line, prev: Line, leafX1: number): boolean =>
+  ENUMERATOR.test(line.text) &&
+  prev.x1 >= leafX1 - 2 * prev.size &&
+  !/[.!?:;]$/.test(prev.text.trim()) &&
+  Math.abs(line.x0 - prev.x0) < 0.5 * line.size;
+
+/**
  * Block-classification stage: groups the lines of one reading-order region into blocks (unruled
  * tables, code, headings, list items, captions, paragraphs). Lines split into a new block at a
  * size or weight change, a gap wider than 1.45 × the region's line spacing, an indent, a list
@@ -293,7 +305,8 @@ export const linesToBlocks = (
           !(
             prev &&
             currentKind === 'paragraph' &&
-            dashContinues(line, prev, lines.slice(k + 1, k + 1 + DASH_ITEM_LOOKAHEAD), leafX1)
+            (dashContinues(line, prev, lines.slice(k + 1, k + 1 + DASH_ITEM_LOOKAHEAD), leafX1) ||
+              enumeratorContinues(line, prev, leafX1))
           )
         ? 'list_item'
         : 'paragraph';

@@ -1,9 +1,9 @@
-import { lineOf, type Block, type Line } from './block.js';
+import { CAPTION, lineOf, type Block, type Line } from './block.js';
 import { vocabularyOf } from './hyphenation.js';
 import { joinTwo } from './inline.js';
 import { makeFragment, type Fragment, type Row } from './lines.js';
 import { splitBySize, type PageKind } from './ocr-lines.js';
-import type { Table } from './tables.js';
+import { median, type Table } from './tables.js';
 import { xyCut, type CutItem } from './xy-cut.js';
 import { visibleLength, wordCount } from './white-space.js';
 
@@ -71,7 +71,7 @@ export const readingOrder = (
     y0: Math.min(r.y1, r.y2),
     y1: Math.max(r.y1, r.y2),
   }));
-  return xyCut(items, { rules }).map((leaf) => {
+  const regions = xyCut(items, { rules }).map((leaf) => {
     const byRow = new Map<number, Fragment[]>();
     for (const i of leaf) {
       if (!i.fragment) continue;
@@ -85,6 +85,153 @@ export const readingOrder = (
       .sort((a, b) => a.baseline - b.baseline);
     return { tables: leaf.flatMap((i) => (i.table ? [i.table] : [])), lines };
   });
+  return kind.ocr ? regions : joinStackedLines(regions, rows);
+};
+
+/** The median distance between consecutive baselines of `lines` (0 for fewer than two). */
+const leading = (lines: readonly Line[]): number => {
+  const deltas: number[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const a = lines[i - 1];
+    const b = lines[i];
+    if (a && b && b.baseline > a.baseline) deltas.push(b.baseline - a.baseline);
+  }
+  return median(deltas);
+};
+
+/**
+ * The line pitch of the page's text set in `size` pixels (within 12%): the median distance
+ * between consecutive baselines of that size inside regions of two lines or more (captions
+ * aside, often set tighter than the text), where a paragraph's lines stand together; else
+ * between consecutive rows of the page that overlap across it (a page whose every line is a
+ * region of its own); 0 without either.
+ */
+const pagePitch = (regions: readonly Region[], rows: readonly Row[], size: number): number => {
+  const near = (s: number): boolean => Math.abs(s - size) <= 0.12 * Math.max(s, size);
+  const inside: number[] = [];
+  for (const { lines } of regions) {
+    if (lines.length < 2 || CAPTION.test(lines[0]?.text ?? '')) continue;
+    for (let i = 1; i < lines.length; i++) {
+      const a = lines[i - 1];
+      const b = lines[i];
+      if (a && b && near(a.size) && near(b.size) && b.baseline > a.baseline) {
+        inside.push(b.baseline - a.baseline);
+      }
+    }
+  }
+  if (inside.length > 0) return median(inside);
+  const across: number[] = [];
+  for (let i = 1; i < rows.length; i++) {
+    const a = rows[i - 1];
+    const b = rows[i];
+    if (!a || !b || b.x0 >= a.x1 || a.x0 >= b.x1 || !near(a.fontSize) || !near(b.fontSize)) {
+      continue;
+    }
+    if (b.baseline > a.baseline) across.push(b.baseline - a.baseline);
+  }
+  return median(across);
+};
+
+/** Lines either side of a line that tell whether it runs to its column's edge. */
+const NEIGHBOURS = 20;
+
+const joinStackedLines = (regions: readonly Region[], rows: readonly Row[]): Region[] => {
+  const all = regions.flatMap((r) => r.lines);
+  const index = new Map(all.map((l, i) => [l, i]));
+  // A line runs to the right edge of its column when no other line near it in reading order
+  // (20 either side) starting within 4 em of it reaches 2 em further, and two of them end as
+  // far as it within 1 em (justified text; a page's longest line alone is no edge).
+  const full = (line: Line): boolean => {
+    const em = line.size;
+    const i = index.get(line) ?? 0;
+    const others = all
+      .slice(Math.max(0, i - NEIGHBOURS), i + NEIGHBOURS + 1)
+      .filter((l) => l !== line && Math.abs(l.x0 - line.x0) < 4 * em);
+    return (
+      others.every((l) => l.x1 < line.x1 + 2 * em) &&
+      others.filter((l) => l.x1 >= line.x1 - em).length >= 2
+    );
+  };
+  const pitches = new Map<number, number>();
+  const pitchFor = (size: number): number => {
+    let pitch = pitches.get(size);
+    if (pitch === undefined) {
+      pitch = pagePitch(regions, rows, size);
+      pitches.set(size, pitch);
+    }
+    return pitch;
+  };
+  // The leading of the paragraph above (or below) where it has two lines or more, else the
+  // page's for that size.
+  const pitchOf = (above: Region, below: Region, size: number): number =>
+    leading(above.lines) || leading(below.lines) || pitchFor(size);
+  const out: Region[] = [];
+  // The horizontal span of each region of `out`, kept as lines join it.
+  const spans: Span[] = [];
+  for (const region of regions) {
+    const prev = out[out.length - 1];
+    const above = spans[spans.length - 1];
+    const a = prev?.lines[prev.lines.length - 1];
+    const b = region.lines[0];
+    const below = spanOf(region.lines);
+    if (
+      prev &&
+      above &&
+      a &&
+      b &&
+      prev.tables.length === 0 &&
+      region.tables.length === 0 &&
+      stacked(a, b, pitchOf(prev, region, a.size)) &&
+      sameColumn(above, below, b.size) &&
+      full(a)
+    ) {
+      prev.lines.push(...region.lines);
+      spans[spans.length - 1] = {
+        x0: Math.min(above.x0, below.x0),
+        x1: Math.max(above.x1, below.x1),
+      };
+      continue;
+    }
+    out.push({ tables: [...region.tables], lines: [...region.lines] });
+    spans.push(below);
+  }
+  return out;
+};
+
+interface Span {
+  x0: number;
+  x1: number;
+}
+
+const spanOf = (lines: readonly Line[]): Span => {
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  for (const l of lines) {
+    x0 = Math.min(x0, l.x0);
+    x1 = Math.max(x1, l.x1);
+  }
+  return { x0, x1 };
+};
+
+/** `b` is the line after `a` at the line pitch (within 15%), in a type size within 12%. */
+const stacked = (a: Line, b: Line, pitch: number): boolean => {
+  const delta = b.baseline - a.baseline;
+  return (
+    pitch > 0 &&
+    b.y0 >= a.y1 - 0.2 * a.size &&
+    delta > 0 &&
+    delta <= 1.15 * pitch &&
+    Math.abs(a.size - b.size) <= 0.12 * Math.max(a.size, b.size)
+  );
+};
+
+/** Two runs of lines share a column: their spans overlap over 80% of the narrower one. */
+const sameColumn = (above: Span, below: Span, em: number): boolean => {
+  const overlap = Math.min(above.x1, below.x1) - Math.max(above.x0, below.x0);
+  return (
+    overlap >= 0.8 * Math.min(above.x1 - above.x0, below.x1 - below.x0) &&
+    Math.abs(above.x0 - below.x0) < 4 * em
+  );
 };
 
 /**
