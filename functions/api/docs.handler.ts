@@ -104,7 +104,8 @@ export const createHandler = (getDeps: () => Promise<Deps>) =>
         headers: { ...SECURITY_HEADERS, 'content-type': 'text/javascript; charset=utf-8' },
       };
     }
-    const contentType = PACKAGE_FILES[asset];
+    // Own names only: `__proto__`, `constructor` and the like are no files either.
+    const contentType = Object.hasOwn(PACKAGE_FILES, asset) ? PACKAGE_FILES[asset] : undefined;
     if (contentType === undefined) throw new NotFoundError(`no file ${asset} in /docs`);
     return {
       statusCode: 200,

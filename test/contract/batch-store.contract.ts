@@ -114,6 +114,32 @@ export function describeBatchStoreContract(
       expect(await store.getItem(batch.id, 2)).toStrictEqual(items[1]);
     });
 
+    it('keeps any valid extraction schema of an item: huge numbers, odd property names', async () => {
+      // Arrange
+      const store = await factory();
+      const batch = aBatchRecord({ itemCount: 2 });
+      const extractionSchema = JSON.parse(
+        '{"type":"object","properties":{"total":{"type":"number","maximum":1e200},' +
+          '"constructor":{"type":"string"},"__proto__":{"type":"string"}}}',
+      ) as Record<string, unknown>;
+      const items = itemsOf(batch).map((item) => ({
+        ...item,
+        document: { ...item.document, extractionSchema },
+      }));
+      // Act
+      await store.create(batch, items);
+      // Assert
+      const read = await store.getItem(batch.id, 1);
+      expect(JSON.stringify(read?.document.extractionSchema)).toBe(
+        JSON.stringify(extractionSchema),
+      );
+      const listed = (await store.listItems(batch.id))[1];
+      expect({ ...listed?.document, extractionSchema: null }).toStrictEqual({
+        ...items[1]?.document,
+        extractionSchema: null,
+      });
+    });
+
     it('refuses a second batch with the same id', async () => {
       // Arrange
       const store = await factory();

@@ -96,6 +96,27 @@ export function describeRequestStoreContract(
         expect(read).toStrictEqual(record);
       });
 
+      it('keeps any valid extraction schema: numbers past 2^53 or below 1e-300, odd property names', async () => {
+        // Arrange: a JSON Schema is arbitrary JSON.
+        const store = await factory();
+        const extractionSchema = JSON.parse(
+          '{"type":"object","properties":{"total":{"type":"number","maximum":1e20,' +
+            '"multipleOf":1e-320,"examples":[9007199254740993]},"constructor":{"type":"string"},' +
+            '"__proto__":{"type":"string"}}}',
+        ) as RequestRecord['extractionSchema'];
+        const record = aRequestRecord({ extractionSchema });
+        // Act
+        await store.create(record);
+        const read = await store.get(record.id);
+        // Assert
+        expect(JSON.stringify(read?.extractionSchema)).toBe(JSON.stringify(extractionSchema));
+        expect(Object.keys(read?.extractionSchema?.properties ?? {})).toEqual([
+          'total',
+          'constructor',
+          '__proto__',
+        ]);
+      });
+
       it('returns undefined for an unknown id', async () => {
         // Arrange
         const store = await factory();

@@ -18,6 +18,8 @@ import {
   META_SK,
   expiryOf,
   fromItem,
+  schemaAsJson,
+  schemaFromJson,
   isConditionalCheckFailed,
   queryAll,
   type Item,
@@ -94,6 +96,7 @@ export class DynamoDbBatchStore implements BatchStore {
                 TableName: this.#tableName,
                 Item: {
                   ...item,
+                  document: schemaAsJson(item.document),
                   [PARTITION_KEY]: pk,
                   [SORT_KEY]: itemSk(item.index),
                   [TTL_ATTRIBUTE]: this.#expiry(),
@@ -148,7 +151,7 @@ export class DynamoDbBatchStore implements BatchStore {
         ConsistentRead: true,
       }),
     );
-    return item && (fromItem(item) as unknown as BatchItem);
+    return item && toBatchItem(item);
   }
 
   async listItems(batchId: string): Promise<BatchItem[]> {
@@ -159,9 +162,7 @@ export class DynamoDbBatchStore implements BatchStore {
       ExpressionAttributeValues: { ':pk': batchPk(batchId), ':prefix': ITEM_SK_PREFIX },
       ConsistentRead: true,
     });
-    return items
-      .map((item) => fromItem(item) as unknown as BatchItem)
-      .sort((a, b) => a.index - b.index);
+    return items.map(toBatchItem).sort((a, b) => a.index - b.index);
   }
 
   async getWithItems(
@@ -183,7 +184,7 @@ export class DynamoDbBatchStore implements BatchStore {
     if (!record) return undefined;
     const items = found
       .filter((item) => String(item[SORT_KEY]).startsWith(ITEM_SK_PREFIX))
-      .map((item) => fromItem(item) as unknown as BatchItem)
+      .map(toBatchItem)
       .sort((a, b) => a.index - b.index);
     return { batch: toBatch(record), items };
   }
@@ -365,7 +366,7 @@ export class DynamoDbBatchStore implements BatchStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return fromItem(after ?? {}) as unknown as BatchItem;
+      return toBatchItem(after ?? {});
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
       const item = await this.getItem(batchId, index);
@@ -395,6 +396,15 @@ function notFound(batchId: string, cause: unknown): NotFoundError {
     ...(cause === undefined ? {} : { cause }),
     details: { batchId },
   });
+}
+
+/** The batch item an ITEM item holds (its document's extraction schema kept as JSON text). */
+function toBatchItem(item: Item): BatchItem {
+  const attributes = fromItem(item);
+  const document = attributes.document;
+  return (document && typeof document === 'object'
+    ? { ...attributes, document: schemaFromJson(document as Item) }
+    : attributes) as unknown as BatchItem;
 }
 
 /** The domain record of a META item: the counters gathered into `totals`, the moves left out. */

@@ -133,6 +133,33 @@ export function fromItem(item: Item): Item {
   );
 }
 
+/**
+ * The attribute holding a record's `extractionSchema` as JSON text. A JSON Schema is arbitrary
+ * JSON: numbers past what DynamoDB stores (`1e200`, `9007199254740993`, `1e-320`) and property
+ * names such as `constructor` or `__proto__`, which the document client's marshalling refuses,
+ * so it is never stored as a map.
+ */
+const SCHEMA_JSON = 'extractionSchemaJson';
+
+/** `value` with its `extractionSchema` (if any) as JSON text in {@link SCHEMA_JSON}. */
+export function schemaAsJson(value: object): Item {
+  const { extractionSchema, ...rest } = value as Item;
+  return extractionSchema === undefined
+    ? rest
+    : { ...rest, [SCHEMA_JSON]: JSON.stringify(extractionSchema) };
+}
+
+/**
+ * `item` with its `extractionSchema` read back from {@link SCHEMA_JSON} (items written before
+ * hold it as a map, kept as they are).
+ */
+export function schemaFromJson(item: Item): Item {
+  const text = item[SCHEMA_JSON];
+  if (typeof text !== 'string') return item;
+  const rest = Object.fromEntries(Object.entries(item).filter(([name]) => name !== SCHEMA_JSON));
+  return { ...rest, extractionSchema: JSON.parse(text) as unknown };
+}
+
 /** True for the SDK's failed-condition error (a lost conditional write). */
 export function isConditionalCheckFailed(error: unknown): error is ConditionalCheckFailedException {
   return (

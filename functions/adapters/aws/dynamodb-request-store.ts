@@ -17,6 +17,8 @@ import {
   PAGE_SK_PREFIX,
   expiryOf,
   fromItem,
+  schemaAsJson,
+  schemaFromJson,
   isConditionalCheckFailed,
   pageSk,
   queryAll,
@@ -77,7 +79,7 @@ type RequestPatch = Partial<Omit<RequestRecord, 'id' | 'tenant' | 'chargedPages'
  * and removing a page are single atomic `ADD`/`DELETE` actions; records carry it as an array.
  */
 function toRecord(item: Item): RequestRecord {
-  const { [CHARGED_PAGES]: charged, ...rest } = fromItem(item);
+  const { [CHARGED_PAGES]: charged, ...rest } = schemaFromJson(fromItem(item));
   const record = rest as unknown as RequestRecord;
   if (charged instanceof Set && charged.size > 0) {
     record.chargedPages = [...(charged as Set<number>)].map(Number).sort((a, b) => a - b);
@@ -152,7 +154,7 @@ export class DynamoDbRequestStore implements RequestStore {
         new PutCommand({
           TableName: this.#tableName,
           Item: {
-            ...withChargedSet(record),
+            ...schemaAsJson(withChargedSet(record)),
             [PARTITION_KEY]: requestPk(record.id),
             [SORT_KEY]: META_SK,
             [TTL_ATTRIBUTE]: expiryOf(this.#retention),

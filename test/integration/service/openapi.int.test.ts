@@ -200,6 +200,9 @@ describe('real answers validate against the document', () => {
     expect(script.status).toBe(200);
     expect(script.text.length).toBeGreaterThan(100_000);
     expect((await call('GET', '/docs/secrets.txt', { key: null })).status).toBe(404);
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      expect((await call('GET', `/docs/${name}`, { key: null })).status).toBe(404);
+    }
   });
 
   it('documents the failures: 400, 401, 413-free 422s and 404s', async () => {
