@@ -2,6 +2,7 @@ import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import mammoth from 'mammoth';
 import { UnsupportedDocumentError } from '../../core/domain/errors.js';
 import { flowLayout, markdownBlocks, type FlowPage } from './flow-layout.js';
+import { spannedText } from './gfm-table.js';
 import { htmlToMarkdown, PAGE_BREAK, splitPages } from './html-markdown.js';
 import type { OfficeDocument, OfficePage } from './office-document.js';
 import { MAX_FLOW_PAGE_CHARS, withoutEmptyPages } from './pages.js';
@@ -171,7 +172,7 @@ function markPageBreaks(
   return { ...element, children };
 }
 
-/** A table's text, row by row, a spanning cell's text repeated in each grid cell it covers. */
+/** A table's text, row by row, a spanning cell's text as its tables show it (`spannedText`). */
 function tableText(table: MammothElement): string {
   const grid: (string | undefined)[][] = [];
   const rows = (table.children ?? []).filter((r) => r.type === 'tableRow');
@@ -185,7 +186,9 @@ function tableText(table: MammothElement): string {
       const colSpan = Math.max(1, Math.min(cell.colSpan ?? 1, 1000));
       for (let dr = 0; dr < rowSpan; dr++) {
         const target = (grid[r + dr] ??= []);
-        for (let dc = 0; dc < colSpan; dc++) target[c + dc] = text;
+        for (let dc = 0; dc < colSpan; dc++) {
+          target[c + dc] = spannedText(text, rowSpan, colSpan, dr, dc);
+        }
       }
       c += colSpan;
     }

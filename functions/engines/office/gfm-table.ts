@@ -26,3 +26,20 @@ export function gfmCell(text: string): string {
     .replace(/(?<!\\)\|/g, '\\|')
     .replace(/[ \t]+/g, ' ');
 }
+
+/**
+ * Most grid cells a spanning (merged) cell's text is repeated in. GFM has no spans, so a
+ * spanning cell's text goes in every cell it covers, keeping each row complete; past this many
+ * cells it stays in the first one only, the others empty: repeated, one 100-character cell
+ * merged over 700 × 700 cells would be 49 MB of Markdown from a 2 KB file.
+ */
+export const MAX_REPEATED_SPAN_CELLS = 64;
+
+/**
+ * The text of grid cell (`dr`, `dc`) of a spanning cell of `rows` × `cols` cells holding `text`
+ * (0, 0 being its first cell): `text` in each cell up to {@link MAX_REPEATED_SPAN_CELLS}, else
+ * in the first cell only.
+ */
+export function spannedText(text: string, rows: number, cols: number, dr: number, dc: number) {
+  return (dr === 0 && dc === 0) || rows * cols <= MAX_REPEATED_SPAN_CELLS ? text : '';
+}

@@ -1,6 +1,6 @@
 import TurndownService from 'turndown';
 import { highlightedCodeBlock, strikethrough, taskListItems } from '@joplin/turndown-plugin-gfm';
-import { gfmTable } from './gfm-table.js';
+import { gfmTable, spannedText } from './gfm-table.js';
 
 /**
  * Stands for a page break in converted text until the Markdown is split into pages: private-use
@@ -25,7 +25,7 @@ export interface HtmlToMarkdownOptions {
  * of @joplin/turndown-plugin-gfm), with the project's own rules for:
  * - **tables**: always GFM, the first row as header; a cell spanning rows or columns is repeated
  *   in every grid cell it covers (GFM has no spans, and repeating keeps each row a complete
- *   record); cell paragraphs are joined with `<br>`; a table inside a cell becomes its text;
+ *   record; up to 64 cells, see `spannedText`); cell paragraphs are joined with `<br>`; a table inside a cell becomes its text;
  * - **images**: `![alt](src)`; embedded `data:` images become `#figure-N` placeholders;
  * - **page breaks**: elements styled `page-break-before: always` / `break-before: page` (or
  *   `-after`) put {@link PAGE_BREAK} before (after) themselves;
@@ -159,7 +159,9 @@ export function tableGrid(
       if (cells > MAX_TABLE_CELLS) break;
       for (let dr = 0; dr < rowSpan; dr++) {
         const target = (grid[r + dr] ??= []);
-        for (let dc = 0; dc < colSpan; dc++) target[c + dc] = text;
+        for (let dc = 0; dc < colSpan; dc++) {
+          target[c + dc] = spannedText(text, rowSpan, colSpan, dr, dc);
+        }
       }
       c += colSpan;
     }

@@ -1,5 +1,5 @@
 import { DocumentRejectedError } from '../../core/domain/errors.js';
-import { gfmTable } from './gfm-table.js';
+import { gfmTable, spannedText } from './gfm-table.js';
 import type { OfficeElement, OfficePage } from './office-document.js';
 
 /** A non-empty cell, 0-based, with its displayed text. */
@@ -45,7 +45,7 @@ export const columnCharsToPt = (chars: number): number => (Math.round(chars * 7)
  *    separated by at least one empty column, left to right, recursively; so that empty rows and
  *    columns are trimmed and side-by-side tables stay apart;
  * 2. each table becomes a GFM table (first row as header) with a merged cell's text repeated in
- *    every cell it covers;
+ *    every cell it covers (up to 64 cells, see `spannedText`);
  * 3. the Markdown is `# <sheet name>`, the tables in XY-cut order, then one figure placeholder
  *    (`![alt](#figure-N)`) per picture;
  * 4. each table and picture is grounded at its cells' position, from the sheet's column widths
@@ -112,7 +112,10 @@ export function sheetPage(sheet: SheetModel, figures: { count: number }): Office
   };
 }
 
-/** The grid of a region: texts by position, merged ranges filled with their first cell's text. */
+/**
+ * The grid of a region: texts by position, merged ranges filled with their first cell's text
+ * (see `spannedText`).
+ */
 function gridOf(
   region: SheetRange,
   byPosition: ReadonlyMap<string, string>,
@@ -129,10 +132,14 @@ function gridOf(
   for (const m of merges) {
     if (m.r0 < region.r0 || m.c0 < region.c0 || m.r1 > region.r1 || m.c1 > region.c1) continue;
     const text = byPosition.get(`${m.r0}:${m.c0}`) ?? '';
+    const rows = m.r1 - m.r0 + 1;
+    const cols = m.c1 - m.c0 + 1;
     for (let r = m.r0; r <= m.r1; r++) {
       const row = grid[r - region.r0];
       if (row === undefined) continue;
-      for (let c = m.c0; c <= m.c1; c++) row[c - region.c0] = text;
+      for (let c = m.c0; c <= m.c1; c++) {
+        row[c - region.c0] = spannedText(text, rows, cols, r - m.r0, c - m.c0);
+      }
     }
   }
   return grid;

@@ -174,6 +174,33 @@ describe('sheetPage', () => {
     expect(page.markdown.split('\n')).toHaveLength(2 + 20_001);
   });
 
+  it('keeps the text of a cell merged over a large range in its first cell only', () => {
+    // Arrange: 100 characters merged over 700 × 700 cells (490,000 cells), and a small merge.
+    const text = 'x'.repeat(100);
+    const page = sheetPage(
+      {
+        ...sheet([
+          { r: 0, c: 0, text },
+          { r: 700, c: 0, text: 'small' },
+        ]),
+        merges: [
+          { r0: 0, c0: 0, r1: 699, c1: 699 },
+          { r0: 700, c0: 0, r1: 700, c1: 7 },
+        ],
+      },
+      { count: 0 },
+    );
+    // Act
+    const copies = page.markdown.split(text).length - 1;
+    // Assert: once in the Markdown, and in the evidence; the 8-cell merge still repeated.
+    expect(copies).toBe(1);
+    expect((page.sourceText ?? '').split(text).length - 1).toBe(1);
+    expect(page.markdown).toContain(
+      '| small | small | small | small | small | small | small | small |',
+    );
+    expect(page.markdown.length).toBeLessThan(5_000_000);
+  });
+
   it('keeps far-apart cells as separate small tables', () => {
     // Arrange
     const cells = [

@@ -38,6 +38,19 @@ describe('htmlToMarkdown', () => {
     );
   });
 
+  it('keeps the content of a cell spanning more than 64 grid cells in its first cell only', () => {
+    // Arrange: a cell over 1000 rows × 10 columns, then a 2 × 2 span.
+    const rows = Array.from({ length: 999 }, () => '<tr></tr>').join('');
+    const html =
+      '<table><tr><th>h</th></tr><tr><td rowspan="1000" colspan="10">long text</td></tr>' +
+      `${rows}</table><table><tr><td rowspan="2" colspan="2">four</td></tr><tr></tr></table>`;
+    // Act
+    const markdown = htmlToMarkdown(html);
+    // Assert
+    expect(markdown.split('long text')).toHaveLength(2);
+    expect(markdown).toContain('| four | four |\n| --- | --- |\n| four | four |');
+  });
+
   it('flattens a table inside a cell to its text', () => {
     // Arrange
     const html =
