@@ -5,7 +5,13 @@ import { flowLayout, markdownBlocks, type FlowPage } from './flow-layout.js';
 import { spannedText } from './gfm-table.js';
 import { htmlToMarkdown, PAGE_BREAK, splitPages } from './html-markdown.js';
 import type { OfficeDocument, OfficePage } from './office-document.js';
-import { MAX_FLOW_PAGE_CHARS, withoutEmptyPages } from './pages.js';
+import {
+  cutBlocks,
+  cutEvidence,
+  MAX_FLOW_PAGE_CHARS,
+  MAX_PAGE_CHARS,
+  withoutEmptyPages,
+} from './pages.js';
 import { openPackage, type OfficePackage } from './zip-package.js';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
@@ -27,7 +33,8 @@ const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
  *   the new page whole; markers inside tables and text boxes are ignored). Files written by
  *   other tools often carry no such markers: their text flowing onto the next sheet stays on one
  *   page, until it has {@link MAX_FLOW_PAGE_CHARS} characters: the next paragraph of the body
- *   then starts a new page. Empty pages are left out.
+ *   then starts a new page; a paragraph or table longer than {@link MAX_PAGE_CHARS} is cut
+ *   inside (`cutBlocks`). Empty pages are left out.
  *
  * Element boxes come from the flow layout on the page size and margins of the document's last
  * section (`w:pgSz`, `w:pgMar`); Letter when absent.
@@ -74,13 +81,19 @@ export async function convertDocx(bytes: Uint8Array): Promise<OfficeDocument> {
   }
   const page = pageGeometry(prepared ?? xml);
   const split = splitPages(htmlToMarkdown(html, { figures: { count: figures } }));
-  const pages = split.map((markdown, i): OfficePage => ({
-    widthPt: page.widthPt,
-    heightPt: page.heightPt,
-    markdown,
-    elements: flowLayout(markdownBlocks(markdown), page),
-    sourceText: (sourcePages[i] ?? []).join('').replace(/\s+/g, ' ').trim(),
-  }));
+  const pages = split.flatMap((whole, i): OfficePage[] => {
+    const evidence = (sourcePages[i] ?? []).join('').replace(/\s+/g, ' ').trim();
+    // One paragraph or table longer than a page can hold is cut inside it.
+    const pieces = whole.length > MAX_PAGE_CHARS ? cutBlocks(whole) : [whole];
+    const evidences = pieces.length > 1 ? cutEvidence(evidence, pieces) : [evidence];
+    return pieces.map((markdown, k) => ({
+      widthPt: page.widthPt,
+      heightPt: page.heightPt,
+      markdown,
+      elements: flowLayout(markdownBlocks(markdown), page),
+      sourceText: evidences[k] ?? '',
+    }));
+  });
   return { format: 'docx', geometry: 'flow', pages: withoutEmptyPages(pages) };
 }
 

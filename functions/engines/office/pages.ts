@@ -34,12 +34,129 @@ export function letterFlowPages(pages: readonly string[], keepSource: boolean): 
 }
 
 /**
+ * Characters past which a page is cut even inside a block: a paragraph, a table or a code block
+ * longer than this (a file of one 20 MB paragraph) would otherwise be one page, parsed in one
+ * piece and charged as one.
+ */
+export const MAX_PAGE_CHARS = 2 * MAX_FLOW_PAGE_CHARS;
+
+/**
  * A page of Markdown longer than {@link MAX_FLOW_PAGE_CHARS}, cut into pages at blank lines
  * outside fenced code once each has that many characters (tables and paragraphs stay whole);
- * shorter pages as they are.
+ * a piece still longer than {@link MAX_PAGE_CHARS} is then cut inside its blocks
+ * ({@link cutBlocks}); shorter pages as they are.
  */
 export function splitLongPage(markdown: string): string[] {
   if (markdown.length <= MAX_FLOW_PAGE_CHARS) return [markdown];
+  return splitAtBlankLines(markdown).flatMap((page) =>
+    page.length > MAX_PAGE_CHARS ? cutBlocks(page) : [page],
+  );
+}
+
+/**
+ * A page longer than {@link MAX_PAGE_CHARS} cut into pieces of at most
+ * {@link MAX_FLOW_PAGE_CHARS} characters: at the last line break of each piece's second half,
+ * else at its last white space, else (one unbroken word) at the limit, never inside a surrogate
+ * pair. A piece cut inside fenced code closes the fence and the next one opens it again (with
+ * its info string); a piece cut inside a table starts with the table's header row and
+ * delimiter row again, so that each page stays valid GFM.
+ */
+export function cutBlocks(markdown: string): string[] {
+  const pieces: string[] = [];
+  let rest = markdown;
+  while (rest.length > MAX_FLOW_PAGE_CHARS) {
+    const limit = MAX_FLOW_PAGE_CHARS;
+    let cut = rest.lastIndexOf('\n', limit);
+    let skip = 1;
+    if (cut < limit / 2) {
+      cut = lastWhiteSpace(rest, limit);
+      skip = 1;
+      if (cut < limit / 2) {
+        cut = isLowSurrogate(rest.charCodeAt(limit)) ? limit - 1 : limit;
+        skip = 0;
+      }
+    }
+    const head = rest.slice(0, cut);
+    rest = rest.slice(cut + skip);
+    // Each piece opens the fence or the table it goes on with again itself (below).
+    const { fence, header } = blockStateAfter(head);
+    const lastLine = head.slice(head.lastIndexOf('\n') + 1);
+    const inTable = header !== null && /^\s*\|/.test(lastLine) && /^\s*\|/.test(rest);
+    pieces.push(fence !== null ? `${head}\n${fenceMarker(fence)}` : head);
+    if (fence !== null) rest = `${fence}\n${rest}`;
+    else if (inTable && header !== null) rest = `${header}\n${rest}`;
+  }
+  pieces.push(rest);
+  return pieces.map((p) => p.trim()).filter((p) => p !== '');
+}
+
+/**
+ * A page's evidence text cut to go with the pieces its Markdown was cut into
+ * ({@link cutBlocks}): its words shared out in proportion to the words of each piece (the
+ * evidence is the page's text read from the file, so the two run in the same order).
+ */
+export function cutEvidence(evidence: string, pieces: readonly string[]): string[] {
+  const words = evidence.split(/\s+/).filter((w) => w !== '');
+  // Words with a letter or digit: the Markdown's own marks (`|`, `#`, `---`) are no evidence.
+  const counts = pieces.map((p) => p.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length);
+  const total = counts.reduce((a, b) => a + b, 0) || 1;
+  let taken = 0;
+  let seen = 0;
+  return counts.map((count, k) => {
+    seen += count;
+    const end = k === counts.length - 1 ? words.length : Math.round((seen / total) * words.length);
+    const part = words.slice(taken, end).join(' ');
+    taken = Math.max(taken, end);
+    return part;
+  });
+}
+
+/** The index of the last white space of `text` before `limit` (-1 without any). */
+function lastWhiteSpace(text: string, limit: number): number {
+  for (let i = Math.min(limit, text.length) - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) return i;
+  }
+  return -1;
+}
+
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
+
+/** The fence characters of an opening fence line (`~~~~ js` → `~~~~`). */
+const fenceMarker = (opening: string): string => /^\s*(`{3,}|~{3,})/.exec(opening)?.[1] ?? '```';
+
+/**
+ * The fenced code block open at the end of `text` (its opening line, or null) and the header
+ * of the table `text` ends in (its header and delimiter rows, or null).
+ */
+function blockStateAfter(text: string): { fence: string | null; header: string | null } {
+  let open: string | null = null;
+  let table: string | null = null;
+  let previous: string | null = null;
+  for (const line of text.split('\n')) {
+    const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (open !== null) {
+      if (marker !== undefined && marker.startsWith(fenceMarker(open)[0] ?? '`')) open = null;
+    } else if (marker !== undefined) {
+      open = line;
+      table = null;
+    } else if (/^\s*\|/.test(line)) {
+      if (table === null && previous !== null && /^\s*\|?\s*:?-{3,}/.test(line)) {
+        table = `${previous}\n${line}`;
+      }
+    } else {
+      table = null;
+    }
+    previous = line;
+  }
+  return { fence: open, header: table };
+}
+
+/**
+ * A page cut at blank lines outside fenced code once each piece has
+ * {@link MAX_FLOW_PAGE_CHARS} characters.
+ */
+function splitAtBlankLines(markdown: string): string[] {
   const pages: string[] = [];
   let from = 0;
   let fence: string | null = null;

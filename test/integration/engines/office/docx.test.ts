@@ -187,6 +187,21 @@ describe('convertDocx: pages', () => {
     await expect(converting).rejects.toThrow(/no main document part \(word\/document\.xml\)/);
   });
 
+  it('cuts one paragraph longer than MAX_PAGE_CHARS into pages, its evidence with it', async () => {
+    // Arrange: one paragraph of 30,000 numbered words (about 300,000 characters)
+    const words = Array.from({ length: 30_000 }, (_, i) => `w${String(i).padStart(7, '0')}`);
+    const file = docxOf(para(words.join(' ')));
+    // Act
+    const { pages } = await convertDocx(file);
+    // Assert: every word once, in order, on pages of at most MAX_FLOW_PAGE_CHARS
+    expect(pages.length).toBeGreaterThanOrEqual(6);
+    expect(pages.flatMap((p) => p.markdown.split(' '))).toEqual(words);
+    for (const page of pages) {
+      expect(page.markdown.length).toBeLessThanOrEqual(MAX_FLOW_PAGE_CHARS);
+      expect(page.sourceText).toBe(page.markdown);
+    }
+  });
+
   it('starts a new page at a paragraph once a page without breaks has MAX_FLOW_PAGE_CHARS of text', async () => {
     // Arrange: 1,500 paragraphs of about 110 characters (165,000), no page break anywhere
     const text = (i: number) => `Paragraph ${i}: ${'lorem ipsum '.repeat(7)}end ${i}.`;
