@@ -81,7 +81,7 @@ export function cutBlocks(markdown: string): string[] {
     // Each piece opens the fence or the table it goes on with again itself (below).
     const { fence, header } = blockStateAfter(head);
     const lastLine = head.slice(head.lastIndexOf('\n') + 1);
-    const inTable = header !== null && /^\s*\|/.test(lastLine) && /^\s*\|/.test(rest);
+    const inTable = /^\s*\|/.test(lastLine) && /^\s*\|/.test(rest);
     pieces.push(fence !== null ? `${head}\n${fenceMarker(fence)}` : head);
     if (fence !== null) rest = `${fence}\n${rest}`;
     else if (inTable && header !== null) rest = `${header}\n${rest}`;
