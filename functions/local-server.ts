@@ -11,6 +11,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { bodyBytesOf } from './api/responses.js';
 import { matchRoute } from './api/routes.js';
+import { authenticate } from './core/app/authenticate.js';
+import { UnauthenticatedError } from './core/domain/errors.js';
 import { LocalResponseStream, invokeStreaming, isStreamingHandler } from './api/streaming.js';
 import type { Deps } from './container.js';
 import { buildLocalRuntime } from './local-runtime.js';
@@ -94,6 +96,8 @@ export async function startLocalServer(
     new Date(),
   );
   const maxBody = config.MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES;
+  // Bytes of request bodies being received, over all connections.
+  const buffering = { bytes: 0, limit: MAX_BUFFERED_BODIES * maxBody };
   const assets = new Map((options.staticAssets ?? []).map((asset) => [asset.path, asset]));
 
   const responses = new WeakMap<Socket, ServerResponse>();
@@ -170,9 +174,22 @@ export async function startLocalServer(
       req.resume();
       return;
     }
-    const body = await readBody(req, maxBody);
+    // The key is checked before a byte of the body is read, as API Gateway's authorizer does:
+    // a client without a valid key cannot make the server hold an upload.
+    if (match.route.auth && hasBody(req)) {
+      const refused = await refusedKey(deps, req.headers['x-api-key']);
+      if (refused !== undefined) {
+        sendAndClose(res, 401, { detail: refused });
+        return;
+      }
+    }
+    const body = await readBody(req, maxBody, buffering);
     if (body === 'too_large') {
       tooLarge(res);
+      return;
+    }
+    if (body === 'busy') {
+      sendAndClose(res, 503, { detail: BUSY_DETAIL }, { 'retry-after': '1' });
       return;
     }
     // The client went away, or a timeout closed the connection (and answered 408).
@@ -348,33 +365,91 @@ function answerClientErrors(
 }
 
 /**
- * Reads the whole body, or stops at `limit` bytes; `'aborted'` when the connection closes first
- * (the client went away, or a timeout closed it).
+ * Largest uploads the server receives at once, counted in bytes: past
+ * `MAX_BUFFERED_BODIES × (MAX_UPLOAD_BYTES + framing)` bytes of bodies being received over all
+ * connections, a request is answered 503 (`Retry-After: 1`) rather than held, so that slow
+ * senders cannot fill the server's memory.
  */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large' | 'aborted'> {
+const MAX_BUFFERED_BODIES = 8;
+
+const BUSY_DETAIL =
+  'the server is receiving too many uploads at once; retry in a moment (Retry-After)';
+
+/** Whether a request carries a body (a length above 0, or a chunked one). */
+const hasBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined ||
+  Number(req.headers['content-length'] ?? '0') > 0;
+
+/** Why `key` is refused (the 401's detail), or undefined for a valid key. */
+async function refusedKey(
+  deps: Deps,
+  key: string | string[] | undefined,
+): Promise<string | undefined> {
+  try {
+    await authenticate(deps.apiKeys, Array.isArray(key) ? key.join(', ') : key);
+    return undefined;
+  } catch (error) {
+    if (error instanceof UnauthenticatedError) return error.message;
+    throw error;
+  }
+}
+
+/** Answers without reading the rest of the body, and closes the connection once sent. */
+function sendAndClose(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', connection: 'close', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/**
+ * Reads the whole body, or stops at `limit` bytes; `'aborted'` when the connection closes first
+ * (the client went away, or a timeout closed it); `'busy'` when the bodies being received over
+ * all connections (`buffering`, this one's counted while it is read) would pass their limit.
+ */
+function readBody(
+  req: IncomingMessage,
+  limit: number,
+  buffering: { bytes: number; limit: number },
+): Promise<Buffer | 'too_large' | 'aborted' | 'busy'> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
+    let done = false;
+    const finish = (result: Buffer | 'too_large' | 'aborted' | 'busy'): void => {
+      if (done) return;
+      done = true;
+      buffering.bytes -= size;
+      chunks.length = 0;
+      resolve(result);
+    };
     req.on('data', (chunk: Buffer) => {
-      if (over) return;
-      size += chunk.length;
-      if (size > limit) {
-        over = true;
-        chunks.length = 0;
-        resolve('too_large');
+      if (done) return;
+      if (size + chunk.length > limit) {
+        finish('too_large');
         return;
       }
+      if (buffering.bytes + chunk.length > buffering.limit) {
+        finish('busy');
+        return;
+      }
+      size += chunk.length;
+      buffering.bytes += chunk.length;
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!over) resolve(Buffer.concat(chunks));
+      if (done) return;
+      const body = Buffer.concat(chunks);
+      finish(body);
     });
     req.on('error', () => {
-      resolve('aborted');
+      finish('aborted');
     });
     req.on('close', () => {
-      if (!req.readableEnded) resolve('aborted');
+      if (!req.readableEnded) finish('aborted');
     });
   });
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../../functions/local-server.js';
 import { startTestService, type TestService } from '../../support/local-service.js';
@@ -167,5 +168,61 @@ describe('local service: large uploads through an upload slot', () => {
     // Assert
     expect(invalid.status).toBe(422);
     expect(anonymous.status).toBe(401);
+  });
+});
+
+/** Multipart framing the server allows above MAX_UPLOAD_BYTES (local-server.ts). */
+const FRAMING = 1024 * 1024;
+
+/**
+ * Opens a raw connection that sends the head of `POST /v1/parse/upload` declaring `length`
+ * bytes, then `sent` bytes of body; resolves with what the server answers (or '' on close).
+ */
+function holdUpload(key: string | null, length: number, sent: number) {
+  const { port } = new URL(server.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  let answer = '';
+  const answered = new Promise<string>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('latin1');
+      if (answer.includes('\r\n\r\n')) resolve(answer);
+    });
+    socket.on('close', () => resolve(answer));
+    socket.on('error', () => resolve(answer));
+  });
+  socket.write(
+    `POST /v1/parse/upload HTTP/1.1\r\nHost: 127.0.0.1\r\n${key ? `X-API-Key: ${key}\r\n` : ''}` +
+      `Content-Type: multipart/form-data; boundary=b\r\nContent-Length: ${length}\r\n\r\n`,
+  );
+  if (sent > 0) socket.write(Buffer.alloc(sent, 0x61));
+  return { socket, answered };
+}
+
+describe('local service: bodies held before they are parsed', () => {
+  it('answers 401 without reading the body of an upload sent without a valid key', async () => {
+    // Arrange: a body declared at the full size, of which only 100 bytes are ever sent.
+    const calls = [holdUpload(null, MAX_UPLOAD, 100), holdUpload('not-a-key', MAX_UPLOAD, 100)];
+    // Act
+    const answers = await Promise.all(calls.map((c) => c.answered));
+    // Assert
+    for (const [k, answer] of answers.entries()) {
+      expect(answer).toMatch(/^HTTP\/1\.1 401/);
+      expect(answer).toMatch(k === 0 ? /missing API key/ : /invalid API key/);
+    }
+    for (const c of calls) c.socket.destroy();
+  });
+
+  it('answers 503 with Retry-After once the uploads being received pass their limit, and recovers', async () => {
+    // Arrange: nine valid uploads each holding all but one byte of the largest body (eight fit).
+    const largest = MAX_UPLOAD + FRAMING;
+    const calls = Array.from({ length: 9 }, () => holdUpload(ALPHA, largest, largest - 1));
+    // Act
+    const busy = await Promise.race(calls.map((c) => c.answered));
+    for (const c of calls) c.socket.destroy();
+    const after = await parseByReference({}, { file: readFileSync(PDF) });
+    // Assert
+    expect(busy).toMatch(/^HTTP\/1\.1 503/);
+    expect(busy).toMatch(/retry-after: 1/i);
+    expect(after.status).toBe(200);
   });
 });
