@@ -25,6 +25,7 @@ import {
 } from './tables.js';
 import { bodySizeOf } from './profile.js';
 import { mergeStackedTables } from './table-stack.js';
+import { uprightPage, type UprightPage } from './page-rotation.js';
 import type { LayoutProfile, PageText, Rect } from './types.js';
 import { visibleLength } from './white-space.js';
 
@@ -105,6 +106,47 @@ export const analyzePage = (
   page: PageText,
   profile: LayoutProfile,
   reading: GridReading = {},
+): PageAnalysis => {
+  // A page whose text runs at a right angle is laid out turned upright (see page-rotation.ts).
+  const upright = uprightPage(page);
+  if (upright === undefined) return analyzeUprightPage(page, profile, reading);
+  return turnedBack(analyzeUprightPage(upright.page, profile, reading), upright, page);
+};
+
+/**
+ * The analysis of a page turned upright ({@link uprightPage}) with its boxes turned back to
+ * the page image: elements, figures, captions, tables and equations (a table's column edges,
+ * which run the other way on the image, are left out).
+ */
+const turnedBack = (analysis: PageAnalysis, upright: UprightPage, page: PageText): PageAnalysis => {
+  const edges = <T extends Edges>(b: T): T => {
+    const r = upright.toImage({ x: b.x0, y: b.y0, w: b.x1 - b.x0, h: b.y1 - b.y0 });
+    return { ...b, x0: r.x, y0: r.y, x1: r.x + r.w, y1: r.y + r.h };
+  };
+  return {
+    ...analysis,
+    elements: analysis.elements.map((e) => {
+      const r = upright.toImage(e.bbox);
+      return {
+        ...e,
+        bbox: clampBox({ x0: r.x, y0: r.y, x1: r.x + r.w, y1: r.y + r.h }, page.width, page.height),
+      };
+    }),
+    figures: analysis.figures.map((f) => upright.toImage(f)),
+    captions: analysis.captions.map(edges),
+    tables: analysis.tables.map((t) => {
+      const turned = edges(t);
+      delete turned.columns;
+      return turned;
+    }),
+    equations: analysis.equations.map(edges),
+  };
+};
+
+const analyzeUprightPage = (
+  page: PageText,
+  profile: LayoutProfile,
+  reading: GridReading,
 ): PageAnalysis => {
   const scale = page.dpi / 72;
   const localBody = bodySizeOf(page.runs);

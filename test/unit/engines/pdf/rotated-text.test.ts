@@ -176,3 +176,43 @@ describe('rotated text', () => {
     expect(profile.headingSizes).not.toContain(20);
   });
 });
+
+describe('a page turned with /Rotate', () => {
+  const LINES = [
+    'The payment of the outstanding',
+    'balance is due within thirty',
+    'days of the invoice date and',
+    'late fees apply after that.',
+  ];
+
+  it.each([90, 180, 270])(
+    'reads the lines of a page shown turned %i degrees in order, as one paragraph',
+    async (rotate) => {
+      // Arrange: four lines of one paragraph, upright on the page, the page turned for display.
+      const page = await read(async (doc) => {
+        const font = await doc.embedFont(StandardFonts.Helvetica);
+        const p = doc.addPage([612, 792]);
+        p.setRotation(degrees(rotate));
+        LINES.forEach((line, i) => {
+          p.drawText(line, { x: 72, y: 700 - i * 14, size: 12, font });
+        });
+      });
+      // Act
+      const { markdown, elements } = analyzePage(page.text, buildLayoutProfile([page.text]));
+      // Assert: the text as written, and its boxes on the image as shown (its width the page's
+      // height for a quarter turn).
+      expect(markdown).toBe(LINES.join(' '));
+      const quarter = rotate !== 180;
+      expect(page.text.width).toBe((quarter ? 792 : 612) * 2);
+      for (const e of elements) {
+        expect(e.bbox.x).toBeGreaterThanOrEqual(0);
+        expect(e.bbox.y).toBeGreaterThanOrEqual(0);
+        expect(e.bbox.x + e.bbox.w).toBeLessThanOrEqual(page.text.width);
+        expect(e.bbox.y + e.bbox.h).toBeLessThanOrEqual(page.text.height);
+        // Lines run down (or up) the image on a quarter turn: taller than wide.
+        if (quarter) expect(e.bbox.h).toBeGreaterThan(e.bbox.w);
+        else expect(e.bbox.w).toBeGreaterThan(e.bbox.h);
+      }
+    },
+  );
+});
