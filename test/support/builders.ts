@@ -473,12 +473,17 @@ export async function fakeDeps(
  * A one-page PDF (a valid file: header, catalog, pages, page, xref and trailer), small enough to
  * inline.
  */
-export const TINY_PDF: Uint8Array = (() => {
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
-  ];
+export const TINY_PDF: Uint8Array = pdfOf([
+  '<< /Type /Catalog /Pages 2 0 R >>',
+  '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+  '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+]);
+
+/**
+ * A PDF file of `objects` (their dictionaries and streams, object 1 the catalog), numbered from
+ * 1 in order, with its cross-reference table and trailer. Latin-1 text only.
+ */
+export function pdfOf(objects: readonly string[]): Uint8Array {
   let body = '%PDF-1.4\n';
   const offsets: number[] = [];
   objects.forEach((object, i) => {
@@ -489,8 +494,32 @@ export const TINY_PDF: Uint8Array = (() => {
   body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
   for (const offset of offsets) body += `${String(offset).padStart(10, '0')} 00000 n \n`;
   body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return new TextEncoder().encode(body);
-})();
+  return Uint8Array.from(body, (c) => c.charCodeAt(0) & 0xff);
+}
+
+/**
+ * A one-page PDF (Letter) whose content stream is `content`, font /F1 Helvetica, with a
+ * ToUnicode map of `toUnicode` (byte code → UTF-16BE hex of what it maps to) when given.
+ */
+export function textPdf(content: string, toUnicode?: ReadonlyMap<number, string>): Uint8Array {
+  const hex = (n: number) => n.toString(16).toUpperCase().padStart(2, '0');
+  const cmap =
+    toUnicode &&
+    '/CIDInit /ProcSet findresource begin 12 dict begin begincmap ' +
+      '1 begincodespacerange <00> <FF> endcodespacerange\n' +
+      `${toUnicode.size} beginbfchar\n` +
+      [...toUnicode].map(([code, utf16]) => `<${hex(code)}> <${utf16}>`).join('\n') +
+      '\nendbfchar endcmap CMapName currentdict /CMap defineresource pop end end';
+  const stream = (data: string) => `<< /Length ${data.length} >>\nstream\n${data}\nendstream`;
+  return pdfOf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>',
+    stream(content),
+    `<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica${cmap ? ' /ToUnicode 6 0 R' : ''} >>`,
+    ...(cmap ? [stream(cmap)] : []),
+  ]);
+}
 
 export const BOUNDARY = 'docparse-test-boundary-7f3a';
 

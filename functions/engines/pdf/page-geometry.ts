@@ -50,8 +50,24 @@ export const pageToPixels = (
   }
 };
 
+/**
+ * Invisible format controls that no glyph prints: the bidirectional embeddings, overrides and
+ * isolates (U+202A–U+202E, U+2066–U+2069), which reorder how text displays (a spoofing device),
+ * and the zero-width space, word joiner and byte order mark (U+200B, U+2060, U+FEFF). A text
+ * layer that maps a drawn glyph to one of them does not say what the page shows: they count as
+ * garbage and are left out of the text. Zero-width joiners (U+200C, U+200D), which shape Arabic
+ * and Indic scripts, are kept.
+ */
+export const isFormatControl = (code: number): boolean =>
+  (code >= 0x202a && code <= 0x202e) ||
+  (code >= 0x2066 && code <= 0x2069) ||
+  code === 0x200b ||
+  code === 0x2060 ||
+  code === 0xfeff;
+
 /** Characters that carry no recoverable text: private use, replacement, C0/C1 controls. */
 export const isGarbage = (code: number): boolean =>
+  isFormatControl(code) ||
   (code >= 0xe000 && code <= 0xf8ff) ||
   code === 0xfffd ||
   (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) ||

@@ -8,6 +8,8 @@ import {
   pageToPixels,
   type Matrix,
 } from './page-geometry.js';
+import type { TextRun } from '../layout/types.js';
+import { visibleLength } from '../layout/white-space.js';
 import type { ExtractedPage } from './page-text.js';
 import type { Pdfium, PdfiumDocument } from './pdfium.js';
 import { readTextLayer, type PlacedObject } from './pdfium-text-layer.js';
@@ -80,13 +82,21 @@ export const extractPdfiumPage = (
     const textObjects: PlacedObject[] = [];
     const paintedPaths = readObjects(pdfium, page, toPixels, rules, images, textObjects);
     const text = readTextLayer(pdfium, page, toPixels, textObjects);
+    // Text set wholly outside the page (its crop box) is not printed: left out, and counted
+    // with the invisible glyphs.
+    const onPage: TextRun[] = [];
+    let offPage = 0;
+    for (const r of text.runs) {
+      if (r.x < width && r.y < height && r.x + r.w > 0 && r.y + r.h > 0) onPage.push(r);
+      else offPage += visibleLength(r.text);
+    }
     return {
       text: {
         pageNumber,
         width,
         height,
         dpi,
-        runs: text.runs,
+        runs: onPage,
         rules: rules.rules,
         images: images.images,
       },
@@ -95,7 +105,7 @@ export const extractPdfiumPage = (
         garbageChars: text.garbageChars,
         mathChars: text.mathChars,
         glyphs: text.glyphs,
-        invisibleGlyphs: text.invisibleGlyphs,
+        invisibleGlyphs: text.invisibleGlyphs + offPage,
         paintedPaths,
         ruleCount: rules.count,
         fonts: text.fonts,

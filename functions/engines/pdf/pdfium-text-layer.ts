@@ -2,7 +2,7 @@ import { flowsLeft, hasRtl } from '../layout/bidi.js';
 import type { TextRun } from '../layout/types.js';
 import { texControlChar, texFamily, type TexFamily } from '../math/tex-fonts.js';
 import { fontStyle, type FontStyle } from './font-style.js';
-import { apply, isGarbage, multiply, type Matrix } from './page-geometry.js';
+import { apply, isFormatControl, isGarbage, multiply, type Matrix } from './page-geometry.js';
 import type { Pdfium } from './pdfium.js';
 
 /** PDF font descriptor flags (ISO 32000-1, table 123). */
@@ -280,6 +280,16 @@ export interface PageTextResult {
 
 type CharBox = [number, number, number, number];
 
+/** A combining mark (general category M), which sits on the letter before it. */
+const isCombiningMark = (code: number): boolean =>
+  code >= 0x300 && code <= 0x10ffff && /\p{M}/u.test(String.fromCodePoint(code));
+
+/** A letter (general category L). */
+const isLetterCode = (code: number): boolean =>
+  code < 0x80
+    ? (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)
+    : code <= 0x10ffff && /\p{L}/u.test(String.fromCodePoint(code));
+
 /**
  * Reads the text layer of one loaded PDFium page: runs (upright and rotated) in pixels of the
  * page image (`toPixels` maps PDF points to it), glyph counts and the raw text in PDFium's order.
@@ -340,6 +350,8 @@ class TextLayerReader {
   #mathChars = 0;
   #glyphs = 0;
   #invisibleGlyphs = 0;
+  /** Whether the last character counted was a letter (or a mark on one), that a mark sits on. */
+  #afterBase = false;
 
   constructor(pdfium: Pdfium, textPage: number, toPixels: Matrix) {
     this.#pdfium = pdfium;
@@ -417,7 +429,10 @@ class TextLayerReader {
     this.#glyphs++;
     if (info.invisible) this.#invisibleGlyphs++;
     const space = isSpaceCode(unicode);
-    if (!space) this.#count(i, unicode, info);
+    if (space) this.#afterBase = false;
+    else this.#count(i, unicode, info);
+    // Bidirectional overrides and zero-width controls print nothing (see isFormatControl).
+    if (isFormatControl(unicode)) return;
     let text = RTL_PRESENTATION.test(original) ? original.normalize('NFKC') : original;
     const marks = accents.marks.get(i);
     if (marks !== undefined) text = withAccent(text, marks);
@@ -446,15 +461,22 @@ class TextLayerReader {
     this.#addUpright(i, code, text, info);
   }
 
-  /** Counts a drawn character that is not a space: garbage, math, its font. */
+  /**
+   * Counts a drawn character that is not a space: garbage (a combining mark with no letter
+   * before it to sit on counts too: a text layer of lone accents reads as nothing), math, its
+   * font.
+   */
   #count(i: number, unicode: number, info: TextObjectInfo): void {
     this.#chars++;
+    const mark = isCombiningMark(unicode);
     if (
+      (mark && !this.#afterBase) ||
       isGarbage(unicode) ||
       this.#pdfium.fn.FPDFText_HasUnicodeMapError(this.#textPage, i) === 1
     ) {
       this.#garbageChars++;
     }
+    if (!mark) this.#afterBase = isLetterCode(unicode);
     if (info.style.math) this.#mathChars++;
     this.#fonts.add(info.fontName);
   }

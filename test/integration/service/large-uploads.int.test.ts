@@ -187,8 +187,12 @@ function holdUpload(key: string | null, length: number, sent: number) {
       answer += chunk.toString('latin1');
       if (answer.includes('\r\n\r\n')) resolve(answer);
     });
-    socket.on('close', () => resolve(answer));
-    socket.on('error', () => resolve(answer));
+    socket.on('close', () => {
+      resolve(answer);
+    });
+    socket.on('error', () => {
+      resolve(answer);
+    });
   });
   socket.write(
     `POST /v1/parse/upload HTTP/1.1\r\nHost: 127.0.0.1\r\n${key ? `X-API-Key: ${key}\r\n` : ''}` +
