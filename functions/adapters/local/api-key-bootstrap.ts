@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { hashApiKey } from '../../core/app/authenticate.js';
 import type { Plan } from '../../core/domain/request.js';
@@ -21,7 +21,8 @@ export const demoServerFile = (dataDir: string): string => join(dataDir, 'demo-s
  * (`npm run keys -- revoke`); its tenant and plan follow the configuration. With no `API_KEYS`,
  * the first start creates one demo key (tenant `demo`, plan `pro`, label `demo`), keeps it in
  * `DATA_DIR/demo-api-key` (mode 0600) and registers it; later starts reuse it, unless it was
- * revoked: then a new one replaces it in the file.
+ * revoked: then a new one replaces it in the file. Once `API_KEYS` is set, a demo key made by
+ * an earlier start is revoked and its file removed: it does not stay a working `pro` key.
  * @returns the demo key when one is in use, so the caller can print it.
  */
 export async function bootstrapApiKeys(
@@ -44,6 +45,7 @@ export async function bootstrapApiKeys(
         plan: k.plan,
       });
     }
+    await retireDemoKey(store, configured, dataDir, now);
     return { demoKey: undefined };
   }
   const file = demoKeyFile(dataDir);
@@ -69,4 +71,29 @@ export async function bootstrapApiKeys(
     });
   }
   return { demoKey };
+}
+
+/**
+ * Revokes the demo key kept in `DATA_DIR` (if any, and not one of the `configured` keys) and
+ * removes its file.
+ */
+async function retireDemoKey(
+  store: ApiKeyStore,
+  configured: readonly { key: string }[],
+  dataDir: string,
+  now: Date,
+): Promise<void> {
+  const file = demoKeyFile(dataDir);
+  let demoKey: string | undefined;
+  try {
+    demoKey = (await readFile(file, 'utf8')).trim() || undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  const known = demoKey === undefined ? undefined : await store.get(hashApiKey(demoKey));
+  if (known?.label === 'demo' && !configured.some((k) => k.key === demoKey)) {
+    await store.revoke(known.keyId, now);
+  }
+  await rm(file, { force: true });
 }

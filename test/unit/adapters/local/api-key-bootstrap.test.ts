@@ -49,6 +49,24 @@ describe('bootstrapApiKeys', () => {
     ]);
   });
 
+  it('revokes the demo key of an earlier start once API_KEYS is set, and removes its file', async () => {
+    // Arrange: a first start without API_KEYS made a demo key.
+    const store = new InMemoryApiKeyStore();
+    const dataDir = await aDataDir();
+    const { demoKey } = await bootstrapApiKeys(store, undefined, dataDir, T0);
+    // Act
+    await bootstrapApiKeys(
+      store,
+      [{ key: 'key-alpha', tenant: 'alpha', plan: 'pro' }],
+      dataDir,
+      T1,
+    );
+    // Assert
+    await expect(authenticate(store, demoKey)).rejects.toThrow(/revoked/);
+    await expect(readFile(demoKeyFile(dataDir), 'utf8')).rejects.toThrow(/ENOENT/);
+    expect((await authenticate(store, 'key-alpha')).tenant).toBe('alpha');
+  });
+
   it('keeps a configured key revoked on the next start, and its id and creation time', async () => {
     // Arrange
     const store = new InMemoryApiKeyStore();
