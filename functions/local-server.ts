@@ -179,7 +179,9 @@ export async function startLocalServer(
     if (match.route.auth && hasBody(req)) {
       const refused = await refusedKey(deps, req.headers['x-api-key']);
       if (refused !== undefined) {
-        sendAndClose(res, 401, { detail: refused });
+        send(res, 401, { detail: refused });
+        // The rest of the body is read and dropped, never held, so that the client reads the 401.
+        req.resume();
         return;
       }
     }
@@ -189,7 +191,9 @@ export async function startLocalServer(
       return;
     }
     if (body === 'busy') {
-      sendAndClose(res, 503, { detail: BUSY_DETAIL }, { 'retry-after': '1' });
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+      res.end(JSON.stringify({ detail: BUSY_DETAIL }));
+      req.resume();
       return;
     }
     // The client went away, or a timeout closed the connection (and answered 408).
@@ -392,17 +396,6 @@ async function refusedKey(
     if (error instanceof UnauthenticatedError) return error.message;
     throw error;
   }
-}
-
-/** Answers without reading the rest of the body, and closes the connection once sent. */
-function sendAndClose(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(status, { 'content-type': 'application/json', connection: 'close', ...headers });
-  res.end(JSON.stringify(body));
 }
 
 /**

@@ -96,7 +96,9 @@ export class DynamoDbBatchStore implements BatchStore {
                 TableName: this.#tableName,
                 Item: {
                   ...item,
-                  document: schemaAsJson(item.document),
+                  ...(typeof item.document === 'object'
+                    ? { document: schemaAsJson(item.document) }
+                    : {}),
                   [PARTITION_KEY]: pk,
                   [SORT_KEY]: itemSk(item.index),
                   [TTL_ATTRIBUTE]: this.#expiry(),

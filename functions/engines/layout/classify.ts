@@ -219,7 +219,8 @@ const dashContinues = (
  * Whether a line opening with an enumerator (`(2) in analogue with …`) goes on with the
  * paragraph above rather than opening a list item: it starts under the line above, which runs
  * to the region's right edge without closing a sentence or a clause (an equation number or a
- * year wrapped to the start of a line).
+ * year wrapped to the start of a line). Text layers only: OCR line edges are too rough to tell
+ * a wrapped line from a field of a form.
  */
 const enumeratorContinues = (line: Line, prev: Line, leafX1: number): boolean =>
   ENUMERATOR.test(line.text) &&
@@ -306,7 +307,7 @@ export const linesToBlocks = (
             prev &&
             currentKind === 'paragraph' &&
             (dashContinues(line, prev, lines.slice(k + 1, k + 1 + DASH_ITEM_LOOKAHEAD), leafX1) ||
-              enumeratorContinues(line, prev, leafX1))
+              (!ocrPage && enumeratorContinues(line, prev, leafX1)))
           )
         ? 'list_item'
         : 'paragraph';
