@@ -8,6 +8,7 @@ import {
   pageToPixels,
   type Matrix,
 } from './page-geometry.js';
+import { turnedAngle } from '../layout/page-rotation.js';
 import type { TextRun } from '../layout/types.js';
 import { visibleLength } from '../layout/white-space.js';
 import type { ExtractedPage } from './page-text.js';
@@ -109,7 +110,7 @@ export const extractPdfiumPage = (
         paintedPaths,
         ruleCount: rules.count,
         fonts: text.fonts,
-        rawText: text.rawText,
+        rawText: readingOrderOfLines(text.rawText, onPage),
         scanDpi: images.scanDpi,
       },
       widthPt,
@@ -219,3 +220,12 @@ const pathData = (pdfium: Pdfium, path: number): number[] => {
   }
   return data;
 };
+
+/**
+ * The raw text with its lines in reading order. PDFium lists the lines of text running down the
+ * page image (at 270°, a page turned with /Rotate 90) from the image's left, which is the last
+ * line first: on a page mostly set that way the lines are reversed. Other pages' text keeps
+ * PDFium's order.
+ */
+const readingOrderOfLines = (raw: string, runs: readonly TextRun[]): string =>
+  turnedAngle(runs) === 270 ? raw.split('\n').reverse().join('\n') : raw;

@@ -202,6 +202,8 @@ describe('a page turned with /Rotate', () => {
       // Assert: the text as written, and its boxes on the image as shown (its width the page's
       // height for a quarter turn).
       expect(markdown).toBe(LINES.join(' '));
+      // The text layer's own text (the verification evidence) lists the lines in order too.
+      expect(page.stats.rawText).toBe(LINES.join('\n'));
       const quarter = rotate !== 180;
       expect(page.text.width).toBe((quarter ? 792 : 612) * 2);
       for (const e of elements) {
