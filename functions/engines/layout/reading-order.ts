@@ -161,19 +161,20 @@ const joinStackedLines = (regions: readonly Region[], rows: readonly Row[]): Reg
     }
     return pitch;
   };
-  // The leading of the paragraph above (or below) where it has two lines or more, else the
-  // page's for that size.
-  const pitchOf = (above: Region, below: Region, size: number): number =>
-    leading(above.lines) || leading(below.lines) || pitchFor(size);
   const out: Region[] = [];
-  // The horizontal span of each region of `out`, kept as lines join it.
+  // The horizontal span of each region of `out`, and its leading (its own where it has two
+  // lines or more, else the pitch its lines were joined at), kept as lines join it.
   const spans: Span[] = [];
+  const leadings: number[] = [];
   for (const region of regions) {
     const prev = out[out.length - 1];
     const above = spans[spans.length - 1];
     const a = prev?.lines[prev.lines.length - 1];
     const b = region.lines[0];
     const below = spanOf(region.lines);
+    const own = leading(region.lines);
+    // The leading of the paragraph above (or below), else the page's for that size.
+    const pitch = a ? leadings[leadings.length - 1] || own || pitchFor(a.size) : 0;
     if (
       prev &&
       above &&
@@ -181,7 +182,7 @@ const joinStackedLines = (regions: readonly Region[], rows: readonly Row[]): Reg
       b &&
       prev.tables.length === 0 &&
       region.tables.length === 0 &&
-      stacked(a, b, pitchOf(prev, region, a.size)) &&
+      stacked(a, b, pitch) &&
       sameColumn(above, below, b.size) &&
       full(a)
     ) {
@@ -190,10 +191,12 @@ const joinStackedLines = (regions: readonly Region[], rows: readonly Row[]): Reg
         x0: Math.min(above.x0, below.x0),
         x1: Math.max(above.x1, below.x1),
       };
+      leadings[leadings.length - 1] = pitch;
       continue;
     }
     out.push({ tables: [...region.tables], lines: [...region.lines] });
     spans.push(below);
+    leadings.push(own);
   }
   return out;
 };

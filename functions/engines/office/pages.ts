@@ -63,30 +63,31 @@ export function splitLongPage(markdown: string): string[] {
  */
 export function cutBlocks(markdown: string): string[] {
   const pieces: string[] = [];
-  let rest = markdown;
-  while (rest.length > MAX_FLOW_PAGE_CHARS) {
-    const limit = MAX_FLOW_PAGE_CHARS;
-    let cut = rest.lastIndexOf('\n', limit);
+  // Read by position (slicing and prepending to the rest would copy it at every cut), each
+  // piece starting with what it opens again (`carry`: a fence or a table's header).
+  let at = 0;
+  let carry = '';
+  while (carry.length + markdown.length - at > MAX_FLOW_PAGE_CHARS) {
+    const limit = at + Math.max(MAX_FLOW_PAGE_CHARS - carry.length, MAX_FLOW_PAGE_CHARS / 2);
+    const half = at + (limit - at) / 2;
+    let cut = lastBreak(markdown, half, limit, false);
     let skip = 1;
-    if (cut < limit / 2) {
-      cut = lastWhiteSpace(rest, limit);
-      skip = 1;
-      if (cut < limit / 2) {
-        cut = isLowSurrogate(rest.charCodeAt(limit)) ? limit - 1 : limit;
+    if (cut < half) {
+      cut = lastBreak(markdown, half, limit, true);
+      if (cut < half) {
+        cut = isLowSurrogate(markdown.charCodeAt(limit)) ? limit - 1 : limit;
         skip = 0;
       }
     }
-    const head = rest.slice(0, cut);
-    rest = rest.slice(cut + skip);
-    // Each piece opens the fence or the table it goes on with again itself (below).
+    const head = carry + markdown.slice(at, cut);
+    at = cut + skip;
     const { fence, header } = blockStateAfter(head);
     const lastLine = head.slice(head.lastIndexOf('\n') + 1);
-    const inTable = /^\s*\|/.test(lastLine) && /^\s*\|/.test(rest);
+    const inTable = /^\s*\|/.test(lastLine) && /^\s*\|/.test(markdown.slice(at, at + 16));
     pieces.push(fence !== null ? `${head}\n${fenceMarker(fence)}` : head);
-    if (fence !== null) rest = `${fence}\n${rest}`;
-    else if (inTable && header !== null) rest = `${header}\n${rest}`;
+    carry = fence !== null ? `${fence}\n` : inTable && header !== null ? `${header}\n` : '';
   }
-  pieces.push(rest);
+  pieces.push(carry + markdown.slice(at));
   return pieces.map((p) => p.trim()).filter((p) => p !== '');
 }
 
@@ -111,11 +112,14 @@ export function cutEvidence(evidence: string, pieces: readonly string[]): string
   });
 }
 
-/** The index of the last white space of `text` before `limit` (-1 without any). */
-function lastWhiteSpace(text: string, limit: number): number {
-  for (let i = Math.min(limit, text.length) - 1; i >= 0; i--) {
+/**
+ * The index of the last line break (or, with `space`, any white space) of `text` in
+ * [`from`, `limit`), or -1: only the piece being cut is scanned, never the text before it.
+ */
+function lastBreak(text: string, from: number, limit: number, space: boolean): number {
+  for (let i = Math.min(limit, text.length) - 1; i >= from; i--) {
     const c = text.charCodeAt(i);
-    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) return i;
+    if (c === 0x0a || (space && (c === 0x20 || c === 0x09 || c === 0x0d))) return i;
   }
   return -1;
 }
@@ -136,7 +140,11 @@ function blockStateAfter(text: string): { fence: string | null; header: string |
   for (const line of text.split('\n')) {
     const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
     if (open !== null) {
-      if (marker !== undefined && marker.startsWith(fenceMarker(open)[0] ?? '`')) open = null;
+      // A closing fence: the opening's character, at least as many of them (CommonMark).
+      const opening = fenceMarker(open);
+      if (marker !== undefined && marker[0] === opening[0] && marker.length >= opening.length) {
+        open = null;
+      }
     } else if (marker !== undefined) {
       open = line;
       table = null;
